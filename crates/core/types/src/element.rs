@@ -1,0 +1,167 @@
+//! UI elements as seen through accessibility: identity, role, name, states, bounds, content.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::geometry::{Logical, Rect};
+
+/// An element's identity, as stable as the platform allows (on AT-SPI: bus name + object
+/// path). Opaque to callers: compare, hash and print it, never parse it.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ElementId(pub String);
+
+impl fmt::Display for ElementId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// An element's role in snake case, as the platform names it (`push_button`, `check_box`,
+/// `text`, `dialog`, ...). A string rather than an enum: platforms add roles, and an
+/// unknown role must still be selectable by name.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Role(pub String);
+
+impl Role {
+    /// A role from any spelling: `"Push Button"`, `"push-button"` and `"push_button"` are
+    /// the same role.
+    pub fn new(name: &str) -> Role {
+        let mut out = String::with_capacity(name.len());
+        for c in name.trim().chars() {
+            match c {
+                ' ' | '-' | '_' if !out.ends_with('_') && !out.is_empty() => out.push('_'),
+                ' ' | '-' | '_' => {}
+                c => out.extend(c.to_lowercase()),
+            }
+        }
+        Role(out)
+    }
+
+    /// The role's name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Roles of top-level containers that block the rest of their app when modal.
+    pub fn is_dialog_like(&self) -> bool {
+        matches!(self.as_str(), "dialog" | "alert" | "file_chooser" | "color_chooser")
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The element states Deft reasons about. Platforms have more; the rest are not kept.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum State {
+    /// Accepts input (AT-SPI: enabled and sensitive).
+    Enabled,
+    /// Drawn on screen now (AT-SPI: showing).
+    Showing,
+    /// Would be drawn if its ancestors were (AT-SPI: visible).
+    Visible,
+    /// Has the keyboard focus.
+    Focused,
+    /// Can take the keyboard focus.
+    Focusable,
+    /// Selected in its container.
+    Selected,
+    /// Checked (check boxes, toggle buttons, radio buttons).
+    Checked,
+    /// Pressed (toggle buttons and buttons held down).
+    Pressed,
+    /// Expanded (combo boxes, tree rows, menus).
+    Expanded,
+    /// Can be expanded.
+    Expandable,
+    /// Busy: loading or working.
+    Busy,
+    /// Text can be edited.
+    Editable,
+    /// Single-line text.
+    SingleLine,
+    /// Modal: blocks the rest of its application.
+    Modal,
+    /// The active window.
+    Active,
+}
+
+/// A set of states, kept sorted so that equality and serialization are canonical.
+pub type States = BTreeSet<State>;
+
+/// One element of a UI: what a tree read returns and what a selector matches.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Element {
+    /// Identity, stable across reads where the platform allows.
+    pub id: ElementId,
+    /// Role, e.g. `push_button`.
+    pub role: Role,
+    /// Accessible name (usually the label a person sees).
+    pub name: String,
+    /// Accessible description, often empty.
+    #[serde(default)]
+    pub description: String,
+    /// States.
+    #[serde(default)]
+    pub states: States,
+    /// Bounds on screen in logical points; `None` when hidden or not on screen.
+    #[serde(default)]
+    pub bounds: Option<Rect<Logical>>,
+    /// Text content (text fields, labels), when the element has any.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Numeric or textual value (sliders, spin buttons, combo boxes), when it has one.
+    #[serde(default)]
+    pub value: Option<String>,
+    /// Names of the actions it offers (`click`, `press`, `activate`, ...).
+    #[serde(default)]
+    pub actions: Vec<String>,
+    /// Number of children.
+    #[serde(default)]
+    pub child_count: u32,
+}
+
+impl Element {
+    /// Whether the element has `state`.
+    pub fn has(&self, state: State) -> bool {
+        self.states.contains(&state)
+    }
+
+    /// The text a person sees on it: its name, else its text, else its value.
+    pub fn visible_text(&self) -> &str {
+        if !self.name.is_empty() {
+            return &self.name;
+        }
+        self.text.as_deref().or(self.value.as_deref()).unwrap_or("")
+    }
+
+    /// Short description for messages: `push_button "Submit"`.
+    pub fn describe(&self) -> String {
+        if self.name.is_empty() {
+            format!("{} ({})", self.role, self.id)
+        } else {
+            format!("{} {:?}", self.role, self.name)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn role_spellings_normalise() {
+        for s in ["Push Button", "push-button", "push_button", " PUSH  button "] {
+            assert_eq!(Role::new(s).as_str(), "push_button", "{s:?}");
+        }
+        assert!(Role::new("Dialog").is_dialog_like());
+    }
+}

@@ -1,0 +1,101 @@
+//! Finding, signalling and reaping every process that belongs to one desktop.
+// Signals, prctl and waitpid have no safe std wrappers; each call is a plain syscall on a
+// pid we found ourselves, with no memory handed over.
+#![allow(unsafe_code)]
+
+use std::time::{Duration, Instant};
+
+/// The environment variable that marks a desktop's processes.
+pub const MARKER_VAR: &str = "DEFT_DESKTOP_ID";
+
+/// Make this process a child subreaper: orphaned descendants are re-parented to us instead
+/// of to PID 1 (which, on the machines Deft is tested on, never reaps them), so that we
+/// can reap them at teardown.
+pub fn become_subreaper() {
+    // SAFETY: prctl with integer arguments only.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
+}
+
+/// Pids of live processes whose environment holds `MARKER_VAR=marker`.
+pub fn marked(marker: &str) -> Vec<i32> {
+    let needle = format!("{MARKER_VAR}={marker}");
+    let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let me = std::process::id() as i32;
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| pid != me)
+        .filter(|&pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|kv| kv == needle.as_bytes()))
+        })
+        .collect()
+}
+
+/// Send `signal` to `pid`, ignoring processes that are already gone.
+pub fn signal(pid: i32, signal: i32) {
+    // SAFETY: kill(2) with a positive pid never touches our memory.
+    unsafe {
+        libc::kill(pid, signal);
+    }
+}
+
+/// Whether `pid` is gone. Reaps it when it is our (zombie) child.
+pub fn reap_if_exited(pid: i32) -> bool {
+    let mut status = 0;
+    // SAFETY: waitpid on one specific pid with WNOHANG; `status` outlives the call.
+    let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+    if r == pid {
+        return true;
+    }
+    // Not our child (or not exited): look at /proc. A zombie we cannot reap counts as gone.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// Terminate every process marked with `marker`: SIGTERM, then SIGKILL for whatever is
+/// still alive after `grace`, then reap. Rescans, because a dying daemon may still spawn.
+pub fn terminate_marked(marker: &str, grace: Duration) {
+    for round in 0..3 {
+        let pids = marked(marker);
+        if pids.is_empty() {
+            return;
+        }
+        let sig = if round == 0 { libc::SIGTERM } else { libc::SIGKILL };
+        for &pid in &pids {
+            signal(pid, sig);
+        }
+        wait_all_gone(&pids, grace);
+    }
+}
+
+/// Wait until every pid is gone, reaping ours, for at most `limit`.
+pub fn wait_all_gone(pids: &[i32], limit: Duration) -> bool {
+    let start = Instant::now();
+    loop {
+        // Evaluate every pid each round so all zombies get reaped, not just the first.
+        let gone = pids.iter().filter(|&&p| reap_if_exited(p)).count();
+        if gone == pids.len() {
+            return true;
+        }
+        if start.elapsed() >= limit {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Ask the kernel to SIGKILL the child when the thread that spawned it exits: a safety net
+/// for a test binary that is itself killed before it can tear its desktop down.
+pub fn die_with_parent(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: prctl is async-signal-safe, and the closure allocates nothing.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            Ok(())
+        });
+    }
+}

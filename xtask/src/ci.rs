@@ -1,0 +1,30 @@
+//! `cargo xtask ci`: the one test command, the same on a laptop and in CI.
+
+use std::time::Instant;
+
+use crate::run_step;
+
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    crate::no_args("ci", args)?;
+    let start = Instant::now();
+    let mut timings = Vec::new();
+    let mut step = |name: &str, f: &dyn Fn() -> anyhow::Result<()>| -> anyhow::Result<()> {
+        println!("\n==> ci: {name}");
+        let t = Instant::now();
+        f().map_err(|e| e.context(format!("ci step `{name}` failed")))?;
+        timings.push((name.to_string(), t.elapsed()));
+        Ok(())
+    };
+    step("setup", &|| crate::setup::run(&[]))?;
+    step("fmt", &|| run_step("cargo", &["fmt", "--all", "--check"]))?;
+    step("clippy", &|| run_step("cargo", &["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"]))?;
+    step("layers", &|| crate::layers::run(&[]))?;
+    // Advisories need the internet, which CI machines do not have; see deny.toml.
+    step("deny", &|| run_step("cargo", &["deny", "--locked", "check", "bans", "licenses", "sources"]))?;
+    step("test", &|| run_step("cargo", &["test", "--workspace", "--locked"]))?;
+    println!("\n==> ci: all steps passed in {:.0?}", start.elapsed());
+    for (name, took) in &timings {
+        println!("    {name:<8} {took:.1?}");
+    }
+    Ok(())
+}

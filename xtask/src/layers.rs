@@ -1,0 +1,196 @@
+//! `cargo xtask layers`: no crate may depend on a crate of a higher layer.
+//!
+//! A crate's layer is given by where it lives (see docs/ARCHITECTURE.md). Crates of the
+//! same layer depend on each other only through the edges listed in [`SAME_LAYER`].
+//! Tooling (xtask, the test harness, end-to-end tests) sits outside the layers: it may use
+//! any crate, and a layered crate may use tooling only for its own tests.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use anyhow::Context;
+
+/// Layer of each folder of the workspace, lowest first.
+const LAYERS: &[(&str, Layer)] = &[
+    ("crates/core/types", Layer::At(0)),
+    ("crates/core/bus", Layer::At(1)),
+    ("crates/perception/", Layer::At(2)),
+    ("crates/actuation/", Layer::At(2)),
+    ("crates/verification/", Layer::At(3)),
+    ("crates/cognition/", Layer::At(4)),
+    ("crates/agent-cli", Layer::At(5)),
+    ("xtask", Layer::Tooling),
+    ("tests/", Layer::Tooling),
+];
+
+/// The only dependencies allowed between crates of one layer: (from, to).
+const SAME_LAYER: &[(&str, &str)] = &[
+    ("deft-verify", "deft-snapshot"),
+    ("deft-verify", "deft-retry"),
+    ("deft-agent", "deft-llm"),
+];
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Layer {
+    At(u8),
+    Tooling,
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Layer::At(n) => write!(f, "L{n}"),
+            Layer::Tooling => f.write_str("tooling"),
+        }
+    }
+}
+
+/// One workspace crate as the check sees it.
+#[derive(Clone, Debug)]
+pub struct Crate {
+    pub name: String,
+    /// Folder relative to the workspace root, with `/` separators.
+    pub dir: String,
+    /// (dependency name, is a dev-dependency), workspace crates only.
+    pub deps: Vec<(String, bool)>,
+}
+
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    crate::no_args("layers", args)?;
+    let crates = workspace_crates()?;
+    let problems = check(&crates);
+    if problems.is_empty() {
+        println!("layers: {} crates, every dependency points down", crates.len());
+        return Ok(());
+    }
+    anyhow::bail!("layering violations:\n  {}\nsee the crate map in docs/ARCHITECTURE.md", problems.join("\n  "))
+}
+
+pub fn layer_of(dir: &str) -> Option<Layer> {
+    LAYERS.iter().find(|(prefix, _)| dir == prefix.trim_end_matches('/') || dir.starts_with(prefix)).map(|&(_, l)| l)
+}
+
+/// Every rule broken by `crates`, in plain words.
+pub fn check(crates: &[Crate]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let layers: BTreeMap<&str, Option<Layer>> = crates.iter().map(|c| (c.name.as_str(), layer_of(&c.dir))).collect();
+    for c in crates {
+        let Some(from) = layers[c.name.as_str()] else {
+            problems.push(format!("{} (in {}) is in no layer: place it in the LAYERS table of xtask/src/layers.rs", c.name, c.dir));
+            continue;
+        };
+        let Layer::At(from_n) = from else { continue };
+        for (dep, dev) in &c.deps {
+            let Some(&Some(to)) = layers.get(dep.as_str()) else { continue };
+            let ok = match to {
+                Layer::Tooling => *dev,
+                Layer::At(to_n) => to_n < from_n || (to_n == from_n && SAME_LAYER.contains(&(c.name.as_str(), dep.as_str()))),
+            };
+            if !ok {
+                let kind = if *dev { "dev-dependency" } else { "dependency" };
+                let why = match to {
+                    Layer::Tooling => "tooling is for tests only".to_string(),
+                    Layer::At(n) if n == from_n => "same layer, and not an allowed edge in SAME_LAYER".to_string(),
+                    Layer::At(_) => "a higher layer".to_string(),
+                };
+                problems.push(format!("{} ({from}) has a {kind} on {dep} ({to}): {why}", c.name));
+            }
+        }
+    }
+    problems
+}
+
+fn workspace_crates() -> anyhow::Result<Vec<Crate>> {
+    let root = crate::root();
+    let out = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(&root)
+        .output()
+        .context("could not run cargo metadata")?;
+    anyhow::ensure!(out.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr));
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let packages = meta["packages"].as_array().context("cargo metadata: no packages")?;
+    let names: Vec<&str> = packages.iter().filter_map(|p| p["name"].as_str()).collect();
+    let mut crates = Vec::new();
+    for p in packages {
+        let manifest = std::path::Path::new(p["manifest_path"].as_str().unwrap_or_default());
+        let dir = manifest.parent().and_then(|d| d.strip_prefix(&root).ok()).map(|d| d.to_string_lossy().replace('\\', "/"));
+        let deps = p["dependencies"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|d| {
+                let name = d["name"].as_str()?;
+                names.contains(&name).then(|| (name.to_string(), d["kind"].as_str() == Some("dev")))
+            })
+            .collect();
+        crates.push(Crate { name: p["name"].as_str().unwrap_or_default().to_string(), dir: dir.unwrap_or_default(), deps });
+    }
+    Ok(crates)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn krate(name: &str, dir: &str, deps: &[(&str, bool)]) -> Crate {
+        Crate { name: name.into(), dir: dir.into(), deps: deps.iter().map(|&(d, dev)| (d.into(), dev)).collect() }
+    }
+
+    fn base() -> Vec<Crate> {
+        vec![
+            krate("deft-types", "crates/core/types", &[]),
+            krate("deft-bus", "crates/core/bus", &[("deft-types", false)]),
+            krate("deft-a11y", "crates/actuation/a11y", &[("deft-types", false), ("deft-harness", true)]),
+            krate("deft-input", "crates/actuation/input", &[]),
+            krate("deft-snapshot", "crates/verification/snapshot", &[]),
+            krate("deft-verify", "crates/verification/verify", &[("deft-snapshot", false), ("deft-a11y", false)]),
+            krate("deft-harness", "tests/harness", &[("deft-a11y", false)]),
+            krate("xtask", "xtask", &[("deft-harness", false)]),
+        ]
+    }
+
+    fn check_with(extra: Crate, expected: &[&str]) {
+        let mut crates = base();
+        crates.push(extra);
+        let problems = check(&crates);
+        assert_eq!(problems.len(), expected.len(), "{problems:#?}");
+        for (p, e) in problems.iter().zip(expected) {
+            assert!(p.contains(e), "{p:?} should mention {e:?}");
+        }
+    }
+
+    #[test]
+    fn a_sound_graph_passes() {
+        assert_eq!(check(&base()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn importing_a_higher_layer_fails() {
+        check_with(krate("deft-diff", "crates/perception/diff", &[("deft-verify", false)]), &["deft-diff (L2) has a dependency on deft-verify (L3): a higher layer"]);
+        check_with(krate("deft-ocr", "crates/perception/ocr", &[("deft-verify", true)]), &["dev-dependency on deft-verify"]);
+    }
+
+    #[test]
+    fn same_layer_needs_an_allowed_edge() {
+        check_with(krate("deft-capture", "crates/perception/capture", &[("deft-a11y", false)]), &["same layer"]);
+        check_with(krate("deft-retry", "crates/verification/retry", &[]), &[]);
+    }
+
+    #[test]
+    fn tooling_only_for_tests() {
+        check_with(krate("deft-ocr", "crates/perception/ocr", &[("deft-harness", false)]), &["tooling is for tests only"]);
+    }
+
+    #[test]
+    fn unplaced_crates_are_named() {
+        check_with(krate("stray", "somewhere/else", &[]), &["stray (in somewhere/else) is in no layer"]);
+    }
+
+    #[test]
+    fn the_real_workspace_passes() {
+        let crates = workspace_crates().unwrap();
+        assert!(crates.len() >= 14, "{crates:?}");
+        assert_eq!(check(&crates), Vec::<String>::new());
+    }
+}

