@@ -17,21 +17,14 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
 /// Install missing Debian packages with apt-get, or explain exactly what is missing.
 pub fn ensure_packages() -> anyhow::Result<()> {
     let missing: Vec<Requirement> = system::missing(system::BUILD).into_iter().chain(system::missing(system::RUNTIME)).collect();
-    if missing.is_empty() {
-        println!("setup: all system packages are present");
-        return Ok(());
-    }
-    let names: Vec<&str> = missing.iter().map(|r| r.package).collect();
-    let list = missing.iter().map(|r| format!("  {} ({})", r.package, r.why)).collect::<Vec<_>>().join("\n");
-    if !is_root() {
-        bail!(
-            "missing system packages:\n{list}\nsetup installs them only as root: run `sudo -E cargo xtask setup`, or `sudo apt-get install {}`",
-            names.join(" ")
-        );
-    }
-    if which("apt-get").is_none() {
-        bail!("missing system packages:\n{list}\nthis is not a Debian/Ubuntu system (no apt-get): install the equivalents with your package manager");
-    }
+    let names = match plan(&missing, is_root(), which("apt-get").is_some()) {
+        Plan::Nothing => {
+            println!("setup: all system packages are present");
+            return Ok(());
+        }
+        Plan::Refuse(why) => bail!(why),
+        Plan::Install(names) => names,
+    };
     println!("setup: installing {}", names.join(" "));
     apt(&["update", "-qq"])?;
     let mut install = vec!["install", "-y", "-qq", "--no-install-recommends"];
@@ -42,6 +35,34 @@ pub fn ensure_packages() -> anyhow::Result<()> {
         bail!("apt-get finished but these are still missing: {}", still.join(" "));
     }
     Ok(())
+}
+
+/// What setup will do about the missing packages.
+#[derive(Debug, PartialEq)]
+enum Plan {
+    Nothing,
+    Install(Vec<&'static str>),
+    Refuse(String),
+}
+
+fn plan(missing: &[Requirement], root: bool, has_apt: bool) -> Plan {
+    if missing.is_empty() {
+        return Plan::Nothing;
+    }
+    let names: Vec<&'static str> = missing.iter().map(|r| r.package).collect();
+    let list = missing.iter().map(|r| format!("  {} ({})", r.package, r.why)).collect::<Vec<_>>().join("\n");
+    if !has_apt {
+        return Plan::Refuse(format!(
+            "missing system packages:\n{list}\nthis is not a Debian/Ubuntu system (no apt-get): install the equivalents with your package manager"
+        ));
+    }
+    if !root {
+        return Plan::Refuse(format!(
+            "missing system packages:\n{list}\nsetup installs them only as root: run `sudo -E cargo xtask setup`, or `sudo apt-get install {}`",
+            names.join(" ")
+        ));
+    }
+    Plan::Install(names)
 }
 
 fn apt(args: &[&str]) -> anyhow::Result<()> {
@@ -110,4 +131,20 @@ fn is_root() -> bool {
 pub fn which(program: &str) -> Option<String> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path).map(|d| d.join(program)).find(|p| p.is_file()).map(|p| p.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_name_every_missing_package_and_the_fix() {
+        let missing = [system::RUNTIME[0], system::RUNTIME[4]];
+        assert_eq!(plan(&[], false, false), Plan::Nothing);
+        assert_eq!(plan(&missing, true, true), Plan::Install(vec!["xvfb", "openbox"]));
+        let Plan::Refuse(no_root) = plan(&missing, false, true) else { panic!() };
+        assert!(no_root.contains("xvfb (the headless X server)") && no_root.contains("sudo apt-get install xvfb openbox"), "{no_root}");
+        let Plan::Refuse(no_apt) = plan(&missing, true, false) else { panic!() };
+        assert!(no_apt.contains("no apt-get") && no_apt.contains("openbox"), "{no_apt}");
+    }
 }
