@@ -16,6 +16,7 @@
 mod action;
 mod element;
 mod evidence;
+mod frame;
 mod geometry;
 mod outcome;
 mod selector;
@@ -23,6 +24,7 @@ mod selector;
 pub use action::{Action, ActionKind, Condition, KeyChord, Method, MouseButton, Target};
 pub use element::{Element, ElementId, Role, State, States};
 pub use evidence::{Channel, Evidence};
+pub use frame::{Frame, FrameError};
 pub use geometry::{
     CoordSpace, Logical, Physical, Point, Rect, ScaleError, ScaleFactor, Screenshot, Size,
 };
