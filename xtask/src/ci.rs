@@ -17,7 +17,9 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     };
     step("setup", &|| crate::setup::run(&[]))?;
     step("fmt", &|| run_step("cargo", &["fmt", "--all", "--check"]))?;
-    step("clippy", &|| run_step("cargo", &["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"]))?;
+    step("clippy", &|| {
+        run_step("cargo", &["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])
+    })?;
     step("layers", &|| crate::layers::run(&[]))?;
     // Advisories need the internet, which CI machines do not have; see deny.toml.
     step("deny", &|| run_step("cargo", &["deny", "--locked", "check", "bans", "licenses", "sources"]))?;

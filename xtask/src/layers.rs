@@ -24,11 +24,8 @@ const LAYERS: &[(&str, Layer)] = &[
 ];
 
 /// The only dependencies allowed between crates of one layer: (from, to).
-const SAME_LAYER: &[(&str, &str)] = &[
-    ("deft-verify", "deft-snapshot"),
-    ("deft-verify", "deft-retry"),
-    ("deft-agent", "deft-llm"),
-];
+const SAME_LAYER: &[(&str, &str)] =
+    &[("deft-verify", "deft-snapshot"), ("deft-verify", "deft-retry"), ("deft-agent", "deft-llm")];
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Layer {
@@ -76,7 +73,10 @@ pub fn check(crates: &[Crate]) -> Vec<String> {
     let layers: BTreeMap<&str, Option<Layer>> = crates.iter().map(|c| (c.name.as_str(), layer_of(&c.dir))).collect();
     for c in crates {
         let Some(from) = layers[c.name.as_str()] else {
-            problems.push(format!("{} (in {}) is in no layer: place it in the LAYERS table of xtask/src/layers.rs", c.name, c.dir));
+            problems.push(format!(
+                "{} (in {}) is in no layer: place it in the LAYERS table of xtask/src/layers.rs",
+                c.name, c.dir
+            ));
             continue;
         };
         let Layer::At(from_n) = from else { continue };
@@ -84,7 +84,9 @@ pub fn check(crates: &[Crate]) -> Vec<String> {
             let Some(&Some(to)) = layers.get(dep.as_str()) else { continue };
             let ok = match to {
                 Layer::Tooling => *dev,
-                Layer::At(to_n) => to_n < from_n || (to_n == from_n && SAME_LAYER.contains(&(c.name.as_str(), dep.as_str()))),
+                Layer::At(to_n) => {
+                    to_n < from_n || (to_n == from_n && SAME_LAYER.contains(&(c.name.as_str(), dep.as_str())))
+                }
             };
             if !ok {
                 let kind = if *dev { "dev-dependency" } else { "dependency" };
@@ -114,7 +116,8 @@ fn workspace_crates() -> anyhow::Result<Vec<Crate>> {
     let mut crates = Vec::new();
     for p in packages {
         let manifest = std::path::Path::new(p["manifest_path"].as_str().unwrap_or_default());
-        let dir = manifest.parent().and_then(|d| d.strip_prefix(&root).ok()).map(|d| d.to_string_lossy().replace('\\', "/"));
+        let dir =
+            manifest.parent().and_then(|d| d.strip_prefix(&root).ok()).map(|d| d.to_string_lossy().replace('\\', "/"));
         let deps = p["dependencies"]
             .as_array()
             .into_iter()
@@ -124,7 +127,11 @@ fn workspace_crates() -> anyhow::Result<Vec<Crate>> {
                 names.contains(&name).then(|| (name.to_string(), d["kind"].as_str() == Some("dev")))
             })
             .collect();
-        crates.push(Crate { name: p["name"].as_str().unwrap_or_default().to_string(), dir: dir.unwrap_or_default(), deps });
+        crates.push(Crate {
+            name: p["name"].as_str().unwrap_or_default().to_string(),
+            dir: dir.unwrap_or_default(),
+            deps,
+        });
     }
     Ok(crates)
 }
@@ -167,8 +174,14 @@ mod tests {
 
     #[test]
     fn importing_a_higher_layer_fails() {
-        check_with(krate("deft-diff", "crates/perception/diff", &[("deft-verify", false)]), &["deft-diff (L2) has a dependency on deft-verify (L3): a higher layer"]);
-        check_with(krate("deft-ocr", "crates/perception/ocr", &[("deft-verify", true)]), &["dev-dependency on deft-verify"]);
+        check_with(
+            krate("deft-diff", "crates/perception/diff", &[("deft-verify", false)]),
+            &["deft-diff (L2) has a dependency on deft-verify (L3): a higher layer"],
+        );
+        check_with(
+            krate("deft-ocr", "crates/perception/ocr", &[("deft-verify", true)]),
+            &["dev-dependency on deft-verify"],
+        );
     }
 
     #[test]
@@ -179,7 +192,10 @@ mod tests {
 
     #[test]
     fn tooling_only_for_tests() {
-        check_with(krate("deft-ocr", "crates/perception/ocr", &[("deft-harness", false)]), &["tooling is for tests only"]);
+        check_with(
+            krate("deft-ocr", "crates/perception/ocr", &[("deft-harness", false)]),
+            &["tooling is for tests only"],
+        );
     }
 
     #[test]

@@ -16,7 +16,8 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
 
 /// Install missing Debian packages with apt-get, or explain exactly what is missing.
 pub fn ensure_packages() -> anyhow::Result<()> {
-    let missing: Vec<Requirement> = system::missing(system::BUILD).into_iter().chain(system::missing(system::RUNTIME)).collect();
+    let missing: Vec<Requirement> =
+        system::missing(system::BUILD).into_iter().chain(system::missing(system::RUNTIME)).collect();
     let names = match plan(&missing, is_root(), which("apt-get").is_some()) {
         Plan::Nothing => {
             println!("setup: all system packages are present");
@@ -143,7 +144,10 @@ mod tests {
         assert_eq!(plan(&[], false, false), Plan::Nothing);
         assert_eq!(plan(&missing, true, true), Plan::Install(vec!["xvfb", "openbox"]));
         let Plan::Refuse(no_root) = plan(&missing, false, true) else { panic!() };
-        assert!(no_root.contains("xvfb (the headless X server)") && no_root.contains("sudo apt-get install xvfb openbox"), "{no_root}");
+        assert!(
+            no_root.contains("xvfb (the headless X server)") && no_root.contains("sudo apt-get install xvfb openbox"),
+            "{no_root}"
+        );
         let Plan::Refuse(no_apt) = plan(&missing, true, false) else { panic!() };
         assert!(no_apt.contains("no apt-get") && no_apt.contains("openbox"), "{no_apt}");
     }

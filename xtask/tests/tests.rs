@@ -26,7 +26,12 @@ fn display_in(stderr: &str) -> Option<String> {
 fn assert_display_gone(display: &str) {
     let n = display.trim_start_matches(':');
     assert!(!std::path::Path::new(&format!("/tmp/.X{n}-lock")).exists(), "lock file of {display} left behind");
-    let probe = Command::new("xdpyinfo").args(["-display", display]).stdout(Stdio::null()).stderr(Stdio::null()).status().unwrap();
+    let probe = Command::new("xdpyinfo")
+        .args(["-display", display])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
     assert!(!probe.success(), "something still answers on {display}");
 }
 

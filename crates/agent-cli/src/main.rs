@@ -6,7 +6,8 @@
 
 use std::process::ExitCode;
 
-const VERBS: &[&str] = &["click", "type", "set-value", "action", "key", "scroll", "wait", "read", "find", "screenshot", "ocr"];
+const VERBS: &[&str] =
+    &["click", "type", "set-value", "action", "key", "scroll", "wait", "read", "find", "screenshot", "ocr"];
 
 fn main() -> ExitCode {
     let arg = std::env::args().nth(1);

@@ -103,13 +103,12 @@ impl Desktop {
         let marker = unique_marker();
         let scratch = std::env::temp_dir().join(format!("deft-desktop-{marker}"));
         let runtime = scratch.join("runtime");
-        std::fs::create_dir_all(&runtime).map_err(|source| HarnessError::Io {
-            context: format!("creating {}", runtime.display()),
-            source,
-        })?;
+        std::fs::create_dir_all(&runtime)
+            .map_err(|source| HarnessError::Io { context: format!("creating {}", runtime.display()), source })?;
         set_private(&runtime);
         // From here on, dropping `desktop` tears down whatever has started so far.
-        let mut desktop = Desktop { display: String::new(), bus_address: String::new(), marker, scratch, daemons: Vec::new() };
+        let mut desktop =
+            Desktop { display: String::new(), bus_address: String::new(), marker, scratch, daemons: Vec::new() };
         let limit = config.startup_timeout;
 
         let geometry = format!("{}x{}x24", config.width, config.height);
@@ -133,7 +132,8 @@ impl Desktop {
         desktop.bus_address = address.trim().to_string();
 
         if config.accessibility {
-            let launcher = desktop.spawn_daemon("/usr/libexec/at-spi-bus-launcher", "at-spi2-core", &["--launch-immediately"])?;
+            let launcher =
+                desktop.spawn_daemon("/usr/libexec/at-spi-bus-launcher", "at-spi2-core", &["--launch-immediately"])?;
             desktop.daemons.push(("at-spi-bus-launcher", launcher));
             // Ask whether the launcher owns its name before calling it: a call to an unowned
             // name would make D-Bus activate a second launcher, and ours would then quit.
@@ -146,7 +146,10 @@ impl Desktop {
                     .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("boolean true"))
             })?;
             desktop.poll_until("the AT-SPI bus to answer", limit, |d| {
-                d.run_quiet("dbus-send", &["--session", "--print-reply", "--dest=org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"])
+                d.run_quiet(
+                    "dbus-send",
+                    &["--session", "--print-reply", "--dest=org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"],
+                )
             })?;
             // GTK registers on its own; other toolkits (Qt, Chromium) wait for this flag.
             desktop.run_quiet(
@@ -222,7 +225,13 @@ impl Desktop {
 
     /// Start a daemon that reports one line on stdout when it is ready (Xvfb's display
     /// number, dbus-daemon's address) and return that line.
-    fn spawn_reporting(&self, program: &'static str, package: &str, args: &[&str], limit: Duration) -> Result<(Child, String), HarnessError> {
+    fn spawn_reporting(
+        &self,
+        program: &'static str,
+        package: &str,
+        args: &[&str],
+        limit: Duration,
+    ) -> Result<(Child, String), HarnessError> {
         let mut cmd = self.daemon_command(program, args)?;
         cmd.stdout(Stdio::piped());
         let mut child = self.spawn(cmd, program, package)?;
@@ -236,7 +245,10 @@ impl Desktop {
                     None => format!("no answer within {limit:?}"),
                     Some(_) => "it exited before it was ready".to_string(),
                 };
-                Err(HarnessError::StartFailed { what: program, detail: format!("{detail}; {}", self.log_tail(program)) })
+                Err(HarnessError::StartFailed {
+                    what: program,
+                    detail: format!("{detail}; {}", self.log_tail(program)),
+                })
             }
         }
     }
@@ -244,7 +256,8 @@ impl Desktop {
     fn daemon_command(&self, program: &str, args: &[&str]) -> Result<Command, HarnessError> {
         use std::os::unix::process::CommandExt;
         let log = self.scratch.join(format!("{}.log", log_name(program)));
-        let log = std::fs::File::create(&log).map_err(|source| HarnessError::Io { context: format!("creating {}", log.display()), source })?;
+        let log = std::fs::File::create(&log)
+            .map_err(|source| HarnessError::Io { context: format!("creating {}", log.display()), source })?;
         let mut cmd = self.command(program);
         cmd.args(args).stdin(Stdio::null()).stderr(log).process_group(0);
         if self.display.is_empty() {
@@ -256,7 +269,9 @@ impl Desktop {
 
     fn spawn(&self, mut cmd: Command, program: &str, package: &str) -> Result<Child, HarnessError> {
         cmd.spawn().map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => HarnessError::Missing { program: program.to_string(), package: package.to_string() },
+            std::io::ErrorKind::NotFound => {
+                HarnessError::Missing { program: program.to_string(), package: package.to_string() }
+            }
             _ => HarnessError::Io { context: format!("starting {program}"), source: e },
         })
     }
@@ -265,12 +280,20 @@ impl Desktop {
         self.command(program).args(args).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
     }
 
-    fn poll_until(&mut self, what: &str, limit: Duration, mut ready: impl FnMut(&Desktop) -> bool) -> Result<(), HarnessError> {
+    fn poll_until(
+        &mut self,
+        what: &str,
+        limit: Duration,
+        mut ready: impl FnMut(&Desktop) -> bool,
+    ) -> Result<(), HarnessError> {
         let start = Instant::now();
         let mut pause = Duration::from_millis(5);
         while !ready(self) {
             if let Some(dead) = self.dead_daemon() {
-                return Err(HarnessError::StartFailed { what: "desktop", detail: format!("{dead} while waiting for {what}") });
+                return Err(HarnessError::StartFailed {
+                    what: "desktop",
+                    detail: format!("{dead} while waiting for {what}"),
+                });
             }
             if start.elapsed() > limit {
                 return Err(HarnessError::Timeout { what: what.to_string(), waited: limit });
@@ -291,7 +314,11 @@ impl Desktop {
         let path = self.scratch.join(format!("{}.log", log_name(program)));
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let tail: Vec<&str> = text.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect();
-        if tail.is_empty() { "it logged nothing".to_string() } else { format!("its log ends with: {}", tail.join(" | ")) }
+        if tail.is_empty() {
+            "it logged nothing".to_string()
+        } else {
+            format!("its log ends with: {}", tail.join(" | "))
+        }
     }
 }
 
@@ -310,7 +337,8 @@ impl Drop for Desktop {
 
 fn unique_marker() -> String {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
     format!("{}-{}-{nanos:x}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed))
 }
 

@@ -28,7 +28,11 @@ pub struct Requirement {
 
 /// Packages needed to build the workspace.
 pub const BUILD: &[Requirement] = &[
-    Requirement { package: "pkg-config", probe: Probe::File("/usr/bin/pkg-config"), why: "finds C libraries at build time" },
+    Requirement {
+        package: "pkg-config",
+        probe: Probe::File("/usr/bin/pkg-config"),
+        why: "finds C libraries at build time",
+    },
     Requirement { package: "libxcb1-dev", probe: Probe::PkgConfig("xcb"), why: "X11 capture (xcap, x11rb)" },
 ];
 
@@ -36,14 +40,38 @@ pub const BUILD: &[Requirement] = &[
 pub const RUNTIME: &[Requirement] = &[
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
     Requirement { package: "dbus", probe: Probe::File("/usr/bin/dbus-daemon"), why: "the session bus" },
-    Requirement { package: "dbus-x11", probe: Probe::File("/usr/bin/dbus-launch"), why: "D-Bus helpers for X sessions" },
-    Requirement { package: "at-spi2-core", probe: Probe::File("/usr/libexec/at-spi-bus-launcher"), why: "the accessibility bus" },
-    Requirement { package: "openbox", probe: Probe::File("/usr/bin/openbox"), why: "a window manager, so windows can be listed and placed" },
-    Requirement { package: "x11-utils", probe: Probe::File("/usr/bin/xprop"), why: "xprop, to tell when the window manager is up" },
+    Requirement {
+        package: "dbus-x11",
+        probe: Probe::File("/usr/bin/dbus-launch"),
+        why: "D-Bus helpers for X sessions",
+    },
+    Requirement {
+        package: "at-spi2-core",
+        probe: Probe::File("/usr/libexec/at-spi-bus-launcher"),
+        why: "the accessibility bus",
+    },
+    Requirement {
+        package: "openbox",
+        probe: Probe::File("/usr/bin/openbox"),
+        why: "a window manager, so windows can be listed and placed",
+    },
+    Requirement {
+        package: "x11-utils",
+        probe: Probe::File("/usr/bin/xprop"),
+        why: "xprop, to tell when the window manager is up",
+    },
     Requirement { package: "python3-gi", probe: Probe::PythonModule("gi"), why: "the GTK fixture app" },
     Requirement { package: "gir1.2-gtk-3.0", probe: Probe::Typelib("Gtk-3.0"), why: "the GTK fixture app" },
-    Requirement { package: "xdotool", probe: Probe::File("/usr/bin/xdotool"), why: "an input driver independent of Deft, and a peer in benchmarks" },
-    Requirement { package: "python3-pyatspi", probe: Probe::PythonModule("pyatspi"), why: "an accessibility driver independent of Deft, and a peer in benchmarks" },
+    Requirement {
+        package: "xdotool",
+        probe: Probe::File("/usr/bin/xdotool"),
+        why: "an input driver independent of Deft, and a peer in benchmarks",
+    },
+    Requirement {
+        package: "python3-pyatspi",
+        probe: Probe::PythonModule("pyatspi"),
+        why: "an accessibility driver independent of Deft, and a peer in benchmarks",
+    },
     Requirement { package: "gir1.2-atspi-2.0", probe: Probe::Typelib("Atspi-2.0"), why: "pyatspi's bindings" },
 ];
 
@@ -52,18 +80,19 @@ impl Requirement {
     pub fn is_met(&self) -> bool {
         match self.probe {
             Probe::File(path) => Path::new(path).exists(),
-            Probe::PkgConfig(module) => std::process::Command::new("pkg-config")
-                .args(["--exists", module])
-                .status()
-                .is_ok_and(|s| s.success()),
+            Probe::PkgConfig(module) => {
+                std::process::Command::new("pkg-config").args(["--exists", module]).status().is_ok_and(|s| s.success())
+            }
             Probe::PythonModule(module) => std::process::Command::new(crate::python())
                 .args(["-c", &format!("import {module}")])
                 .stderr(std::process::Stdio::null())
                 .status()
                 .is_ok_and(|s| s.success()),
-            Probe::Typelib(name) => ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib", "/usr/lib64"]
-                .iter()
-                .any(|dir| Path::new(dir).join("girepository-1.0").join(format!("{name}.typelib")).exists()),
+            Probe::Typelib(name) => {
+                ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib", "/usr/lib64"]
+                    .iter()
+                    .any(|dir| Path::new(dir).join("girepository-1.0").join(format!("{name}.typelib")).exists())
+            }
         }
     }
 }

@@ -14,7 +14,8 @@ fn processes_with(marker: &str) -> Vec<String> {
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|&b| b == 0).any(|kv| kv == needle.as_bytes()))
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|kv| kv == needle.as_bytes()))
         })
         .map(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default().trim().to_string())
         .collect()

@@ -223,9 +223,6 @@ impl Method {
     /// Whether the method moves the pointer and clicks: such methods are the ones a
     /// modal popup or an overlay can intercept.
     pub fn is_pointer(self) -> bool {
-        matches!(
-            self,
-            Method::CoordinateClick | Method::OffsetClick | Method::Wheel
-        )
+        matches!(self, Method::CoordinateClick | Method::OffsetClick | Method::Wheel)
     }
 }

@@ -48,10 +48,7 @@ impl Role {
 
     /// Roles of top-level containers that block the rest of their app when modal.
     pub fn is_dialog_like(&self) -> bool {
-        matches!(
-            self.as_str(),
-            "dialog" | "alert" | "file_chooser" | "color_chooser"
-        )
+        matches!(self.as_str(), "dialog" | "alert" | "file_chooser" | "color_chooser")
     }
 }
 
@@ -162,12 +159,7 @@ mod tests {
 
     #[test]
     fn role_spellings_normalise() {
-        for s in [
-            "Push Button",
-            "push-button",
-            "push_button",
-            " PUSH  button ",
-        ] {
+        for s in ["Push Button", "push-button", "push_button", " PUSH  button "] {
             assert_eq!(Role::new(s).as_str(), "push_button", "{s:?}");
         }
         assert!(Role::new("Dialog").is_dialog_like());

@@ -10,7 +10,7 @@ use crate::geometry::{Physical, Point, Rect, ScaleFactor};
 ///
 /// Shared by capture (which makes frames), diff and OCR (which read them), so none of those
 /// depends on another. Pixels are in physical pixels; `origin` places the frame on screen.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct Frame {
     width: u32,
     height: u32,
@@ -44,12 +44,7 @@ impl Frame {
 
     /// A frame from RGBA8 pixels; fails unless `pixels.len() == width * height * 4` and
     /// both sides are at most [`Frame::MAX_SIDE`].
-    pub fn new(
-        width: u32,
-        height: u32,
-        pixels: Vec<u8>,
-        origin: Point<Physical>,
-    ) -> Result<Frame, FrameError> {
+    pub fn new(width: u32, height: u32, pixels: Vec<u8>, origin: Point<Physical>) -> Result<Frame, FrameError> {
         if width > Self::MAX_SIDE || height > Self::MAX_SIDE {
             return Err(FrameError(format!(
                 "a {width}x{height} frame is too large: each side must be at most {}",
@@ -63,15 +58,7 @@ impl Frame {
                 pixels.len()
             )));
         }
-        Ok(Frame {
-            width,
-            height,
-            pixels,
-            origin,
-            timestamp_us: 0,
-            monitor: None,
-            scale: ScaleFactor::ONE,
-        })
+        Ok(Frame { width, height, pixels, origin, timestamp_us: 0, monitor: None, scale: ScaleFactor::ONE })
     }
 
     /// Width in pixels.
@@ -141,11 +128,6 @@ mod tests {
         assert_eq!(f.screen_rect(), Rect::new(10, 20, 2, 1));
         let e = Frame::new(2, 2, vec![0; 3], Point::new(0, 0)).unwrap_err();
         assert!(e.0.contains("needs 16 bytes, got 3"), "{e}");
-        assert!(
-            Frame::new(40_000, 1, vec![], Point::new(0, 0))
-                .unwrap_err()
-                .0
-                .contains("too large")
-        );
+        assert!(Frame::new(40_000, 1, vec![], Point::new(0, 0)).unwrap_err().0.contains("too large"));
     }
 }

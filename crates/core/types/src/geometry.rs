@@ -73,11 +73,7 @@ pub struct Rect<S: CoordSpace> {
 impl<S: CoordSpace> Point<S> {
     /// A point at `(x, y)`.
     pub const fn new(x: i32, y: i32) -> Self {
-        Point {
-            x,
-            y,
-            space: PhantomData,
-        }
+        Point { x, y, space: PhantomData }
     }
 
     /// The same point moved by `(dx, dy)`, saturating at the `i32` range.
@@ -89,24 +85,14 @@ impl<S: CoordSpace> Point<S> {
 impl<S: CoordSpace> Size<S> {
     /// A size of `w` by `h`.
     pub const fn new(w: u32, h: u32) -> Self {
-        Size {
-            w,
-            h,
-            space: PhantomData,
-        }
+        Size { w, h, space: PhantomData }
     }
 }
 
 impl<S: CoordSpace> Rect<S> {
     /// A rectangle with its top-left corner at `(x, y)`.
     pub const fn new(x: i32, y: i32, w: u32, h: u32) -> Self {
-        Rect {
-            x,
-            y,
-            w,
-            h,
-            space: PhantomData,
-        }
+        Rect { x, y, w, h, space: PhantomData }
     }
 
     /// `true` when the rectangle covers no pixel.
@@ -231,14 +217,9 @@ impl ScaleFactor {
 
     /// Derive a window's scale by comparing its size as reported by accessibility
     /// (logical) with its size as the display server reports it (physical).
-    pub fn from_sizes(
-        logical: Size<Logical>,
-        physical: Size<Physical>,
-    ) -> Result<Self, ScaleError> {
+    pub fn from_sizes(logical: Size<Logical>, physical: Size<Physical>) -> Result<Self, ScaleError> {
         if logical.w == 0 {
-            return Err(ScaleError(
-                "cannot derive a scale factor from a zero-width window".into(),
-            ));
+            return Err(ScaleError("cannot derive a scale factor from a zero-width window".into()));
         }
         let raw = f64::from(physical.w) / f64::from(logical.w);
         // Toolkits scale by whole or half steps; snapping absorbs decoration rounding.
@@ -280,9 +261,7 @@ impl From<ScaleFactor> for f64 {
 }
 
 fn scale_i32(v: i32, k: f64) -> i32 {
-    (f64::from(v) * k)
-        .round()
-        .clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
+    (f64::from(v) * k).round().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
 }
 
 fn scale_rect<A: CoordSpace, B: CoordSpace>(r: Rect<A>, k: f64) -> Rect<B> {
@@ -291,8 +270,7 @@ fn scale_rect<A: CoordSpace, B: CoordSpace>(r: Rect<A>, k: f64) -> Rect<B> {
     let x1 = (r.right() as f64 * k).ceil();
     let y1 = (r.bottom() as f64 * k).ceil();
     let lim = |v: f64| v.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i64;
-    let out: Rect<B> =
-        Rect::from_edges(lim(x0), lim(y0), lim(x1).max(lim(x0)), lim(y1).max(lim(y0)));
+    let out: Rect<B> = Rect::from_edges(lim(x0), lim(y0), lim(x1).max(lim(x0)), lim(y1).max(lim(y0)));
     out
 }
 
@@ -310,15 +288,7 @@ impl<S: CoordSpace> fmt::Debug for Size<S> {
 
 impl<S: CoordSpace> fmt::Debug for Rect<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "[{}, {}, {}, {}] {}",
-            self.x,
-            self.y,
-            self.w,
-            self.h,
-            S::NAME
-        )
+        write!(f, "[{}, {}, {}, {}] {}", self.x, self.y, self.w, self.h, S::NAME)
     }
 }
 

@@ -25,10 +25,6 @@ pub use action::{Action, ActionKind, Condition, KeyChord, Method, MouseButton, T
 pub use element::{Element, ElementId, Role, State, States};
 pub use evidence::{Channel, Evidence};
 pub use frame::{Frame, FrameError};
-pub use geometry::{
-    CoordSpace, Logical, Physical, Point, Rect, ScaleError, ScaleFactor, Screenshot, Size,
-};
-pub use outcome::{
-    Attempt, AttemptResult, Blocking, ErrorClass, Outcome, SuggestedAction, TargetInfo,
-};
+pub use geometry::{CoordSpace, Logical, Physical, Point, Rect, ScaleError, ScaleFactor, Screenshot, Size};
+pub use outcome::{Attempt, AttemptResult, Blocking, ErrorClass, Outcome, SuggestedAction, TargetInfo};
 pub use selector::{Selector, TextMatch};

@@ -8,14 +8,9 @@ where
     T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
 {
     let json = serde_json::to_string(value).unwrap();
-    assert_eq!(
-        &serde_json::from_str::<T>(&json).unwrap(),
-        value,
-        "json: {json}"
-    );
+    assert_eq!(&serde_json::from_str::<T>(&json).unwrap(), value, "json: {json}");
     let bytes = bincode::serde::encode_to_vec(value, bincode::config::standard()).unwrap();
-    let (back, used): (T, usize) =
-        bincode::serde::decode_from_slice(&bytes, bincode::config::standard()).unwrap();
+    let (back, used): (T, usize) = bincode::serde::decode_from_slice(&bytes, bincode::config::standard()).unwrap();
     assert_eq!(used, bytes.len());
     assert_eq!(&back, value);
 }
@@ -82,41 +77,13 @@ fn actions_roundtrip() {
         ..Selector::default()
     };
     let actions = [
-        Action::Click {
-            target: Target::Selector(sel.clone()),
-            button: MouseButton::Left,
-            count: 1,
-        },
-        Action::Type {
-            target: Target::Focused,
-            text: "héllo ✓".into(),
-        },
-        Action::SetValue {
-            target: Target::Text(TextMatch::Contains("name".into())),
-            value: "x".into(),
-        },
-        Action::Invoke {
-            target: Target::Point(Point::new(3, 4)),
-            name: "click".into(),
-        },
-        Action::Key {
-            chord: KeyChord {
-                modifiers: vec!["ctrl".into()],
-                key: "s".into(),
-            },
-        },
-        Action::Scroll {
-            target: Target::Focused,
-            dx: 0,
-            dy: -3,
-        },
-        Action::Wait {
-            condition: Condition::ElementState {
-                selector: sel,
-                state: State::Enabled,
-                present: true,
-            },
-        },
+        Action::Click { target: Target::Selector(sel.clone()), button: MouseButton::Left, count: 1 },
+        Action::Type { target: Target::Focused, text: "héllo ✓".into() },
+        Action::SetValue { target: Target::Text(TextMatch::Contains("name".into())), value: "x".into() },
+        Action::Invoke { target: Target::Point(Point::new(3, 4)), name: "click".into() },
+        Action::Key { chord: KeyChord { modifiers: vec!["ctrl".into()], key: "s".into() } },
+        Action::Scroll { target: Target::Focused, dx: 0, dy: -3 },
+        Action::Wait { condition: Condition::ElementState { selector: sel, state: State::Enabled, present: true } },
     ];
     for a in &actions {
         roundtrip(a);
