@@ -1,0 +1,176 @@
+//! After an input was sent: watching its window, and deciding when it had no effect.
+
+use deft_types::{AttemptResult, ErrorClass, Method, SuggestedAction};
+
+use super::{End, Engine, Phase};
+use crate::observation::{Signals, Toggle};
+use crate::policy::method_name;
+use crate::step::Step;
+use crate::watch::{Watch, early_fallback_allowed};
+
+impl Engine {
+    pub(super) fn on_sent(&mut self, method: Method, at: u64, uncertain: Option<String>) -> Step {
+        self.attempt_start_ms = at;
+        if !self.ctx.verify {
+            return match uncertain {
+                None => {
+                    self.close(at, AttemptResult::Sent, None);
+                    let summary = format!("{} sent; verification not asked for", method_name(method));
+                    let end = End { ok: true, verified: None, class: None, suggested: None, blocking: None, summary };
+                    self.finish(at, end)
+                }
+                Some(message) => {
+                    let class = ErrorClass::Transient;
+                    self.close(at, AttemptResult::Failed { class, message: message.clone() }, None);
+                    let summary = format!(
+                        "{} may not have been sent ({message}); not retried, since without verification a retry could double it",
+                        method_name(method)
+                    );
+                    self.finish(at, End::fail(Some(class), summary))
+                }
+            };
+        }
+        let w = Watch::new(method, at, &self.policy, uncertain);
+        self.verify(w, at.saturating_add(self.policy.verify_delay_ms))
+    }
+
+    pub(super) fn on_no_change(&mut self, mut w: Watch, at: u64, s: Signals) -> Step {
+        w.absorb(&s);
+        let m = method_name(w.method);
+        if self.ctx.is_toggle && s.toggle == Toggle::Changed && self.inputs_closed.is_none() {
+            self.inputs_closed = Some(format!(
+                "the toggle changed state after {m} but the expectation was not met; \
+                 not retried, since another input would undo it"
+            ));
+        }
+        if let Some(b) = s.blocking {
+            let message = format!("{} {:?} appeared", b.role, b.name);
+            self.close(at, AttemptResult::Failed { class: ErrorClass::Blocked, message: message.clone() }, None);
+            let summary =
+                format!("{message} after {m}; not dismissed automatically, since it may be the input's own effect");
+            let end = End {
+                blocking: Some(b),
+                ..End::fail(Some(ErrorClass::Blocked), summary).suggest(Some(SuggestedAction::DismissPopupThenRetry))
+            };
+            return self.finish(at, end);
+        }
+        if at >= w.window_end_ms {
+            if !w.loading_now {
+                return self.conclude(w, at, false);
+            }
+            let granted = self.budget.grant_loading(self.policy.loading.extend_ms);
+            if granted == 0 {
+                let waited = at - w.sent_ms;
+                let message = format!("still loading {waited}ms after {m}");
+                self.close(at, AttemptResult::Failed { class: ErrorClass::Loading, message: message.clone() }, None);
+                let end = End::fail(Some(ErrorClass::Loading), format!("{message}; loading budget spent"));
+                return self.finish(at, end.suggest(Some(SuggestedAction::WaitLonger)));
+            }
+            w.window_end_ms = at.saturating_add(granted);
+        } else if at >= w.sent_ms.saturating_add(self.policy.early_fallback_ms) && self.early_ok(&w) {
+            return self.conclude(w, at, true);
+        }
+        let next = at.saturating_add(self.policy.poll_ms).min(self.checkpoint(&w).max(at + 1));
+        self.verify(w, next)
+    }
+
+    pub(super) fn on_unreadable(&mut self, mut w: Watch, at: u64, message: String) -> Step {
+        w.unreadable();
+        let m = method_name(w.method);
+        let class = ErrorClass::Transient;
+        if at >= w.window_end_ms {
+            self.close(at, AttemptResult::Failed { class, message: message.clone() }, None);
+            let summary = format!("could not read the UI to verify {m} ({message}); not retried blind");
+            return self.finish(at, End::fail(Some(class), summary));
+        }
+        match self.budget.take_read_retry() {
+            Some(n) => {
+                let next = at.saturating_add(self.policy.transient.backoff_ms(n));
+                self.verify(w, next)
+            }
+            None => {
+                self.close(at, AttemptResult::Failed { class, message: message.clone() }, None);
+                let summary = format!("could not read the UI to verify {m} ({message}); read retries spent");
+                self.finish(at, End::fail(Some(class), summary))
+            }
+        }
+    }
+
+    /// The window (or the early checkpoint) passed with no change: decide what comes next.
+    fn conclude(&mut self, w: Watch, at: u64, early: bool) -> Step {
+        let m = method_name(w.method);
+        let waited = at - w.sent_ms;
+        let observed =
+            if early { format!("no feedback within {waited}ms") } else { format!("no change within {waited}ms") };
+        let result = match &w.uncertain {
+            Some(message) => AttemptResult::Failed { class: ErrorClass::Transient, message: message.clone() },
+            None => AttemptResult::NoChange,
+        };
+        self.close(at, result, Some(observed));
+        let class = if w.uncertain.is_some() { ErrorClass::Transient } else { ErrorClass::NoEffect };
+        if let Some(why) = self.inputs_closed.clone() {
+            return self.finish(at, End::fail(Some(class), why));
+        }
+        if self.ctx.is_toggle && w.toggle != Toggle::Unchanged {
+            let summary = format!(
+                "{m} changed nothing visible, but the toggle's state was not reported unchanged; \
+                 not retried, since another input could undo it"
+            );
+            return self.finish(at, End::fail(Some(class), summary));
+        }
+        match w.uncertain {
+            Some(message) => {
+                let cause = format!("{m} failed ({message}) and nothing changed within {waited}ms");
+                self.retry_transient(w.method, at, cause)
+            }
+            None if early => {
+                let cause = format!("{m} showed no sign of being received within {waited}ms");
+                self.fall_back(at, cause)
+            }
+            None => self.fall_back(at, format!("{m} produced no UI change within {waited}ms")),
+        }
+    }
+
+    /// Orders a verification read, if time allows it.
+    fn verify(&mut self, w: Watch, not_before: u64) -> Step {
+        let end = self.budget.end_ms();
+        if not_before >= end {
+            let now = self.budget.report().elapsed_ms;
+            let class = if w.loading_now {
+                ErrorClass::Loading
+            } else if w.uncertain.is_some() {
+                ErrorClass::Transient
+            } else {
+                ErrorClass::NoEffect
+            };
+            let observed = format!("no change within {}ms", now.saturating_sub(w.sent_ms));
+            let result = match (class, &w.uncertain) {
+                (ErrorClass::NoEffect, _) => AttemptResult::NoChange,
+                (_, Some(message)) => AttemptResult::Failed { class, message: message.clone() },
+                (_, None) => AttemptResult::Failed { class, message: "still loading".into() },
+            };
+            self.close(now, result, Some(observed));
+            let summary = format!("time budget of {end}ms spent before {}'s window passed", method_name(w.method));
+            let end = End::fail(Some(class), summary).suggest(Some(SuggestedAction::WaitLonger));
+            return self.finish(now, end);
+        }
+        let deadline = self.checkpoint(&w).min(end).max(not_before);
+        self.phase = Phase::Verifying(w);
+        self.pend(Step::Verify { not_before_ms: not_before, deadline_ms: deadline })
+    }
+
+    /// The next time the engine decides something about `w`: the early checkpoint while an
+    /// early fallback is still possible, then the end of the window.
+    fn checkpoint(&self, w: &Watch) -> u64 {
+        let early = w.sent_ms.saturating_add(self.policy.early_fallback_ms);
+        let now = self.budget.report().elapsed_ms;
+        if early > now && self.early_ok(w) { early } else { w.window_end_ms }
+    }
+
+    fn early_ok(&self, w: &Watch) -> bool {
+        let next = self.policy.chain.get(self.chain_pos + 1).copied();
+        let report = self.budget.report();
+        let attempts_left = report.attempts < report.max_attempts;
+        self.inputs_closed.is_none() && early_fallback_allowed(w, &self.policy, &self.ctx, next, attempts_left)
+    }
+}

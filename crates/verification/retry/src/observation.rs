@@ -1,0 +1,120 @@
+//! What the executor reports back after carrying out a step.
+
+use deft_types::Blocking;
+use serde::{Deserialize, Serialize};
+
+use crate::classify::Symptoms;
+
+/// One report from the executor, stamped with when it was made.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Observation {
+    /// Milliseconds since the executor started the engine, on a monotonic clock. Never
+    /// earlier than the previous observation nor than the step's `not_before_ms`.
+    pub at_ms: u64,
+    /// What was seen.
+    pub report: Report,
+}
+
+impl Observation {
+    /// A report made at `at_ms`.
+    pub fn new(at_ms: u64, report: Report) -> Observation {
+        Observation { at_ms, report }
+    }
+}
+
+/// What was seen. Each step accepts only its own replies (listed per variant); any other
+/// reply is a protocol error that ends the action, because stopping is always safe.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Report {
+    /// Reply to `Act`: the input went out.
+    Sent,
+    /// Reply to `Act`: the backend failed or timed out while sending, so the input may or
+    /// may not have gone out. Treated as sent: it is verified over its whole window before
+    /// anything is sent again.
+    SendUncertain {
+        /// The backend's error.
+        message: String,
+    },
+    /// Reply to `Act`, `ReResolve` or `DismissBlocking`: it could not be done and nothing
+    /// was sent (the actionability check or the backend refused before any input).
+    Refused(Symptoms),
+    /// Reply to `Verify`: the expected effect (or any change, without an expectation) is seen.
+    Verified {
+        /// What was seen, in plain words.
+        observed: String,
+    },
+    /// Reply to `Verify`: no effect yet.
+    NoChange(Signals),
+    /// Reply to `Verify`: the UI could not be read (backend error or timeout).
+    Unreadable {
+        /// The backend's error.
+        message: String,
+    },
+    /// Reply to `ReResolve`: the target was found again.
+    Resolved,
+    /// Reply to `DismissBlocking`: the popup is gone.
+    Dismissed,
+}
+
+impl Report {
+    /// The report's name, for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Report::Sent => "sent",
+            Report::SendUncertain { .. } => "send_uncertain",
+            Report::Refused(_) => "refused",
+            Report::Verified { .. } => "verified",
+            Report::NoChange(_) => "no_change",
+            Report::Unreadable { .. } => "unreadable",
+            Report::Resolved => "resolved",
+            Report::Dismissed => "dismissed",
+        }
+    }
+}
+
+/// What a verification read saw besides "not yet": the evidence the hazard rules need.
+///
+/// The default is the cautious one: feedback unknown, toggle state unknown. Unknowns never
+/// allow an early fallback or a retry on a toggle.
+#[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+pub struct Signals {
+    /// Whether the input showed that the app received it.
+    pub feedback: Feedback,
+    /// Busy state, progress, "Loading..." text or pixels still changing.
+    pub loading: bool,
+    /// For a toggle target: its checked/pressed state compared with before the input.
+    pub toggle: Toggle,
+    /// A dialog, alert or modal that appeared and intercepts the target.
+    pub blocking: Option<Blocking>,
+}
+
+/// Immediate feedback of an input: a pressed look, a focus change, a busy state, a pixel
+/// change on the target. Its absence is early evidence of a dropped input.
+///
+/// Report what was seen since the input was sent (or since the previous read): the engine
+/// remembers any `Seen` or `Unknown` for the rest of the attempt.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Feedback {
+    /// Not watched for, or could not be judged.
+    #[default]
+    Unknown,
+    /// Watched for since the input was sent, and none was seen.
+    NotSeen,
+    /// Seen: the app received the input, whatever its effect.
+    Seen,
+}
+
+/// A toggle's state compared with before the input.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Toggle {
+    /// Not read.
+    #[default]
+    Unknown,
+    /// As before the input: a retry will not undo anything.
+    Unchanged,
+    /// Flipped: another input would flip it back.
+    Changed,
+}

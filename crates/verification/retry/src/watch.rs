@@ -1,0 +1,152 @@
+//! Watching one sent input over its window, and the rule for giving up on it early.
+
+use deft_types::Method;
+
+use crate::observation::{Feedback, Signals, Toggle};
+use crate::policy::{ActionPolicy, EarlyFallback};
+use crate::step::ActionContext;
+
+/// What is known about the input in flight: sent, not yet seen to take effect.
+#[derive(Clone, Debug)]
+pub(crate) struct Watch {
+    pub method: Method,
+    pub sent_ms: u64,
+    /// When the input counts as having had no effect; loading pushes it back.
+    pub window_end_ms: u64,
+    /// The backend's error when the send itself was uncertain.
+    pub uncertain: Option<String>,
+    /// Verification reads that came back as "no change".
+    pub reads: u32,
+    pub feedback_seen: bool,
+    pub feedback_unknown: bool,
+    pub loading_seen: bool,
+    pub loading_now: bool,
+    /// The toggle state at the last read.
+    pub toggle: Toggle,
+}
+
+impl Watch {
+    pub fn new(method: Method, sent_ms: u64, p: &ActionPolicy, uncertain: Option<String>) -> Watch {
+        Watch {
+            method,
+            sent_ms,
+            window_end_ms: sent_ms.saturating_add(p.window_ms),
+            uncertain,
+            reads: 0,
+            feedback_seen: false,
+            feedback_unknown: false,
+            loading_seen: false,
+            loading_now: false,
+            toggle: Toggle::Unknown,
+        }
+    }
+
+    /// Takes in one "no change" read. Evidence of feedback or loading is sticky: once the
+    /// app showed it received the input, no later read makes it a dropped input again.
+    pub fn absorb(&mut self, s: &Signals) {
+        self.reads += 1;
+        match s.feedback {
+            Feedback::Seen => self.feedback_seen = true,
+            Feedback::Unknown => self.feedback_unknown = true,
+            Feedback::NotSeen => {}
+        }
+        self.loading_seen |= s.loading;
+        self.loading_now = s.loading;
+        self.toggle = s.toggle;
+    }
+
+    /// A failed read: nothing can be said about feedback any more.
+    pub fn unreadable(&mut self) {
+        self.feedback_unknown = true;
+    }
+}
+
+/// Whether the input being watched may be taken as dropped at `sent + early_fallback_ms`,
+/// before its window has passed, and the next method tried.
+///
+/// The hazard is a delayed effect answered with a second input: a double submit. So every
+/// condition must hold:
+/// - **the policy allows it**, and for `idempotent` the caller marked the target so
+///   (pressing it twice is harmless, so even a wrong guess costs nothing);
+/// - **the input was a pointer input** (coordinate or offset click, wheel): those are the
+///   inputs that get dropped (an overlay, a wrong point, an unfocused window), and their
+///   receipt shows at once as a pressed look or a focus change. Keystrokes and
+///   accessibility calls are never given up early: their receipt is not visible as such;
+/// - **every read so far saw no feedback at all**, and each said it watched for it (an
+///   unknown is not a no): feedback means the app has the input, whatever comes later;
+/// - **no loading was seen**: a busy app is working on something, maybe our input;
+/// - **the target is not a toggle**: a second input would undo a slow first one;
+/// - **the send was certain**: after a backend error, only the full window tells;
+/// - **there is a different next method and an attempt left for it**: concluding early
+///   with nothing to try would only turn a slow success into a failure report.
+pub(crate) fn early_fallback_allowed(
+    w: &Watch,
+    p: &ActionPolicy,
+    ctx: &ActionContext,
+    next: Option<Method>,
+    attempts_left: bool,
+) -> bool {
+    let policy_allows = match p.early_fallback {
+        EarlyFallback::Never => false,
+        EarlyFallback::Idempotent => ctx.idempotent,
+        EarlyFallback::NoFeedback => true,
+    };
+    policy_allows
+        && w.method.is_pointer()
+        && !w.feedback_seen
+        && !w.feedback_unknown
+        && !w.loading_seen
+        && !ctx.is_toggle
+        && w.uncertain.is_none()
+        && p.no_effect.fallback
+        && next.is_some_and(|n| n != w.method)
+        && attempts_left
+        && w.sent_ms.saturating_add(p.early_fallback_ms) < w.window_end_ms
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PolicySet;
+    use deft_types::ActionKind;
+
+    fn setup() -> (Watch, ActionPolicy, ActionContext) {
+        let p = PolicySet::defaults().get(ActionKind::Click).clone();
+        let w = Watch::new(Method::CoordinateClick, 0, &p, None);
+        let ctx = ActionContext { idempotent: true, ..ActionContext::new(ActionKind::Click) };
+        (w, p, ctx)
+    }
+
+    fn allowed(w: &Watch, p: &ActionPolicy, ctx: &ActionContext) -> bool {
+        early_fallback_allowed(w, p, ctx, Some(Method::A11yAction), true)
+    }
+
+    #[test]
+    fn idempotent_pointer_without_feedback_may_fall_back_early() {
+        let (mut w, p, ctx) = setup();
+        w.absorb(&Signals { feedback: Feedback::NotSeen, ..Signals::default() });
+        assert!(allowed(&w, &p, &ctx));
+    }
+
+    #[test]
+    fn any_doubt_forbids_it() {
+        let (w, p, ctx) = setup();
+        let no = |s: Signals| {
+            let mut w = w.clone();
+            w.absorb(&Signals { feedback: Feedback::NotSeen, ..Signals::default() });
+            w.absorb(&s);
+            assert!(!allowed(&w, &p, &ctx), "{s:?}");
+        };
+        no(Signals { feedback: Feedback::Seen, ..Signals::default() });
+        no(Signals { feedback: Feedback::Unknown, ..Signals::default() });
+        no(Signals { feedback: Feedback::NotSeen, loading: true, ..Signals::default() });
+        let not_idempotent = ActionContext { idempotent: false, ..ctx };
+        assert!(!allowed(&w, &p, &not_idempotent));
+        let toggle = ActionContext { is_toggle: true, ..ctx };
+        assert!(!allowed(&w, &p, &toggle));
+        let keys = Watch { method: Method::Keystrokes, ..w.clone() };
+        assert!(!allowed(&keys, &p, &ctx));
+        assert!(!early_fallback_allowed(&w, &p, &ctx, None, true));
+        assert!(!early_fallback_allowed(&w, &p, &ctx, Some(Method::A11yAction), false));
+    }
+}

@@ -1,0 +1,522 @@
+//! Scenarios from VERIFICATION.md, each a transcript of steps and observations.
+
+use deft_retry::{ActionContext, Overrides, PolicySet, Step};
+use deft_types::{ActionKind, ErrorClass, SuggestedAction};
+
+use crate::dsl::{check, check_with, ctx, dialog};
+
+fn verdict(step: Step) -> deft_retry::Verdict {
+    step.verdict().cloned().expect("the transcript ends with done")
+}
+
+fn click_policy() -> deft_retry::ActionPolicy {
+    PolicySet::defaults().get(ActionKind::Click).clone()
+}
+
+#[test]
+fn dropped_click_falls_back_to_a11y_action_after_the_window() {
+    let v = verdict(check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 10 sent
+        -> verify 110ms..3010ms
+        <- 110 no_change feedback=none
+        -> verify 210ms..3010ms
+        <- 3010 no_change feedback=none
+        -> act a11y_action #2 at 3010ms
+        <- 3020 sent
+        -> verify 3120ms..6020ms
+        <- 3150 verified dialog "Saved" appeared
+        -> done ok verified [coordinate_click: no_change, a11y_action: verified]
+        "#,
+    ));
+    assert_eq!(
+        v.retry_reason.as_deref(),
+        Some("coordinate_click produced no UI change within 3000ms; retried with a11y_action")
+    );
+    assert_eq!(v.attempts[0].elapsed_ms, 3000);
+    assert_eq!(v.attempts[1].observed.as_deref(), Some("dialog Saved appeared"));
+    assert_eq!((v.budget.attempts, v.budget.elapsed_ms), (2, 3150));
+}
+
+#[test]
+fn dropped_click_on_idempotent_target_falls_back_early() {
+    let ctx = ActionContext { idempotent: true, ..ctx(ActionKind::Click) };
+    let v = verdict(check(
+        ctx,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..400ms
+        <- 100 no_change feedback=none
+        -> verify 200ms..400ms
+        <- 400 no_change feedback=none
+        -> act a11y_action #2 at 400ms
+        <- 400 sent
+        -> verify 500ms..3400ms
+        <- 700 verified
+        -> done ok verified [coordinate_click: no_change, a11y_action: verified]
+        "#,
+    ));
+    assert_eq!(
+        v.retry_reason.as_deref(),
+        Some("coordinate_click showed no sign of being received within 400ms; retried with a11y_action")
+    );
+}
+
+#[test]
+fn delayed_effect_is_verified_without_a_second_click() {
+    // Immediate feedback says the click arrived: even on an idempotent target the engine
+    // waits the whole window rather than fall back at 400 ms.
+    let ctx = ActionContext { idempotent: true, ..ctx(ActionKind::Click) };
+    check(
+        ctx,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..400ms
+        <- 100 no_change feedback=seen
+        -> verify 200ms..3000ms
+        <- 2500 verified
+        -> done ok verified [coordinate_click: verified]
+        "#,
+    );
+}
+
+#[test]
+fn unknown_feedback_never_falls_back_early() {
+    let ctx = ActionContext { idempotent: true, ..ctx(ActionKind::Click) };
+    check(
+        ctx,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..400ms
+        <- 400 no_change
+        -> verify 500ms..3000ms
+        <- 3000 no_change
+        -> act a11y_action #2 at 3000ms
+        "#,
+    );
+}
+
+#[test]
+fn loading_extends_the_window_and_never_clicks_again() {
+    check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=seen loading
+        -> verify 3100ms..4000ms
+        <- 4000 no_change loading
+        -> verify 4100ms..5000ms
+        <- 4600 verified
+        -> done ok verified [coordinate_click: verified]
+        "#,
+    );
+}
+
+#[test]
+fn endless_loading_ends_with_wait_longer() {
+    let mut p = click_policy();
+    p.loading.max_extra_ms = 1000;
+    let v = verdict(check_with(
+        &p,
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change loading
+        -> verify 3100ms..4000ms
+        <- 4000 no_change loading
+        -> done failed loading suggest=wait_longer [coordinate_click: loading]
+        "#,
+    ));
+    assert_eq!(v.budget.loading_extra_ms, 1000);
+}
+
+#[test]
+fn popup_before_the_click_is_reported_with_a_suggestion() {
+    let v = verdict(check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 5 refused blocked="New Event!"
+        -> done failed blocked suggest=dismiss_popup_then_retry [coordinate_click: blocked]
+        "#,
+    ));
+    assert_eq!(v.blocking, Some(dialog("New Event!")));
+    assert_eq!(v.suggested_action, Some(SuggestedAction::DismissPopupThenRetry));
+}
+
+#[test]
+fn popup_is_dismissed_only_by_explicit_rule() {
+    let mut p = click_policy();
+    p.blocked.auto_dismiss = true;
+    check_with(
+        &p,
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 5 refused blocked="New Event!"
+        -> dismiss dialog "New Event!" at 5ms
+        <- 50 dismissed
+        -> act coordinate_click #2 at 50ms
+        <- 55 sent
+        -> verify 155ms..3055ms
+        <- 200 verified
+        -> done ok verified [coordinate_click: blocked, coordinate_click: verified]
+        "#,
+    );
+}
+
+#[test]
+fn popup_after_the_click_is_never_dismissed_automatically() {
+    // The dialog may be the click's own effect ("Delete? Yes/No"): dismissing it and
+    // clicking again would loop, or worse.
+    let mut p = click_policy();
+    p.blocked.auto_dismiss = true;
+    let v = verdict(check_with(
+        &p,
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 300 no_change feedback=seen dialog="Confirm delete"
+        -> done failed blocked suggest=dismiss_popup_then_retry [coordinate_click: blocked]
+        "#,
+    ));
+    assert_eq!(v.blocking, Some(dialog("Confirm delete")));
+}
+
+#[test]
+fn stale_target_is_re_resolved_and_retried() {
+    let v = verdict(check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 20 refused moved
+        -> re-resolve at 20ms
+        <- 40 resolved
+        -> act coordinate_click #2 at 40ms
+        <- 45 sent
+        -> verify 145ms..3045ms
+        <- 145 verified
+        -> done ok verified [coordinate_click: stale, coordinate_click: verified]
+        "#,
+    ));
+    assert_eq!(
+        v.retry_reason.as_deref(),
+        Some(
+            "the target went stale before coordinate_click (target moved); re-resolved it; retried with coordinate_click"
+        )
+    );
+}
+
+#[test]
+fn stale_retries_are_bounded() {
+    check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 10 refused moved
+        -> re-resolve at 10ms
+        <- 20 refused moved
+        -> re-resolve at 20ms
+        <- 30 refused moved
+        -> done failed stale suggest=refine_selector [coordinate_click: stale]
+        "#,
+    );
+}
+
+#[test]
+fn target_gone_after_re_resolve_is_permanent() {
+    check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 10 refused vanished
+        -> re-resolve at 10ms
+        <- 2010 refused not_found
+        -> done failed permanent suggest=refine_selector [coordinate_click: stale]
+        "#,
+    );
+}
+
+#[test]
+fn ignored_keystrokes_fall_back_to_set_value() {
+    // Keystrokes are never given up early, even when the policy would allow it for
+    // pointer inputs: their receipt does not show as feedback.
+    let mut p = PolicySet::defaults().get(ActionKind::Type).clone();
+    p.early_fallback = deft_retry::EarlyFallback::NoFeedback;
+    check_with(
+        &p,
+        ctx(ActionKind::Type),
+        r#"
+        -> act keystrokes #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 500 no_change feedback=none
+        -> verify 600ms..3000ms
+        <- 3000 no_change feedback=none
+        -> act a11y_set #2 at 3000ms
+        <- 3000 sent
+        -> verify 3100ms..6000ms
+        <- 3100 verified
+        -> done ok verified [keystrokes: no_change, a11y_set: verified]
+        "#,
+    );
+}
+
+#[test]
+fn set_value_falls_back_to_focus_select_all_keystrokes() {
+    check(
+        ctx(ActionKind::SetValue),
+        r#"
+        -> act a11y_set #1 at 0ms
+        <- 0 refused none
+        -> act focus_select_all_keystrokes #2 at 0ms
+        <- 10 sent
+        -> verify 110ms..3010ms
+        <- 110 verified
+        -> done ok verified [a11y_set: no_effect, focus_select_all_keystrokes: verified]
+        "#,
+    );
+}
+
+#[test]
+fn toggle_that_changed_is_not_clicked_again() {
+    let toggle = ActionContext { is_toggle: true, ..ctx(ActionKind::Click) };
+    let v = verdict(check(
+        toggle,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 100 no_change feedback=seen toggle=changed
+        -> verify 200ms..3000ms
+        <- 3000 no_change toggle=changed
+        -> done failed no_effect [coordinate_click: no_change]
+        "#,
+    ));
+    assert!(v.summary.contains("another input would undo it"), "{}", v.summary);
+}
+
+#[test]
+fn toggle_with_unchanged_state_is_retried() {
+    let toggle = ActionContext { is_toggle: true, idempotent: true, ..ctx(ActionKind::Click) };
+    // No early fallback on a toggle, even an idempotent one: a slow first click would be undone.
+    check(
+        toggle,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none toggle=same
+        -> act a11y_action #2 at 3000ms
+        "#,
+    );
+}
+
+#[test]
+fn toggle_with_unknown_state_is_not_retried() {
+    let toggle = ActionContext { is_toggle: true, ..ctx(ActionKind::Click) };
+    check(
+        toggle,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none
+        -> done failed no_effect [coordinate_click: no_change]
+        "#,
+    );
+}
+
+#[test]
+fn transient_errors_back_off_exponentially_within_budget() {
+    let v = verdict(check(
+        ctx(ActionKind::Action),
+        r#"
+        -> act a11y_action #1 at 0ms
+        <- 0 refused error
+        -> act a11y_action #2 at 100ms
+        <- 100 refused timeout
+        -> act a11y_action #3 at 300ms
+        <- 300 refused error
+        -> act a11y_action #4 at 700ms
+        <- 700 refused error
+        -> done failed transient [a11y_action: transient, a11y_action: transient, a11y_action: transient, a11y_action: transient]
+        "#,
+    ));
+    assert_eq!(v.budget.transient_retries, 3);
+    assert_eq!(v.class, Some(ErrorClass::Transient));
+}
+
+#[test]
+fn uncertain_send_is_verified_over_the_window_before_a_retry() {
+    check(
+        ctx(ActionKind::Action),
+        r#"
+        -> act a11y_action #1 at 0ms
+        <- 0 uncertain "dbus timeout"
+        -> verify 100ms..3000ms
+        <- 3000 no_change
+        -> act a11y_action #2 at 3100ms
+        <- 3100 sent
+        -> verify 3200ms..6100ms
+        <- 3300 verified
+        -> done ok verified [a11y_action: transient, a11y_action: verified]
+        "#,
+    );
+}
+
+#[test]
+fn permanent_fails_at_once() {
+    let v = verdict(check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 2000 refused not_found
+        -> done failed permanent suggest=refine_selector [coordinate_click: permanent]
+        "#,
+    ));
+    assert_eq!(v.retry_reason, None);
+}
+
+#[test]
+fn chain_ends_with_no_effect_after_every_method() {
+    check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none
+        -> act a11y_action #2 at 3000ms
+        <- 3000 sent
+        -> verify 3100ms..6000ms
+        <- 6000 no_change
+        -> act offset_click #3 at 6000ms
+        <- 6000 sent
+        -> verify 6100ms..9000ms
+        <- 9000 no_change
+        -> done failed no_effect [coordinate_click: no_change, a11y_action: no_change, offset_click: no_change]
+        "#,
+    );
+}
+
+#[test]
+fn max_retries_bounds_the_chain() {
+    let p = click_policy()
+        .with_overrides(ActionKind::Click, Overrides { max_retries: Some(0), ..Overrides::default() })
+        .unwrap();
+    let v = verdict(check_with(
+        &p,
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change
+        -> done failed no_effect [coordinate_click: no_change]
+        "#,
+    ));
+    assert!(v.summary.ends_with("all 1 attempts spent"), "{}", v.summary);
+}
+
+#[test]
+fn time_budget_cuts_the_window_short() {
+    let mut p = click_policy();
+    p.max_total_ms = 4000;
+    check_with(
+        &p,
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change
+        -> act a11y_action #2 at 3000ms
+        <- 3000 sent
+        -> verify 3100ms..4000ms
+        <- 4000 no_change
+        -> done failed no_effect suggest=wait_longer [coordinate_click: no_change, a11y_action: no_change]
+        "#,
+    );
+}
+
+#[test]
+fn wait_times_out_with_the_suggestion_to_wait_longer() {
+    check(
+        ctx(ActionKind::Wait),
+        r#"
+        -> act wait #1 at 0ms
+        <- 0 sent
+        -> verify 0ms..10000ms
+        <- 10000 no_change
+        -> done failed no_effect suggest=wait_longer [wait: no_change]
+        "#,
+    );
+}
+
+#[test]
+fn without_verify_one_input_is_sent() {
+    let unverified = ActionContext { verify: false, ..ctx(ActionKind::Click) };
+    check(
+        unverified,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 5 sent
+        -> done ok unverified [coordinate_click: sent]
+        "#,
+    );
+}
+
+#[test]
+fn unreadable_ui_is_retried_then_never_answered_with_an_input() {
+    check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 100 unreadable "a11y bus timeout"
+        -> verify 200ms..3000ms
+        <- 3000 unreadable "a11y bus timeout"
+        -> done failed transient [coordinate_click: transient]
+        "#,
+    );
+}
+
+#[test]
+fn protocol_errors_stop_the_action() {
+    // A reply earlier than the step allowed, and a reply that does not fit the step.
+    check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 50 verified
+        -> done failed [coordinate_click: no_change]
+        <- 60 verified
+        -> done failed [coordinate_click: no_change]
+        "#,
+    );
+    let v = verdict(check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 resolved
+        -> done failed [coordinate_click: no_change]
+        "#,
+    ));
+    assert_eq!(v.class, None);
+    assert!(v.summary.contains("`resolved` is not a reply to act"), "{}", v.summary);
+}
