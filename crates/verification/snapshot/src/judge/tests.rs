@@ -1,0 +1,199 @@
+//! Data-driven checks of the relevance rules: two outlines in, the `observed` line out.
+
+use deft_types::{ElementId, Rect, State};
+
+use crate::relevance::{EffectKind, Judgement, NoiseKind, Relation, RelevanceConfig};
+use crate::test_support::snap;
+
+fn config(target: Option<&str>) -> RelevanceConfig {
+    RelevanceConfig { target: target.map(|t| ElementId(t.into())), ..RelevanceConfig::default() }
+}
+
+fn judged(before: &str, after: &str, config: &RelevanceConfig) -> Judgement {
+    Judgement::between(&snap(before), &snap(after), config)
+}
+
+#[track_caller]
+fn check(before: &str, after: &str, target: Option<&str>, expected: &str) {
+    check_with(before, after, &config(target), expected);
+}
+
+#[track_caller]
+fn check_with(before: &str, after: &str, config: &RelevanceConfig, expected: &str) {
+    let j = judged(before, after, config);
+    assert_eq!(j.to_string(), expected, "{j:#?}");
+}
+
+const FORM: &str = r#"
+w frame "Main"
+  name text "Name" text=""
+  sub check_box "Subscribe" enabled
+  ok push_button "Submit" enabled @100,200,80,24
+  clock label text="10:41"
+window w "Main" frame active
+"#;
+
+#[test]
+fn dialog_and_target_gone() {
+    check(
+        FORM,
+        r#"
+w frame "Main"
+  name text "Name" text=""
+  sub check_box "Subscribe" enabled
+  clock label text="10:41"
+window w "Main" frame
+window d "Saved" dialog modal active
+"#,
+        Some("ok"),
+        r#"dialog "Saved" appeared; "Submit" gone; window "Main" no longer active"#,
+    );
+}
+
+#[test]
+fn typed_text_and_checked() {
+    let after = FORM
+        .replace(r#"text "Name" text="""#, r#"text "Name" text="John" focused"#)
+        .replace("enabled\n  ok", "enabled checked\n  ok");
+    check(FORM, &after, Some("name"), r#""Name" text "" -> "John", focused; "Subscribe" checked"#);
+}
+
+#[test]
+fn bounds_jitter_is_noise_a_move_is_not() {
+    let jitter = FORM.replace("@100,200,80,24", "@102,199,80,24");
+    check(FORM, &jitter, Some("ok"), "no change (ignored: bounds jitter)");
+    let moved = FORM.replace("@100,200,80,24", "@110,200,80,24");
+    check(FORM, &moved, Some("ok"), r#""Submit" moved by (+10, +0)"#);
+    let cfg = RelevanceConfig { jitter_px: 0, ..config(Some("ok")) };
+    check_with(FORM, &jitter, &cfg, r#""Submit" moved by (+2, -1)"#);
+}
+
+#[test]
+fn clock_text_is_noise_unless_it_is_the_target() {
+    let ticked = FORM.replace("10:41", "10:42");
+    check(FORM, &ticked, Some("ok"), "no change (ignored: clock text)");
+    check(FORM, &ticked, Some("clock"), r#"label text "10:41" -> "10:42""#);
+    let cfg = RelevanceConfig { clock_text: false, ..config(Some("ok")) };
+    check_with(FORM, &ticked, &cfg, r#"label text "10:41" -> "10:42""#);
+    let rewritten = FORM.replace(r#"text="10:41""#, r#"text="Saved at 10:42""#);
+    check(FORM, &rewritten, Some("ok"), r#"label text "10:41" -> "Saved at 10:42""#);
+}
+
+#[test]
+fn progress_churn_is_noise_but_means_loading() {
+    let before = "w frame \"Main\"\n  p progress_bar value=\"10\"\n  ok push_button \"Go\"";
+    let after = "w frame \"Main\"\n  p progress_bar value=\"40\" busy\n  ok push_button \"Go\"";
+    check(before, after, Some("ok"), "no change (ignored: progress activity)");
+    assert!(judged(before, after, &config(Some("ok"))).loading);
+}
+
+#[test]
+fn spinner_or_loading_text_appearing_is_an_effect_and_loading() {
+    let before = "w frame \"Main\"\n  ok push_button \"Go\"";
+    let spinner = "w frame \"Main\"\n  ok push_button \"Go\"\n  s animation";
+    check(before, spinner, Some("ok"), "animation appeared");
+    assert!(judged(before, spinner, &config(Some("ok"))).loading);
+    let text = "w frame \"Main\"\n  ok push_button \"Go\"\n  l label \"Loading…\"";
+    assert!(judged(before, text, &config(Some("ok"))).loading);
+    assert!(!judged(before, before, &config(Some("ok"))).loading);
+}
+
+#[test]
+fn pixels_caret_and_masks() {
+    let before = "region 0,0,200,40 #1\nregion 50,10,2,16 #1\nregion 300,0,60,20 #1";
+    let caret = "region 0,0,200,40 #1\nregion 50,10,2,16 #2\nregion 300,0,60,20 #1";
+    check(before, caret, None, "no change (ignored: caret)");
+    let clock = "region 0,0,200,40 #1\nregion 50,10,2,16 #1\nregion 300,0,60,20 #2";
+    let masked = RelevanceConfig { masks: vec![Rect::new(290, 0, 100, 30)], ..config(None) };
+    check_with(before, clock, &masked, "no change (ignored: masked region)");
+    check(before, clock, None, "pixels changed in 60x20 at (300, 0)");
+    let both = "region 0,0,200,40 #2\nregion 50,10,2,16 #1\nregion 300,0,60,20 #2";
+    check(before, both, None, "pixels changed in 2 regions");
+}
+
+#[test]
+fn ignored_subtrees_are_noise() {
+    let before = "w frame \"Main\"\n  tray panel\n    t label \"3 new\"\n  ok push_button \"Go\"";
+    let after = "w frame \"Main\"\n  tray panel\n    t label \"4 new\"\n  ok push_button \"Go\"";
+    check(before, after, Some("ok"), r#""3 new" renamed "4 new""#);
+    let cfg = RelevanceConfig { ignore: vec![ElementId("tray".into())], ..config(Some("ok")) };
+    check_with(before, after, &cfg, "no change (ignored: ignored element)");
+}
+
+#[test]
+fn subtrees_collapse_and_show_their_texts() {
+    let before = "w frame \"Main\"\n  ok push_button \"Go\"";
+    let after = r#"
+w frame "Main"
+  ok push_button "Go"
+  banner panel
+    icon image
+    msg label "Saved successfully"
+    x push_button "Dismiss"
+"#;
+    check(before, after, Some("ok"), r#"panel appeared with "Saved successfully", "Dismiss""#);
+    check(after, before, Some("ok"), "panel gone");
+    let in_tree = "w frame \"Main\"\n  ok push_button \"Go\"\n  d dialog \"Confirm\"\n    y push_button \"Yes\"";
+    check(in_tree, before, Some("y"), r#"dialog "Confirm" closed"#);
+    assert!(judged(in_tree, before, &config(Some("y"))).target_gone());
+}
+
+#[test]
+fn effects_are_placed_and_ordered() {
+    let before = r#"
+w frame "Main"
+  list list
+    a list_item "A"
+  ok push_button "Go"
+  l label "Idle"
+other frame "Other"
+  o label "x"
+"#;
+    let after = r#"
+w frame "Main"
+  list list
+    a list_item "A" selected
+  ok push_button "Go" focused
+  l label "Done"
+other frame "Other"
+  o label "y"
+"#;
+    let j = judged(before, after, &config(Some("list")));
+    let places: Vec<_> = j.effects.iter().map(|e| e.relation).collect();
+    assert_eq!(places, [Relation::InsideTarget, Relation::SameWindow, Relation::SameWindow, Relation::OtherWindow]);
+    assert_eq!(j.to_string(), r#""A" selected; "Idle" renamed "Done"; "Go" focused; "x" renamed "y""#);
+    let j = judged(before, after, &config(Some("ok")));
+    assert_eq!(j.target_changes(), Some(&[crate::FieldChange::StateAdded(State::Focused)][..]));
+    assert!(j.target_gained(State::Focused));
+    assert!(matches!(j.effects[0].kind, EffectKind::Changed { .. }));
+    assert_eq!(j.effects[0].relation, Relation::Target);
+}
+
+#[test]
+fn windows() {
+    let before = "window w \"Untitled\" frame active @0,0,800,600";
+    check(
+        before,
+        "window w \"notes.txt\" frame active @0,0,800,600",
+        None,
+        r#"window "Untitled" now titled "notes.txt""#,
+    );
+    check(before, "window w \"Untitled\" frame active @1,2,800,600", None, "no change (ignored: bounds jitter)");
+    check(
+        before,
+        "window w \"Untitled\" frame active @0,0,400,600",
+        None,
+        r#"window "Untitled" resized 800x600 -> 400x600"#,
+    );
+    check(before, "", None, r#"window "Untitled" closed"#);
+    check("", "window a \"Error\" alert", None, r#"alert "Error" appeared"#);
+    let j = judged(before, "window w \"Untitled\" frame active @1,2,800,600", &config(None));
+    assert_eq!(j.noise_kinds(), [NoiseKind::BoundsJitter]);
+}
+
+#[test]
+fn identical_snapshots_have_no_effect() {
+    let j = judged(FORM, FORM, &config(Some("ok")));
+    assert!(!j.has_effect());
+    assert_eq!(j.to_string(), "no change");
+}
