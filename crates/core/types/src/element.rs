@@ -23,8 +23,21 @@ impl fmt::Display for ElementId {
 /// `text`, `dialog`, ...). A string rather than an enum: platforms add roles, and an
 /// unknown role must still be selectable by name.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
-#[serde(transparent)]
+#[serde(from = "String", into = "String")]
 pub struct Role(pub String);
+
+// Deserializing normalises too, so `"Progress Bar"` in a config file means `progress_bar`.
+impl From<String> for Role {
+    fn from(s: String) -> Role {
+        Role::new(&s)
+    }
+}
+
+impl From<Role> for String {
+    fn from(r: Role) -> String {
+        r.0
+    }
+}
 
 impl Role {
     /// A role from any spelling: `"Push Button"`, `"push-button"` and `"push_button"` are
@@ -163,5 +176,7 @@ mod tests {
             assert_eq!(Role::new(s).as_str(), "push_button", "{s:?}");
         }
         assert!(Role::new("Dialog").is_dialog_like());
+        let r: Role = serde_json::from_str("\"Progress Bar\"").unwrap();
+        assert_eq!(r.as_str(), "progress_bar");
     }
 }

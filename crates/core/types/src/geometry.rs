@@ -128,6 +128,15 @@ impl<S: CoordSpace> Rect<S> {
         x >= i64::from(self.x) && y >= i64::from(self.y) && x < self.right() && y < self.bottom()
     }
 
+    /// Whether `other` lies entirely inside (an empty `other` is inside anything).
+    pub fn contains_rect(&self, other: &Rect<S>) -> bool {
+        other.is_empty()
+            || (i64::from(other.x) >= i64::from(self.x)
+                && i64::from(other.y) >= i64::from(self.y)
+                && other.right() <= self.right()
+                && other.bottom() <= self.bottom())
+    }
+
     /// The overlap of two rectangles, or `None` when they do not overlap.
     pub fn intersection(&self, other: &Rect<S>) -> Option<Rect<S>> {
         let x0 = i64::from(self.x).max(i64::from(other.x));
@@ -364,6 +373,7 @@ mod tests {
         assert!(a.contains(Point::new(9, 9)));
         assert!(!a.contains(Point::new(10, 9)));
         assert_eq!(a.max_edge_delta(&b), 5);
+        assert!(a.contains_rect(&Rect::new(2, 2, 8, 8)) && !a.contains_rect(&b));
         assert_eq!(serde_json::to_string(&a).unwrap(), "[0,0,10,10]");
     }
 }
