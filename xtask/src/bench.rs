@@ -1,26 +1,60 @@
-//! `cargo xtask bench [NAME...]`: run the benchmarks whose results go to docs/BENCHMARKS.md.
+//! `cargo xtask bench [SUITE...]`: run the benchmarks whose results go to docs/BENCHMARKS.md.
+//!
+//! A suite is one or more `cargo bench` targets; each target compares Deft with its peers
+//! in one run, so their numbers are taken under the same load.
 
 use crate::run_step;
 
-/// (name, package, bench target): each suite is one `cargo bench` run.
-const SUITES: &[(&str, &str, &str)] = &[("bus", "deft-bus", "bus"), ("snapshot", "deft-snapshot", "diff")];
+/// One `cargo bench` target.
+struct Target {
+    package: &'static str,
+    bench: &'static str,
+    features: &'static [&'static str],
+}
+
+const fn target(package: &'static str, bench: &'static str, features: &'static [&'static str]) -> Target {
+    Target { package, bench, features }
+}
+
+/// Suites by name, in the order `cargo xtask bench` runs them.
+const SUITES: &[(&str, &[Target])] = &[
+    ("bus", &[target("deft-bus", "bus", &[])]),
+    ("snapshot", &[target("deft-snapshot", "diff", &[])]),
+    (
+        "perception",
+        &[
+            target("deft-capture", "capture", &["xcap"]),
+            target("deft-diff", "diff", &[]),
+            target("deft-ocr", "ocr", &[]),
+        ],
+    ),
+    ("actuation", &[target("deft-a11y", "snapshot", &[]), target("deft-input", "latency", &[])]),
+];
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
-    let chosen: Vec<&(&str, &str, &str)> = if args.is_empty() {
+    let chosen: Vec<&(&str, &[Target])> = if args.is_empty() {
         SUITES.iter().collect()
     } else {
         args.iter()
             .map(|a| {
-                SUITES.iter().find(|(n, _, _)| n == a).ok_or_else(|| {
+                SUITES.iter().find(|(n, _)| n == a).ok_or_else(|| {
                     let known: Vec<&str> = SUITES.iter().map(|s| s.0).collect();
-                    anyhow::anyhow!("unknown benchmark `{a}`; known: {}", known.join(", "))
+                    anyhow::anyhow!("unknown benchmark suite `{a}`; known: {}", known.join(", "))
                 })
             })
             .collect::<anyhow::Result<_>>()?
     };
-    for (name, package, bench) in chosen {
-        println!("\n==> bench: {name}");
-        run_step("cargo", &["bench", "--package", package, "--bench", bench])?;
+    crate::setup::ensure_packages()?;
+    for (name, targets) in chosen {
+        for t in *targets {
+            println!("\n==> bench {name}: {} ({})", t.bench, t.package);
+            let features = t.features.join(",");
+            let mut args = vec!["bench", "--locked", "--package", t.package, "--bench", t.bench];
+            if !features.is_empty() {
+                args.extend(["--features", &features]);
+            }
+            run_step("cargo", &args)?;
+        }
     }
     Ok(())
 }

@@ -16,14 +16,19 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         Ok(())
     };
     step("setup", &|| crate::setup::run(&[]))?;
+    // --all-features everywhere: one build configuration, and the optional backends
+    // (xcap) are linted and tested too.
     step("fmt", &|| run_step("cargo", &["fmt", "--all", "--check"]))?;
     step("clippy", &|| {
-        run_step("cargo", &["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])
+        run_step(
+            "cargo",
+            &["clippy", "--workspace", "--all-targets", "--all-features", "--locked", "--", "-D", "warnings"],
+        )
     })?;
     step("layers", &|| crate::layers::run(&[]))?;
     // Advisories need the internet, which CI machines do not have; see deny.toml.
     step("deny", &|| run_step("cargo", &["deny", "--locked", "check", "bans", "licenses", "sources"]))?;
-    step("test", &|| run_step("cargo", &["test", "--workspace", "--locked"]))?;
+    step("test", &|| run_step("cargo", &["test", "--workspace", "--all-features", "--locked"]))?;
     println!("\n==> ci: all steps passed in {:.0?}", start.elapsed());
     for (name, took) in &timings {
         println!("    {name:<8} {took:.1?}");

@@ -19,7 +19,7 @@ commands:
   ci                 the test command: setup, fmt, clippy, layering, cargo-deny, all tests
   desktop -- CMD...  run CMD on a fresh headless desktop (Xvfb, D-Bus, AT-SPI, openbox)
   layers             check that no crate depends on a crate of a higher layer
-  bench [NAME...]    run benchmarks (all, or: bus, snapshot)
+  bench [SUITE...]   run benchmarks (all, or: bus, snapshot, perception, actuation)
 ";
 
 fn main() -> ExitCode {

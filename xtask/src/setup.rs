@@ -17,7 +17,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
 /// Install missing Debian packages with apt-get, or explain exactly what is missing.
 pub fn ensure_packages() -> anyhow::Result<()> {
     let missing: Vec<Requirement> =
-        system::missing(system::BUILD).into_iter().chain(system::missing(system::RUNTIME)).collect();
+        [system::BUILD, system::RUNTIME, system::BENCH].into_iter().flat_map(system::missing).collect();
     let names = match plan(&missing, is_root(), which("apt-get").is_some()) {
         Plan::Nothing => {
             println!("setup: all system packages are present");

@@ -13,6 +13,8 @@ pub enum Probe {
     PythonModule(&'static str),
     /// A GObject introspection typelib, e.g. `Gtk-3.0`.
     Typelib(&'static str),
+    /// A file matching a glob with `*` in path components (versioned library paths).
+    Glob(&'static str),
 }
 
 /// A Debian package and the probe that tells whether it is installed.
@@ -34,6 +36,23 @@ pub const BUILD: &[Requirement] = &[
         why: "finds C libraries at build time",
     },
     Requirement { package: "libxcb1-dev", probe: Probe::PkgConfig("xcb"), why: "X11 capture (xcap, x11rb)" },
+    Requirement {
+        package: "libwayland-dev",
+        probe: Probe::PkgConfig("wayland-client"),
+        why: "the xcap capture backend",
+    },
+    Requirement { package: "libgbm-dev", probe: Probe::PkgConfig("gbm"), why: "the xcap capture backend" },
+    Requirement { package: "libegl-dev", probe: Probe::PkgConfig("egl"), why: "the xcap capture backend" },
+    Requirement {
+        package: "libpipewire-0.3-dev",
+        probe: Probe::PkgConfig("libpipewire-0.3"),
+        why: "the xcap capture backend",
+    },
+    Requirement {
+        package: "libclang-dev",
+        probe: Probe::Glob("/usr/lib/llvm-*/lib/libclang.so*"),
+        why: "bindgen, for xcap's pipewire bindings",
+    },
 ];
 
 /// Packages needed to run the desktop tests.
@@ -73,6 +92,25 @@ pub const RUNTIME: &[Requirement] = &[
         why: "an accessibility driver independent of Deft, and a peer in benchmarks",
     },
     Requirement { package: "gir1.2-atspi-2.0", probe: Probe::Typelib("Atspi-2.0"), why: "pyatspi's bindings" },
+    Requirement {
+        package: "x11-xserver-utils",
+        probe: Probe::File("/usr/bin/xsetroot"),
+        why: "xsetroot paints known pixels for capture tests",
+    },
+];
+
+/// Peers that the benchmarks compare Deft with, in the same run.
+pub const BENCH: &[Requirement] = &[
+    Requirement { package: "scrot", probe: Probe::File("/usr/bin/scrot"), why: "capture peer" },
+    Requirement { package: "imagemagick", probe: Probe::File("/usr/bin/import"), why: "capture peer (import)" },
+    Requirement { package: "tesseract-ocr", probe: Probe::File("/usr/bin/tesseract"), why: "OCR peer" },
+    Requirement {
+        package: "gtk-3-examples",
+        probe: Probe::File("/usr/bin/gtk3-widget-factory"),
+        why: "a large real app for accessibility benchmarks",
+    },
+    Requirement { package: "python3-dogtail", probe: Probe::PythonModule("dogtail"), why: "accessibility peer" },
+    Requirement { package: "python3-pip", probe: Probe::PythonModule("pip"), why: "installs the mss capture peer" },
 ];
 
 impl Requirement {
@@ -88,6 +126,7 @@ impl Requirement {
                 .stderr(std::process::Stdio::null())
                 .status()
                 .is_ok_and(|s| s.success()),
+            Probe::Glob(pattern) => glob_exists(pattern),
             Probe::Typelib(name) => {
                 ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib", "/usr/lib64"]
                     .iter()
@@ -100,4 +139,35 @@ impl Requirement {
 /// The requirements among `reqs` that are not met.
 pub fn missing(reqs: &[Requirement]) -> Vec<Requirement> {
     reqs.iter().filter(|r| !r.is_met()).copied().collect()
+}
+
+/// Whether any file matches `pattern`, where `*` matches within one path component.
+fn glob_exists(pattern: &str) -> bool {
+    fn walk(dir: &Path, parts: &[&str]) -> bool {
+        let Some((first, rest)) = parts.split_first() else { return dir.exists() };
+        if !first.contains('*') {
+            return walk(&dir.join(first), rest);
+        }
+        let (prefix, suffix) = first.split_once('*').unwrap_or((first, ""));
+        let suffix = suffix.trim_end_matches('*');
+        std::fs::read_dir(dir).into_iter().flatten().flatten().any(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(prefix) && name[prefix.len()..].contains(suffix) && walk(&e.path(), rest)
+        })
+    }
+    let parts: Vec<&str> = pattern.trim_start_matches('/').split('/').collect();
+    walk(Path::new("/"), &parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_versioned_paths() {
+        assert!(glob_exists("/proc/self/sta*"));
+        assert!(!glob_exists("/proc/self/no-such-*"));
+        assert!(!glob_exists("/no-such-dir-*/x"));
+    }
 }
