@@ -1,0 +1,85 @@
+//! Finding top-level windows and their physical bounds: the display server's half of a scale.
+
+use std::fmt;
+
+use deft_types::{Physical, Rect};
+
+use crate::InputError;
+
+/// Which windows to look for. Every filter that is set must match.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WindowQuery {
+    /// The owning process (on X11, the `_NET_WM_PID` property).
+    pub pid: Option<u32>,
+    /// A substring of the title.
+    pub title: Option<String>,
+}
+
+impl WindowQuery {
+    /// Windows of process `pid`.
+    pub fn pid(pid: u32) -> WindowQuery {
+        WindowQuery { pid: Some(pid), title: None }
+    }
+
+    /// Windows whose title contains `title`.
+    pub fn title(title: impl Into<String>) -> WindowQuery {
+        WindowQuery { pid: None, title: Some(title.into()) }
+    }
+
+    /// Whether a window with this owner and title matches.
+    pub fn matches(&self, pid: Option<u32>, title: &str) -> bool {
+        self.pid.is_none_or(|want| pid == Some(want)) && self.title.as_deref().is_none_or(|t| title.contains(t))
+    }
+}
+
+impl fmt::Display for WindowQuery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.pid, &self.title) {
+            (None, None) => f.write_str("any window"),
+            (Some(pid), None) => write!(f, "pid {pid}"),
+            (None, Some(t)) => write!(f, "title {t:?}"),
+            (Some(pid), Some(t)) => write!(f, "pid {pid} and title {t:?}"),
+        }
+    }
+}
+
+/// A visible top-level window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WindowInfo {
+    /// The platform's window id (an X window id).
+    pub id: u64,
+    /// The owning process, when the window says.
+    pub pid: Option<u32>,
+    /// The title.
+    pub title: String,
+    /// The client area (without decorations) in physical screen pixels.
+    pub bounds: Rect<Physical>,
+}
+
+/// Lists visible top-level windows with their physical bounds.
+pub trait WindowLocator {
+    /// Every visible top-level window matching `query`, in stacking order from the bottom
+    /// when the platform knows it.
+    fn windows(&self, query: &WindowQuery) -> Result<Vec<WindowInfo>, InputError>;
+
+    /// The one window matching `query` (the topmost when several do).
+    fn window(&self, query: &WindowQuery) -> Result<WindowInfo, InputError> {
+        self.windows(query)?.pop().ok_or_else(|| InputError::WindowNotFound(query.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_match_every_filter_that_is_set() {
+        assert!(WindowQuery::default().matches(None, ""));
+        assert!(WindowQuery::pid(7).matches(Some(7), "x"));
+        assert!(!WindowQuery::pid(7).matches(None, "x"));
+        assert!(WindowQuery::title("Fixture").matches(None, "Deft Fixture"));
+        let both = WindowQuery { pid: Some(7), title: Some("Deft".into()) };
+        assert!(!both.matches(Some(7), "Other"));
+        assert_eq!(both.to_string(), "pid 7 and title \"Deft\"");
+    }
+}

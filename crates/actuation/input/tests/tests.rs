@@ -1,0 +1,6 @@
+//! deft-input on real headless desktops, judged only by the fixture app's ground-truth log.
+
+mod keyboard;
+mod pointer;
+mod scale;
+mod support;
