@@ -61,6 +61,8 @@ pub struct FixtureOptions {
     pub loading: Option<Duration>,
     /// Further arguments, passed as they are.
     pub extra_args: Vec<String>,
+    /// Extra environment for the app, e.g. `GDK_SCALE=2` for a scaled window.
+    pub env: Vec<(String, String)>,
     /// How long to wait for `ready`, on top of `slow_start`.
     pub ready_timeout: Duration,
 }
@@ -80,6 +82,7 @@ impl Default for FixtureOptions {
             save_delay: None,
             loading: None,
             extra_args: Vec::new(),
+            env: Vec::new(),
             ready_timeout: Duration::from_secs(20),
         }
     }
@@ -255,7 +258,7 @@ impl FixtureApp {
         let stderr_file = std::fs::File::create(&stderr)
             .map_err(|source| HarnessError::Io { context: format!("creating {}", stderr.display()), source })?;
         let mut cmd = desktop.command(python());
-        cmd.arg(app_script()).arg("--log").arg(&log).args(opts.args());
+        cmd.arg(app_script()).arg("--log").arg(&log).args(opts.args()).envs(opts.env.iter().cloned());
         cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(stderr_file);
         let child = cmd.spawn().map_err(|source| HarnessError::Io {
             context: format!("starting the fixture app with {}", python()),
