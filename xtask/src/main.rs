@@ -6,6 +6,7 @@
 mod bench;
 mod ci;
 mod desktop;
+mod fixtures;
 mod layers;
 mod setup;
 
@@ -19,6 +20,7 @@ commands:
   ci                 the test command: setup, fmt, clippy, layering, cargo-deny, all tests
   desktop -- CMD...  run CMD on a fresh headless desktop (Xvfb, D-Bus, AT-SPI, openbox)
   layers             check that no crate depends on a crate of a higher layer
+  fixtures [--check] render the OCR fixture screens (tests/fixtures/screens), or check they are fresh
   bench [SUITE...]   run benchmarks (all, or: bus, snapshot, perception, actuation)
 ";
 
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
         "ci" => ci::run(rest),
         "desktop" => return desktop::run(rest),
         "layers" => layers::run(rest),
+        "fixtures" => fixtures::run(rest),
         "bench" => bench::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
