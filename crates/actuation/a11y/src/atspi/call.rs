@@ -1,0 +1,191 @@
+//! One D-Bus call under a timeout, its failures sorted into what they mean for Deft.
+
+use std::time::Duration;
+
+use deft_types::ElementId;
+use serde::Serialize;
+use zbus::zvariant::DynamicType;
+use zbus::{Connection, Message};
+
+use crate::error::A11yError;
+
+/// AT-SPI interface names.
+pub(crate) mod iface {
+    pub const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
+    pub const ACTION: &str = "org.a11y.atspi.Action";
+    pub const APPLICATION: &str = "org.a11y.atspi.Application";
+    pub const CACHE: &str = "org.a11y.atspi.Cache";
+    pub const COMPONENT: &str = "org.a11y.atspi.Component";
+    pub const EDITABLE_TEXT: &str = "org.a11y.atspi.EditableText";
+    pub const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
+    pub const REGISTRY: &str = "org.a11y.atspi.Registry";
+    pub const SELECTION: &str = "org.a11y.atspi.Selection";
+    pub const TEXT: &str = "org.a11y.atspi.Text";
+    pub const VALUE: &str = "org.a11y.atspi.Value";
+}
+
+/// Where an application's root accessible lives.
+pub(crate) const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
+/// Where the cache of an application lives.
+pub(crate) const CACHE_PATH: &str = "/org/a11y/atspi/cache";
+/// The path of the null object reference.
+pub(crate) const NULL_PATH: &str = "/org/a11y/atspi/null";
+/// The registry daemon's bus name.
+pub(crate) const REGISTRY: &str = "org.a11y.atspi.Registry";
+
+/// Why a call failed, before it is given its context.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Fail {
+    /// No answer within the timeout.
+    Timeout(Duration),
+    /// The object does not exist (any more).
+    NoObject,
+    /// The object does not implement the method (or its interface).
+    NoMethod,
+    /// The peer is gone: its name has no owner, or its direct connection closed.
+    Gone(String),
+    /// Anything else.
+    Other(String),
+}
+
+impl Fail {
+    /// The error for a call about element `id` of app `app` doing `what`.
+    pub fn into_error(self, what: &str, id: Option<&ElementId>, app: &str) -> A11yError {
+        match (self, id) {
+            (Fail::Timeout(after), _) => A11yError::Timeout { what: what.to_string(), after },
+            (Fail::NoObject, Some(id)) => A11yError::Stale { id: id.clone() },
+            (Fail::NoObject, None) => {
+                A11yError::AppGone { app: app.to_string(), detail: "its root object is gone".into() }
+            }
+            (Fail::NoMethod, Some(id)) => A11yError::NotSupported { id: id.clone(), what: what.to_string() },
+            (Fail::NoMethod, None) => {
+                A11yError::Backend { what: what.to_string(), detail: "the application does not implement it".into() }
+            }
+            (Fail::Gone(detail), _) => A11yError::AppGone { app: app.to_string(), detail },
+            (Fail::Other(detail), _) => A11yError::Backend { what: what.to_string(), detail },
+        }
+    }
+}
+
+/// Call `iface.method(body)` on `dest` at `path`, waiting at most `timeout`.
+pub(crate) async fn call<B>(
+    conn: &Connection,
+    timeout: Duration,
+    dest: &str,
+    path: &str,
+    iface: &str,
+    method: &str,
+    body: &B,
+) -> Result<Message, Fail>
+where
+    B: Serialize + DynamicType,
+{
+    let reply = tokio::time::timeout(timeout, conn.call_method(Some(dest), path, Some(iface), method, body)).await;
+    match reply {
+        Err(_) => Err(Fail::Timeout(timeout)),
+        Ok(Ok(msg)) => Ok(msg),
+        Ok(Err(e)) => Err(classify(e)),
+    }
+}
+
+/// Like [`call`], then deserialize the reply body.
+pub(crate) async fn call_as<B, R>(
+    conn: &Connection,
+    timeout: Duration,
+    dest: &str,
+    path: &str,
+    iface: &str,
+    method: &str,
+    body: &B,
+) -> Result<R, Fail>
+where
+    B: Serialize + DynamicType,
+    R: for<'d> serde::Deserialize<'d> + zbus::zvariant::Type,
+{
+    let msg = call(conn, timeout, dest, path, iface, method, body).await?;
+    msg.body().deserialize::<R>().map_err(|e| Fail::Other(format!("unexpected reply to {iface}.{method}: {e}")))
+}
+
+/// Read one property.
+pub(crate) async fn property<R>(
+    conn: &Connection,
+    timeout: Duration,
+    dest: &str,
+    path: &str,
+    interface: &str,
+    name: &str,
+) -> Result<R, Fail>
+where
+    R: TryFrom<zbus::zvariant::OwnedValue>,
+    R::Error: std::fmt::Display,
+{
+    let v: zbus::zvariant::OwnedValue =
+        call_as(conn, timeout, dest, path, iface::PROPERTIES, "Get", &(interface, name)).await?;
+    R::try_from(v).map_err(|e| Fail::Other(format!("unexpected type of property {interface}.{name}: {e}")))
+}
+
+fn classify(e: zbus::Error) -> Fail {
+    match &e {
+        zbus::Error::MethodError(name, detail, _) => {
+            let detail = detail.clone().unwrap_or_default();
+            match name.as_str() {
+                "org.freedesktop.DBus.Error.UnknownObject" => Fail::NoObject,
+                "org.freedesktop.DBus.Error.UnknownMethod"
+                | "org.freedesktop.DBus.Error.UnknownInterface"
+                | "org.freedesktop.DBus.Error.UnknownProperty"
+                | "org.freedesktop.DBus.Error.NotSupported" => Fail::NoMethod,
+                "org.freedesktop.DBus.Error.ServiceUnknown"
+                | "org.freedesktop.DBus.Error.NameHasNoOwner"
+                | "org.freedesktop.DBus.Error.NoReply"
+                | "org.freedesktop.DBus.Error.Disconnected" => Fail::Gone(format!("{name}: {detail}")),
+                _ => Fail::Other(format!("{name}: {detail}")),
+            }
+        }
+        zbus::Error::FDO(fdo) => match fdo.as_ref() {
+            zbus::fdo::Error::UnknownObject(_) => Fail::NoObject,
+            zbus::fdo::Error::UnknownMethod(_)
+            | zbus::fdo::Error::UnknownInterface(_)
+            | zbus::fdo::Error::UnknownProperty(_)
+            | zbus::fdo::Error::NotSupported(_) => Fail::NoMethod,
+            zbus::fdo::Error::ServiceUnknown(_)
+            | zbus::fdo::Error::NameHasNoOwner(_)
+            | zbus::fdo::Error::NoReply(_)
+            | zbus::fdo::Error::Disconnected(_) => Fail::Gone(e.to_string()),
+            _ => Fail::Other(e.to_string()),
+        },
+        zbus::Error::InputOutput(_) => Fail::Gone(format!("its connection closed ({e})")),
+        _ => Fail::Other(e.to_string()),
+    }
+}
+
+/// An element id for object `path` of the application on bus name `bus`.
+pub(crate) fn element_id(bus: &str, path: &str) -> ElementId {
+    ElementId(format!("{bus}|{path}"))
+}
+
+/// The bus name and object path of an id made by [`element_id`].
+pub(crate) fn split_id(id: &ElementId) -> Result<(&str, &str), A11yError> {
+    let invalid = |why: &str| A11yError::InvalidId { id: id.clone(), why: why.to_string() };
+    let (bus, path) = id.0.split_once('|').ok_or_else(|| invalid("expected `bus_name|/object/path`"))?;
+    if bus.is_empty() || !path.starts_with('/') {
+        return Err(invalid("expected `bus_name|/object/path`"));
+    }
+    Ok((bus, path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_and_bad_ids_are_named() {
+        let id = element_id(":1.7", "/org/a11y/atspi/accessible/12");
+        assert_eq!(split_id(&id).unwrap(), (":1.7", "/org/a11y/atspi/accessible/12"));
+        for bad in ["", "no-bar", "|/x", ":1.2|relative"] {
+            let err = split_id(&ElementId(bad.into())).unwrap_err();
+            assert!(matches!(err, A11yError::InvalidId { .. }), "{bad}: {err}");
+        }
+        let stale = Fail::NoObject.into_error("reading", Some(&id), ":1.7");
+        assert!(matches!(stale, A11yError::Stale { .. }));
+    }
+}

@@ -1,0 +1,371 @@
+//! The fast tree read: the skeleton from one cache call, then a walk with every call in flight.
+//!
+//! The walk starts at the scope's root and, for every element at once, issues the detail
+//! calls it needs while it descends: extents for showing components (a hidden one has no
+//! bounds, so no call), text for the Text interface, the current value for Value (the
+//! selected item's name for combo boxes), actions for Action, relations only when asked.
+//! An element the cache lacks costs one more round trip ([`basics`]) before its details go
+//! out, and one more ([`children`]) before its children do, only when it has any. So a read
+//! takes the cache call, a round trip or two per level of uncached elements and the
+//! details' round trip, however many elements there are; what remains is the
+//! application's own time per call.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use deft_types::{Element, ElementId};
+use futures_util::future::{BoxFuture, join_all};
+use zbus::Connection;
+use zbus::zvariant::OwnedObjectPath;
+
+use super::Inner;
+use super::call::{self, Fail, NULL_PATH, ROOT_PATH, iface};
+use super::convert::{self, Ifaces, st};
+use super::skeleton::{Skel, Skeleton, basics, children};
+use crate::backend::{Scope, SnapshotOptions};
+use crate::error::A11yError;
+use crate::tree::{Relation, Tree, TreeBuilder};
+
+/// What the detail calls found for one element.
+#[derive(Default)]
+pub(crate) struct Details {
+    pub bounds: Option<(i32, i32, i32, i32)>,
+    pub text: Option<String>,
+    pub value: Option<String>,
+    pub actions: Vec<String>,
+    pub relations: Vec<Relation>,
+    /// The element vanished while being read.
+    pub vanished: bool,
+}
+
+/// Read the details `node` needs, all calls in flight.
+pub(crate) async fn details(
+    inner: &Inner,
+    conn: &Connection,
+    sk: &Skeleton,
+    path: &str,
+    node: &Skel,
+    opts: &SnapshotOptions,
+    english: bool,
+) -> Result<Details, Fail> {
+    let (t, bus) = (inner.timeout(), sk.bus.as_str());
+    let showing = node.states.has(st::SHOWING);
+    let full = showing || opts.hidden_details;
+    let extents = async {
+        if !(showing && node.ifaces.has(Ifaces::COMPONENT)) {
+            return Ok(None);
+        }
+        call::call_as::<_, (i32, i32, i32, i32)>(conn, t, bus, path, iface::COMPONENT, "GetExtents", &(0u32,))
+            .await
+            .map(Some)
+    };
+    let text = async {
+        if !(full && node.ifaces.has(Ifaces::TEXT)) {
+            return Ok(None);
+        }
+        call::call_as::<_, String>(conn, t, bus, path, iface::TEXT, "GetText", &(0i32, -1i32)).await.map(Some)
+    };
+    let value = async {
+        if !full {
+            return Ok(None);
+        }
+        if node.ifaces.has(Ifaces::VALUE) {
+            let v: f64 = call::property(conn, t, bus, path, iface::VALUE, "CurrentValue").await?;
+            return Ok(Some(format_number(v)));
+        }
+        if convert::role(node.role).as_str() == "combo_box" && node.ifaces.has(Ifaces::SELECTION) {
+            return selected_name(inner, conn, sk, path).await;
+        }
+        Ok(None)
+    };
+    let actions = async {
+        if !(full && node.ifaces.has(Ifaces::ACTION)) {
+            return Ok(Vec::new());
+        }
+        action_names(inner, conn, bus, path, english).await
+    };
+    let relations = async {
+        if !opts.relations {
+            return Ok(Vec::new());
+        }
+        let set: Vec<(u32, Vec<(String, OwnedObjectPath)>)> =
+            call::call_as(conn, t, bus, path, iface::ACCESSIBLE, "GetRelationSet", &()).await?;
+        Ok(set
+            .into_iter()
+            .map(|(kind, targets)| Relation {
+                kind: convert::relation(kind),
+                targets: targets
+                    .into_iter()
+                    .map(|(b, p)| call::element_id(if b.is_empty() { bus } else { &b }, p.as_str()))
+                    .collect(),
+            })
+            .collect())
+    };
+    let (extents, text, value, actions, relations) = tokio::join!(extents, text, value, actions, relations);
+    // A failure of any call that says the object is gone marks it vanished; others fail the read.
+    let mut out = Details::default();
+    let mut vanished = false;
+    let mut keep = |r: Result<(), Fail>| -> Result<(), Fail> {
+        match r {
+            Err(Fail::NoObject) => {
+                vanished = true;
+                Ok(())
+            }
+            // Some toolkits list an interface and then do not answer a call of it.
+            Err(Fail::NoMethod) => Ok(()),
+            other => other,
+        }
+    };
+    keep(extents.map(|v| out.bounds = v))?;
+    keep(text.map(|v| out.text = v))?;
+    keep(value.map(|v| out.value = v))?;
+    keep(actions.map(|v| out.actions = v))?;
+    keep(relations.map(|v| out.relations = v))?;
+    out.vanished = vanished;
+    Ok(out)
+}
+
+/// The names of an element's actions. `GetActions` gives localized names ("Click"); in an
+/// English locale that is the name up to case, otherwise each name is asked for.
+pub(crate) async fn action_names(
+    inner: &Inner,
+    conn: &Connection,
+    bus: &str,
+    path: &str,
+    english: bool,
+) -> Result<Vec<String>, Fail> {
+    let t = inner.timeout();
+    let list: Vec<(String, String, String)> =
+        call::call_as(conn, t, bus, path, iface::ACTION, "GetActions", &()).await?;
+    if english {
+        return Ok(list.into_iter().map(|(n, _, _)| n.to_lowercase()).collect());
+    }
+    let names =
+        join_all((0..list.len() as i32).map(|i| async move {
+            call::call_as::<_, String>(conn, t, bus, path, iface::ACTION, "GetName", &(i,)).await
+        }))
+        .await;
+    names.into_iter().collect()
+}
+
+/// A combo box's value: the name of its selected item.
+async fn selected_name(inner: &Inner, conn: &Connection, sk: &Skeleton, path: &str) -> Result<Option<String>, Fail> {
+    let t = inner.timeout();
+    let (b, p): (String, OwnedObjectPath) =
+        match call::call_as(conn, t, &sk.bus, path, iface::SELECTION, "GetSelectedChild", &(0i32,)).await {
+            Ok(r) => r,
+            Err(Fail::Other(_)) => return Ok(None),
+            Err(f) => return Err(f),
+        };
+    if p.as_str() == NULL_PATH {
+        return Ok(None);
+    }
+    if let Some(n) = sk.nodes.get(p.as_str()) {
+        return Ok(Some(n.name.clone()));
+    }
+    let bus = if b.is_empty() { sk.bus.as_str() } else { b.as_str() };
+    call::property::<String>(conn, t, bus, p.as_str(), iface::ACCESSIBLE, "Name").await.map(Some)
+}
+
+/// A value as people write it: `3` rather than `3.0`, `0.25` as is.
+pub(crate) fn format_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v}") }
+}
+
+/// Turn a skeleton node and its details into an element.
+pub(crate) fn element(bus: &str, path: &str, node: &Skel, d: Details) -> Element {
+    Element {
+        id: call::element_id(bus, path),
+        role: convert::role(node.role),
+        name: node.name.clone(),
+        description: node.description.clone(),
+        states: node.states.states(),
+        bounds: d.bounds.and_then(convert::bounds),
+        text: d.text,
+        value: d.value,
+        actions: d.actions,
+        child_count: node.child_count.max(0) as u32,
+    }
+}
+
+/// The snapshot of `scope`.
+pub(crate) async fn snapshot(inner: &Inner, scope: &Scope, opts: &SnapshotOptions) -> Result<Tree, A11yError> {
+    match scope {
+        Scope::All => {
+            let apps: Vec<(String, OwnedObjectPath)> = call::call_as(
+                &inner.bus,
+                inner.timeout(),
+                call::REGISTRY,
+                ROOT_PATH,
+                iface::ACCESSIBLE,
+                "GetChildren",
+                &(),
+            )
+            .await
+            .map_err(|f| A11yError::BusUnavailable { detail: format!("the AT-SPI registry does not answer: {f:?}") })?;
+            let reads = join_all(apps.iter().map(|(bus, _)| read(inner, bus, ROOT_PATH, opts))).await;
+            let mut trees = Vec::new();
+            let mut problems = Vec::new();
+            for ((bus, _), r) in apps.iter().zip(reads) {
+                match r {
+                    Ok(t) => trees.push(t),
+                    Err(e) => problems.push(format!("application {bus} was not read: {e}")),
+                }
+            }
+            let mut tree = Tree::merge(trees);
+            tree.problems.extend(problems);
+            Ok(tree)
+        }
+        Scope::App(id) => {
+            let (bus, _) = call::split_id(id)?;
+            read(inner, bus, ROOT_PATH, opts).await
+        }
+        Scope::Subtree(id) => {
+            let (bus, path) = call::split_id(id)?;
+            read(inner, bus, path, opts).await
+        }
+    }
+}
+
+/// One element read by the walk, with its children.
+struct Visited {
+    path: String,
+    node: Skel,
+    details: Details,
+    children: Vec<Visited>,
+}
+
+/// What the walk of one application shares.
+struct Walk<'a> {
+    inner: &'a Inner,
+    conn: &'a Connection,
+    sk: &'a Skeleton,
+    opts: &'a SnapshotOptions,
+    english: bool,
+    /// Elements still allowed before the node limit cuts the tree.
+    budget: AtomicUsize,
+    problems: Mutex<Vec<String>>,
+}
+
+impl Walk<'_> {
+    fn problem(&self, p: String) {
+        let mut problems = self.problems.lock().unwrap_or_else(|e| e.into_inner());
+        if !problems.contains(&p) {
+            problems.push(p);
+        }
+    }
+
+    /// Read `path` and everything below it; `None` when it vanished meanwhile.
+    fn visit(&self, path: String) -> BoxFuture<'_, Result<Option<Visited>, A11yError>> {
+        Box::pin(async move {
+            let left = self.budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+            if left.is_err() {
+                self.problem(format!("stopped past {} elements; the tree is cut", self.opts.max_nodes));
+                return Ok(None);
+            }
+            let (inner, bus) = (self.inner, self.sk.bus.as_str());
+            let known = self.sk.nodes.get(&path);
+            let (node, kids) = match known {
+                Some(n) if n.children.is_some() => (n.clone(), n.children.clone().unwrap_or_default()),
+                Some(n) => match children(inner, self.conn, bus, &path).await {
+                    Ok(kids) => (n.clone(), kids),
+                    Err(Fail::NoObject) => return Ok(None),
+                    Err(f) => return Err(inner.error(f, "listing children", None, bus).await),
+                },
+                // Not cached: its basics first; its children only when it has any (most
+                // uncached elements are rows and cells without children).
+                None => match basics(inner, self.conn, bus, &path).await {
+                    Ok(n) if n.child_count == 0 => (n, Vec::new()),
+                    Ok(n) => match children(inner, self.conn, bus, &path).await {
+                        Ok(kids) => (n, kids),
+                        Err(Fail::NoObject) => return Ok(None),
+                        Err(f) => return Err(inner.error(f, "listing children", None, bus).await),
+                    },
+                    Err(Fail::NoObject) => return Ok(None),
+                    Err(f) => return Err(inner.error(f, "reading an element", None, bus).await),
+                },
+            };
+            let kids: Vec<String> = kids.into_iter().filter(|k| *k != path).collect();
+            let details = details(inner, self.conn, self.sk, &path, &node, self.opts, self.english);
+            let below = join_all(kids.into_iter().map(|k| self.visit(k)));
+            let (details, below) = tokio::join!(details, below);
+            let details = match details {
+                Ok(d) if d.vanished => return Ok(None),
+                Ok(d) => d,
+                Err(f) => return Err(inner.error(f, "reading element details", None, bus).await),
+            };
+            let mut children = Vec::with_capacity(below.len());
+            for b in below {
+                children.extend(b?);
+            }
+            Ok(Some(Visited { path, node, details, children }))
+        })
+    }
+}
+
+/// Read the subtree at `root` of application `bus`.
+async fn read(inner: &Inner, bus: &str, root: &str, opts: &SnapshotOptions) -> Result<Tree, A11yError> {
+    let conn = inner.conn_for(bus).await;
+    let (sk, english) = tokio::join!(Skeleton::load(inner, &conn, bus), inner.english(&conn, bus));
+    let mut sk = sk?;
+    if root != ROOT_PATH {
+        sk.ancestors(inner, &conn, root).await?;
+    }
+    let walk = Walk {
+        inner,
+        conn: &conn,
+        sk: &sk,
+        opts,
+        english,
+        budget: AtomicUsize::new(opts.max_nodes),
+        problems: Mutex::new(Vec::new()),
+    };
+    let Some(top) = walk.visit(root.to_string()).await? else {
+        return Err(if root == ROOT_PATH {
+            A11yError::AppGone { app: bus.to_string(), detail: "its root object vanished".into() }
+        } else {
+            A11yError::Stale { id: call::element_id(bus, root) }
+        });
+    };
+    let mut problems = walk.problems.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut b = TreeBuilder::new();
+    let mut stack: Vec<(Option<usize>, Visited)> = vec![(None, top)];
+    while let Some((parent, mut v)) = stack.pop() {
+        let relations = std::mem::take(&mut v.details.relations);
+        let kids = std::mem::take(&mut v.children);
+        let e = element(bus, &v.path, &v.node, v.details);
+        let at = match parent {
+            Some(p) => b.child(p, e),
+            None if root == ROOT_PATH => b.app(e),
+            None => b.root(e, sk.context(root)),
+        };
+        b.relations(at, relations);
+        stack.extend(kids.into_iter().rev().map(|k| (Some(at), k)));
+    }
+    let mut tree = b.build();
+    problems.extend(sk.problems);
+    tree.problems = problems;
+    Ok(tree)
+}
+
+/// Read one element afresh (used by `element` and the hit test).
+pub(crate) async fn read_one(inner: &Inner, id: &ElementId) -> Result<Element, A11yError> {
+    let (bus, path) = call::split_id(id)?;
+    let conn = inner.conn_for(bus).await;
+    let (node, english) = tokio::join!(basics(inner, &conn, bus, path), inner.english(&conn, bus));
+    let node = match node {
+        Ok(n) => n,
+        Err(f) => return Err(inner.error(f, "reading an element", Some(id), bus).await),
+    };
+    if node.states.has(st::DEFUNCT) {
+        return Err(A11yError::Stale { id: id.clone() });
+    }
+    let sk = Skeleton { bus: bus.to_string(), nodes: HashMap::new(), problems: Vec::new() };
+    let opts = SnapshotOptions { hidden_details: true, ..SnapshotOptions::default() };
+    match details(inner, &conn, &sk, path, &node, &opts, english).await {
+        Ok(d) if d.vanished => Err(A11yError::Stale { id: id.clone() }),
+        Ok(d) => Ok(element(bus, path, &node, d)),
+        Err(f) => Err(inner.error(f, "reading an element", Some(id), bus).await),
+    }
+}

@@ -1,0 +1,180 @@
+//! The seam: the [`Accessibility`] trait every platform backend implements, and its types.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use deft_types::{Element, ElementId, Logical, Point, Rect, Role, States};
+use futures_util::Stream;
+use serde::{Deserialize, Serialize};
+
+use crate::error::A11yError;
+use crate::events::{A11yEvent, EventFilter};
+use crate::tree::Tree;
+
+/// An application on the accessibility bus, with its top-level windows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AppInfo {
+    /// The application's root element.
+    pub id: ElementId,
+    /// Its accessible name (often the program name, e.g. `gtk3-widget-factory`).
+    pub name: String,
+    /// Its process id, when the platform tells.
+    pub pid: Option<u32>,
+    /// Its top-level windows.
+    pub windows: Vec<WindowInfo>,
+    /// Why it could not be read completely (it hung, or exited while being listed).
+    pub problem: Option<String>,
+}
+
+/// A top-level window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WindowInfo {
+    /// The window's element.
+    pub id: ElementId,
+    /// Its title.
+    pub title: String,
+    /// Its role (`frame`, `dialog`, `alert`, ...).
+    pub role: Role,
+    /// Its states (active, modal, showing, ...).
+    pub states: States,
+    /// Where it is on screen; `None` when hidden.
+    pub bounds: Option<Rect<Logical>>,
+}
+
+/// What a snapshot covers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Scope {
+    /// Every application.
+    All,
+    /// One application (by the id of its root, from [`AppInfo::id`]).
+    App(ElementId),
+    /// One element and everything below it, e.g. a window.
+    Subtree(ElementId),
+}
+
+/// What a snapshot reads besides the skeleton (role, name, description, states).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotOptions {
+    /// Read relations (`labelled_by`, ...): one more call per element, off by default.
+    pub relations: bool,
+    /// Read text, value and actions of elements that are not showing too. Off by default:
+    /// a hidden element (another notebook page, a closed menu) cannot be seen or clicked,
+    /// and skipping it halves a typical read. Hidden elements never have bounds.
+    pub hidden_details: bool,
+    /// Stop discovering elements past this many (the tree then lists a problem).
+    pub max_nodes: usize,
+}
+
+impl Default for SnapshotOptions {
+    fn default() -> Self {
+        SnapshotOptions { relations: false, hidden_details: false, max_nodes: 20_000 }
+    }
+}
+
+/// Something to do to one element.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Operation {
+    /// Invoke the named action (`click`, `press`, `activate`, ...), matched on the
+    /// action's name, not its localized description.
+    Action(String),
+    /// Replace the element's text (AT-SPI EditableText, UIA Value pattern, AX value).
+    SetText(String),
+    /// Set a numeric value (AT-SPI Value, UIA RangeValue, AX value).
+    SetValue(f64),
+    /// Give it the keyboard focus.
+    Focus,
+    /// Scroll its container so that it is visible, where the toolkit supports it.
+    ScrollIntoView,
+}
+
+impl Operation {
+    /// Short description for messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Operation::Action(name) => format!("action {name:?}"),
+            Operation::SetText(_) => "setting its text".into(),
+            Operation::SetValue(v) => format!("setting its value to {v}"),
+            Operation::Focus => "taking the focus".into(),
+            Operation::ScrollIntoView => "scrolling into view".into(),
+        }
+    }
+}
+
+/// The element at a point, and the chain of elements above it down from its window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Hit {
+    /// The deepest element at the point.
+    pub element: Element,
+    /// Ids from the window (first) down to the element (last).
+    pub chain: Vec<ElementId>,
+}
+
+impl Hit {
+    /// Whether the hit element is `id` or lies inside it: what "the click lands on the
+    /// target" means.
+    pub fn is_within(&self, id: &ElementId) -> bool {
+        self.chain.contains(id)
+    }
+}
+
+/// A stream of accessibility events; it ends when the backend's connection does.
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<A11yEvent, A11yError>> + Send>>;
+
+/// An accessibility backend: AT-SPI2 on Linux today; Windows UI Automation and macOS AX
+/// fit the same shape (their element references become opaque [`ElementId`] strings,
+/// their patterns and attributes map onto [`Operation`]).
+///
+/// Every method is bounded in time: an application that hangs or exits gives an error,
+/// never a hang.
+pub trait Accessibility: Send + Sync {
+    /// The applications on the desktop and their top-level windows. An application that
+    /// cannot be read is listed with a [`AppInfo::problem`], not dropped.
+    fn applications(&self) -> impl Future<Output = Result<Vec<AppInfo>, A11yError>> + Send;
+
+    /// A snapshot of `scope` with role, name, description, states, bounds, text, value,
+    /// actions (and relations when asked).
+    fn snapshot(
+        &self,
+        scope: &Scope,
+        options: &SnapshotOptions,
+    ) -> impl Future<Output = Result<Tree, A11yError>> + Send;
+
+    /// One element, read afresh. [`A11yError::Stale`] when it no longer exists.
+    fn element(&self, id: &ElementId) -> impl Future<Output = Result<Element, A11yError>> + Send;
+
+    /// Do `op` to the element.
+    fn perform(&self, id: &ElementId, op: &Operation) -> impl Future<Output = Result<(), A11yError>> + Send;
+
+    /// The element drawn at `point`, if any.
+    fn hit_test(&self, point: Point<Logical>) -> impl Future<Output = Result<Option<Hit>, A11yError>> + Send;
+
+    /// Events matching `filter`, from now on.
+    fn events(&self, filter: &EventFilter) -> impl Future<Output = Result<EventStream, A11yError>> + Send;
+
+    /// Invoke the named action, e.g. `click`.
+    fn do_action(&self, id: &ElementId, action: &str) -> impl Future<Output = Result<(), A11yError>> + Send {
+        let op = Operation::Action(action.to_string());
+        async move { self.perform(id, &op).await }
+    }
+
+    /// Replace the element's text.
+    fn set_text(&self, id: &ElementId, text: &str) -> impl Future<Output = Result<(), A11yError>> + Send {
+        let op = Operation::SetText(text.to_string());
+        async move { self.perform(id, &op).await }
+    }
+
+    /// Set the element's numeric value.
+    fn set_value(&self, id: &ElementId, value: f64) -> impl Future<Output = Result<(), A11yError>> + Send {
+        async move { self.perform(id, &Operation::SetValue(value)).await }
+    }
+
+    /// Give the element the keyboard focus.
+    fn focus(&self, id: &ElementId) -> impl Future<Output = Result<(), A11yError>> + Send {
+        async move { self.perform(id, &Operation::Focus).await }
+    }
+
+    /// Scroll the element into view, where supported.
+    fn scroll_into_view(&self, id: &ElementId) -> impl Future<Output = Result<(), A11yError>> + Send {
+        async move { self.perform(id, &Operation::ScrollIntoView).await }
+    }
+}

@@ -1,0 +1,355 @@
+//! The selector text syntax: parsing with positioned errors, and printing back.
+
+use std::fmt;
+
+use deft_types::{ElementId, Role, Selector, TextMatch};
+
+/// The keys a selector term may use, in the order [`format()`] prints them.
+pub const KEYS: [&str; 8] = ["app", "window", "role", "name", "text", "path", "id", "index"];
+
+/// A selector that does not parse (or holds an invalid regular expression).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("selector error at column {column}: {message}")]
+pub struct SelectorError {
+    /// The selector text.
+    pub input: String,
+    /// Byte offset of the problem in `input`.
+    pub offset: usize,
+    /// 1-based column (in characters) of the problem.
+    pub column: usize,
+    /// What was expected, in plain words.
+    pub message: String,
+}
+
+impl SelectorError {
+    fn at(input: &str, offset: usize, message: impl Into<String>) -> SelectorError {
+        let offset = offset.min(input.len());
+        SelectorError {
+            input: input.to_string(),
+            offset,
+            column: input[..offset].chars().count() + 1,
+            message: message.into(),
+        }
+    }
+
+    /// The input with a caret under the problem, for terminals:
+    ///
+    /// ```text
+    /// role=push_button name=
+    ///                       ^
+    /// ```
+    pub fn pointer(&self) -> String {
+        format!("{}\n{}^", self.input, " ".repeat(self.column - 1))
+    }
+}
+
+/// How a term compares its value.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Op {
+    Exact,
+    Contains,
+    Regex,
+}
+
+impl Op {
+    fn text(self) -> &'static str {
+        match self {
+            Op::Exact => "=",
+            Op::Contains => "~=",
+            Op::Regex => "/=",
+        }
+    }
+}
+
+/// Parse the selector text syntax (see the crate documentation for the grammar).
+pub fn parse(input: &str) -> Result<Selector, SelectorError> {
+    let mut p = Parser { input, pos: 0 };
+    let mut sel = Selector::default();
+    let mut seen: Vec<&str> = Vec::new();
+    p.skip_ws();
+    if p.at_end() {
+        return Err(SelectorError::at(
+            input,
+            0,
+            "empty selector; expected a term such as role=push_button or name=\"Submit\"",
+        ));
+    }
+    while !p.at_end() {
+        let key_start = p.pos;
+        let key = p.key()?;
+        if seen.contains(&key) {
+            return Err(SelectorError::at(input, key_start, format!("'{key}' is given twice")));
+        }
+        seen.push(key);
+        let op = p.op(key)?;
+        let value_start = p.pos;
+        let value = p.value(key, op)?;
+        p.set(&mut sel, key, op, value_start, value)?;
+        if !p.at_end() && !p.peek().is_some_and(char::is_whitespace) {
+            return Err(SelectorError::at(input, p.pos, "expected a space before the next term"));
+        }
+        p.skip_ws();
+    }
+    Ok(sel)
+}
+
+struct Parser<'a> {
+    input: &'a str,
+    pos: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn rest(&self) -> &'a str {
+        &self.input[self.pos..]
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+
+    fn at_end(&self) -> bool {
+        self.pos >= self.input.len()
+    }
+
+    fn skip_ws(&mut self) {
+        let trimmed = self.rest().trim_start();
+        self.pos = self.input.len() - trimmed.len();
+    }
+
+    fn err(&self, offset: usize, message: impl Into<String>) -> SelectorError {
+        SelectorError::at(self.input, offset, message)
+    }
+
+    fn key(&mut self) -> Result<&'static str, SelectorError> {
+        let start = self.pos;
+        let word: String = self.rest().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if word.is_empty() {
+            let found = self.peek().map(|c| format!("'{c}'")).unwrap_or_else(|| "the end".into());
+            return Err(self.err(start, format!("expected a key ({}), found {found}", KEYS.join(", "))));
+        }
+        match KEYS.iter().find(|k| **k == word) {
+            Some(k) => {
+                self.pos += word.len();
+                Ok(k)
+            }
+            None => {
+                let hint = KEYS
+                    .iter()
+                    .map(|k| (strsim::jaro_winkler(k, &word.to_lowercase()), k))
+                    .filter(|(s, _)| *s > 0.7)
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+                    .map(|(_, k)| format!(" (did you mean '{k}'?)"))
+                    .unwrap_or_default();
+                Err(self.err(start, format!("unknown key '{word}'; expected one of {}{hint}", KEYS.join(", "))))
+            }
+        }
+    }
+
+    fn op(&mut self, key: &str) -> Result<Op, SelectorError> {
+        let start = self.pos;
+        let op = if self.rest().starts_with("~=") {
+            Op::Contains
+        } else if self.rest().starts_with("/=") {
+            Op::Regex
+        } else if self.rest().starts_with('=') {
+            Op::Exact
+        } else {
+            return Err(self.err(start, format!("expected '=', '~=' or '/=' after '{key}'")));
+        };
+        self.pos += op.text().len();
+        if op != Op::Exact && !matches!(key, "app" | "window" | "name" | "text") {
+            return Err(
+                self.err(start, format!("'{key}' takes only '=' ('~=' and '/=' are for app, window, name and text)"))
+            );
+        }
+        Ok(op)
+    }
+
+    fn value(&mut self, key: &str, op: Op) -> Result<String, SelectorError> {
+        let start = self.pos;
+        match self.peek() {
+            None => Err(self.err(start, format!("expected a value after '{key}{}'", op.text()))),
+            Some(c) if c.is_whitespace() => {
+                Err(self
+                    .err(start, format!("expected a value after '{key}{}' (quote an empty value: \"\")", op.text())))
+            }
+            Some('"') => self.quoted(),
+            Some(_) => {
+                let len = self.rest().find(|c: char| c.is_whitespace() || c == '"').unwrap_or(self.rest().len());
+                let value = self.rest()[..len].to_string();
+                self.pos += len;
+                if self.peek() == Some('"') {
+                    return Err(self.err(self.pos, "a quote inside an unquoted value; quote the whole value"));
+                }
+                Ok(value)
+            }
+        }
+    }
+
+    fn quoted(&mut self) -> Result<String, SelectorError> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut out = String::new();
+        let mut chars = self.rest().char_indices();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '"' => {
+                    self.pos += i + 1;
+                    return Ok(out);
+                }
+                '\\' => match chars.next() {
+                    Some((_, e @ ('"' | '\\'))) => out.push(e),
+                    Some((j, e)) => {
+                        return Err(
+                            self.err(self.pos + j, format!("unknown escape '\\{e}'; only \\\" and \\\\ are escapes"))
+                        );
+                    }
+                    None => break,
+                },
+                c => out.push(c),
+            }
+        }
+        Err(self.err(open, "unterminated quoted value (missing the closing '\"')"))
+    }
+
+    fn set(&self, sel: &mut Selector, key: &str, op: Op, at: usize, value: String) -> Result<(), SelectorError> {
+        let text = |value: String| -> Result<TextMatch, SelectorError> {
+            Ok(match op {
+                Op::Exact => TextMatch::Exact(value),
+                Op::Contains => TextMatch::Contains(value),
+                Op::Regex => {
+                    regex::Regex::new(&value).map_err(|e| {
+                        self.err(at, format!("invalid regular expression: {}", one_line(&e.to_string())))
+                    })?;
+                    TextMatch::Regex(value)
+                }
+            })
+        };
+        match key {
+            "app" => sel.app = Some(text(value)?),
+            "window" => sel.window = Some(text(value)?),
+            "name" => sel.name = Some(text(value)?),
+            "text" => sel.text = Some(text(value)?),
+            "role" => {
+                let role = Role::new(&value);
+                if role.as_str().is_empty() {
+                    return Err(self.err(at, "expected a role name after 'role=', e.g. push_button"));
+                }
+                sel.role = Some(role);
+            }
+            "id" => {
+                if value.is_empty() {
+                    return Err(self.err(at, "expected an element id after 'id='"));
+                }
+                sel.id = Some(ElementId(value));
+            }
+            "index" => {
+                sel.index = Some(value.parse::<u32>().map_err(|_| {
+                    self.err(at, format!("expected a non-negative whole number after 'index=', found '{value}'"))
+                })?);
+            }
+            "path" => sel.path = Some(parse_path(&value).map_err(|(off, msg)| self.err(at + off, msg))?),
+            _ => unreachable!("keys come from KEYS"),
+        }
+        Ok(())
+    }
+}
+
+/// `0/2/1` → `[0, 2, 1]`; `/` → `[]` (the window itself). Errors carry an offset into `s`.
+fn parse_path(s: &str) -> Result<Vec<u32>, (usize, String)> {
+    if s == "/" {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for part in s.split('/') {
+        match part.parse::<u32>() {
+            Ok(n) if !part.starts_with('+') => out.push(n),
+            _ => {
+                return Err((
+                    offset,
+                    format!(
+                        "expected child indices separated by '/' after 'path=' (e.g. 0/2/1, or / for the window), found '{part}'"
+                    ),
+                ));
+            }
+        }
+        offset += part.len() + 1;
+    }
+    Ok(out)
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The selector in the text syntax; [`parse`] reads it back to an equal selector (for
+/// roles already in snake case, which [`Role::new`] produces).
+pub fn format(sel: &Selector) -> String {
+    SelectorText(sel).to_string()
+}
+
+/// Displays a selector in the text syntax.
+pub struct SelectorText<'a>(pub &'a Selector);
+
+impl fmt::Display for SelectorText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sel = self.0;
+        let mut terms: Vec<String> = Vec::new();
+        let text = |key: &str, m: &TextMatch| {
+            let (op, v) = match m {
+                TextMatch::Exact(v) => ("=", v),
+                TextMatch::Contains(v) => ("~=", v),
+                TextMatch::Regex(v) => ("/=", v),
+            };
+            format!("{key}{op}{}", quote(v))
+        };
+        if let Some(m) = &sel.app {
+            terms.push(text("app", m));
+        }
+        if let Some(m) = &sel.window {
+            terms.push(text("window", m));
+        }
+        if let Some(r) = &sel.role {
+            terms.push(format!("role={}", quote(r.as_str())));
+        }
+        if let Some(m) = &sel.name {
+            terms.push(text("name", m));
+        }
+        if let Some(m) = &sel.text {
+            terms.push(text("text", m));
+        }
+        if let Some(p) = &sel.path {
+            terms.push(format!("path={}", format_path(p)));
+        }
+        if let Some(id) = &sel.id {
+            terms.push(format!("id={}", quote(&id.0)));
+        }
+        if let Some(i) = sel.index {
+            terms.push(format!("index={i}"));
+        }
+        f.write_str(&terms.join(" "))
+    }
+}
+
+/// A path as written in selectors: `0/2/1`, or `/` for the window itself.
+pub fn format_path(path: &[u32]) -> String {
+    if path.is_empty() { "/".to_string() } else { path.iter().map(u32::to_string).collect::<Vec<_>>().join("/") }
+}
+
+fn quote(v: &str) -> String {
+    let bare = !v.is_empty() && !v.chars().any(|c| c.is_whitespace() || c == '"' || c == '\\');
+    if bare {
+        return v.to_string();
+    }
+    let mut out = String::with_capacity(v.len() + 2);
+    out.push('"');
+    for c in v.chars() {
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}

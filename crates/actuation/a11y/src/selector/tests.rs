@@ -1,0 +1,238 @@
+//! Data-driven checks of the selector parser, matcher and ranking, and their properties.
+
+use deft_types::{ElementId, Role, Selector, TextMatch};
+use proptest::prelude::*;
+
+use super::*;
+use crate::tree::{RootContext, Tree, TreeBuilder, element};
+
+/// The fixture app's shape, enough to tell selectors apart.
+fn fixture() -> Tree {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "deft-fixture"));
+    let win = b.child(app, element("win", "frame", "Deft Fixture"));
+    let panel = b.child(win, element("panel", "panel", ""));
+    b.child(panel, element("hello", "push button", "Hello"));
+    b.child(panel, element("submit", "push button", "Submit order"));
+    b.child(panel, element("subscribe", "check box", "Subscribe"));
+    b.child(panel, element("save", "push button", "Save"));
+    let mut name = element("name", "text", "Name");
+    name.text = Some("Ada".into());
+    b.child(panel, name);
+    b.child(panel, element("password", "password text", "Password"));
+    let list = b.child(panel, element("items", "list box", "Items"));
+    for i in 1..=3 {
+        let row = b.child(list, element(&format!("item{i}"), "list item", &format!("Item {i}")));
+        b.child(row, element(&format!("item{i}l"), "label", &format!("Item {i}")));
+    }
+    let other = b.app(element("app2", "application", "gtk3-widget-factory"));
+    let w2 = b.child(other, element("win2", "frame", "Widget Factory"));
+    b.child(w2, element("ok2", "push button", "Submit"));
+    b.build()
+}
+
+/// Resolve `selector` on the fixture tree and compare the outcome with `expected`: an
+/// element id, or the start of the error message.
+fn check(selector: &str, tree: &Tree, expected: &str) {
+    let outcome = parse(selector)
+        .map_err(|e| e.to_string())
+        .and_then(|sel| resolve(tree, &sel).map(|i| tree.nodes[i].element.id.0.clone()).map_err(|e| e.to_string()));
+    match outcome {
+        Ok(id) => assert_eq!(id, expected, "selector {selector:?}"),
+        Err(msg) => assert!(
+            msg.starts_with(expected),
+            "selector {selector:?}: got error\n  {msg}\nexpected it to start with\n  {expected}"
+        ),
+    }
+}
+
+#[test]
+fn resolves_by_each_key() {
+    let t = fixture();
+    check(r#"role=push_button name="Submit order""#, &t, "submit");
+    check("name~=SUBMIT app=deft-fixture", &t, "submit");
+    check("name/=^Sub.*r$", &t, "submit");
+    check(r#"app="gtk3-widget-factory" name~=submit"#, &t, "ok2");
+    check(r#"window="Deft Fixture" role=check_box"#, &t, "subscribe");
+    check("role=Check-Box", &t, "subscribe");
+    check("path=0/1", &t, "submit");
+    check("path=/ app~=fixture", &t, "win");
+    check("id=save", &t, "save");
+    check("text=Ada", &t, "name");
+    check(r#"name="Item 2" role=list_item"#, &t, "item2");
+    check(r#"name="Item 2" index=1"#, &t, "item2l");
+    check("role=password_text", &t, "password");
+}
+
+#[test]
+fn ambiguity_is_an_error_listing_all_matches() {
+    let t = fixture();
+    check(
+        "name~=submit",
+        &t,
+        "`name~=submit` matches 2 elements; add a term to tell them apart, or index=N to pick one: \
+         index=0: push_button \"Submit order\"",
+    );
+    let Err(ResolveError::Ambiguous { matches, .. }) = resolve(&t, &parse("role=push_button").unwrap()) else {
+        panic!("expected ambiguity")
+    };
+    let ids: Vec<&str> = matches.iter().map(|c| c.id.0.as_str()).collect();
+    assert_eq!(ids, ["hello", "submit", "save", "ok2"]);
+    check("role=push_button index=3", &t, "ok2");
+    check("role=push_button index=4", &t, "`role=push_button index=4` has index=4 but only 4 element(s) match");
+}
+
+#[test]
+fn not_found_ranks_the_closest_first() {
+    let t = fixture();
+    check(
+        r#"name="Sumbit order""#,
+        &t,
+        "no element matches `name=\"Sumbit order\"`; closest: push_button \"Submit order\"",
+    );
+    let sel = parse("role=push_button name=Subscribe").unwrap();
+    let Err(ResolveError::NotFound { candidates, .. }) = resolve(&t, &sel) else { panic!() };
+    // Same name, wrong role beats right role, other name.
+    assert_eq!(candidates[0].id.0, "subscribe", "{candidates:#?}");
+    assert!(candidates.len() <= MAX_CANDIDATES);
+    assert!(candidates.windows(2).all(|w| w[0].score >= w[1].score));
+    check("app=nope name=Hello", &t, "no element matches `app=nope name=Hello`; closest: push_button \"Hello\"");
+}
+
+#[test]
+fn parse_errors_point_at_the_problem() {
+    let cases = [
+        ("role=push_button name=", 23, "expected a value after 'name='"),
+        (
+            "nam=Submit",
+            1,
+            "unknown key 'nam'; expected one of app, window, role, name, text, path, id, index (did you mean 'name'?)",
+        ),
+        ("name Submit", 5, "expected '=', '~=' or '/=' after 'name'"),
+        (r#"name="Submit"#, 6, "unterminated quoted value"),
+        ("role~=button", 5, "'role' takes only '='"),
+        ("index=-1", 7, "expected a non-negative whole number after 'index=', found '-1'"),
+        ("path=0/x/1", 8, "expected child indices separated by '/'"),
+        ("name/=(", 7, "invalid regular expression"),
+        ("name=a name=b", 8, "'name' is given twice"),
+        ("", 1, "empty selector"),
+        (r#"name="a"b"#, 9, "expected a space before the next term"),
+        (r#"name=a"b""#, 7, "a quote inside an unquoted value"),
+        (r#"name="a\nb""#, 9, "unknown escape '\\n'"),
+        ("é name=", 1, "expected a key"),
+        ("role=é name=", 13, "expected a value after 'name='"),
+    ];
+    for (input, column, message) in cases {
+        let err = parse(input).expect_err(input);
+        assert_eq!(err.column, column, "{input:?}: {err}");
+        assert!(err.message.starts_with(message), "{input:?}: {}", err.message);
+        assert!(err.to_string().starts_with(&format!("selector error at column {column}: ")));
+    }
+    let err = parse("role=push_button name=").unwrap_err();
+    assert_eq!(err.pointer(), "role=push_button name=\n                      ^");
+}
+
+#[test]
+fn quoting_and_escapes() {
+    let sel = parse(r#"name="say \"hi\" \\ now" text="" window=x\y"#).unwrap();
+    assert_eq!(sel.name, Some(TextMatch::Exact(r#"say "hi" \ now"#.into())));
+    assert_eq!(sel.text, Some(TextMatch::Exact(String::new())));
+    assert_eq!(sel.window, Some(TextMatch::Exact(r"x\y".into())));
+    assert_eq!(format(&sel), r#"window="x\\y" name="say \"hi\" \\ now" text="""#);
+    assert_eq!(parse(&format(&sel)).unwrap(), sel);
+    assert_eq!(parse("  role=label\t name~=ok  ").unwrap().role, Some(Role::new("label")));
+}
+
+#[test]
+fn subtree_roots_keep_their_context() {
+    let mut b = TreeBuilder::new();
+    let ctx = RootContext { app: "demo".into(), window: Some("Main".into()), path: vec![2] };
+    let root = b.root(element("r", "panel", "Tools"), ctx);
+    b.child(root, element("c", "push_button", "Go"));
+    let t = b.build();
+    check("app=demo window=Main path=2/0", &t, "c");
+}
+
+fn text_match() -> impl Strategy<Value = TextMatch> {
+    let text = "[ -~é\"\\\\]{0,12}";
+    prop_oneof![
+        text.prop_map(TextMatch::Exact),
+        text.prop_map(TextMatch::Contains),
+        "[a-z]{1,5}\\.?\\*?".prop_map(TextMatch::Regex),
+    ]
+}
+
+fn selector() -> impl Strategy<Value = Selector> {
+    (
+        proptest::option::of(text_match()),
+        proptest::option::of(text_match()),
+        proptest::option::of("[a-z]{1,8}(_[a-z]{1,6})?".prop_map(|r| Role::new(&r))),
+        proptest::option::of(text_match()),
+        proptest::option::of(text_match()),
+        proptest::option::of(proptest::collection::vec(0u32..40, 0..5)),
+        proptest::option::of("[:.0-9a-z|/ ]{1,20}".prop_map(ElementId)),
+        proptest::option::of(0u32..10),
+    )
+        .prop_map(|(app, window, role, name, text, path, id, index)| Selector {
+            app,
+            window,
+            role,
+            name,
+            text,
+            path,
+            id,
+            index,
+        })
+        .prop_filter("an empty selector has no text form", |s| !s.is_empty())
+}
+
+proptest! {
+    #[test]
+    fn print_then_parse_round_trips(sel in selector()) {
+        let text = format(&sel);
+        let back = parse(&text);
+        prop_assert_eq!(back.as_ref().ok(), Some(&sel), "text {:?} gave {:?}", text, back);
+    }
+
+    #[test]
+    fn parse_never_panics_and_errors_point_inside(input in "[ -~é]{0,30}") {
+        if let Err(e) = parse(&input) {
+            prop_assert!(e.offset <= input.len());
+            prop_assert!(input.is_char_boundary(e.offset));
+            prop_assert!(e.column <= input.chars().count() + 1);
+        }
+    }
+
+    #[test]
+    fn resolution_agrees_with_find_all(name in "(Hello|Submit|Item|Save|Sub|x)", role in "(push_button|label|list_item|text)", index in proptest::option::of(0u32..5)) {
+        let t = fixture();
+        let sel = Selector { name: Some(TextMatch::Contains(name)), role: Some(Role::new(&role)), index, ..Selector::default() };
+        let all = find_all(&t, &sel).unwrap();
+        match resolve(&t, &sel) {
+            Ok(i) => {
+                prop_assert!(all.contains(&i));
+                prop_assert_eq!(i, all[index.unwrap_or(0) as usize]);
+                prop_assert!(all.len() == 1 || index.is_some());
+            }
+            Err(ResolveError::NotFound { candidates, .. }) => {
+                prop_assert!(all.is_empty());
+                prop_assert!(candidates.iter().all(|c| c.score < 1.0 || !all.is_empty()));
+            }
+            Err(ResolveError::Ambiguous { matches, .. }) => {
+                prop_assert!(index.is_none());
+                prop_assert_eq!(matches.len(), all.len());
+            }
+            Err(ResolveError::IndexOutOfRange { matches, .. }) => prop_assert!(index.unwrap() as usize >= matches.len()),
+            Err(e) => prop_assert!(false, "unexpected {}", e),
+        }
+    }
+
+    #[test]
+    fn every_match_meets_every_criterion(name in "[a-zA-Z ]{0,6}") {
+        let t = fixture();
+        let sel = Selector { name: Some(TextMatch::Contains(name.clone())), ..Selector::default() };
+        for i in find_all(&t, &sel).unwrap() {
+            prop_assert!(t.nodes[i].element.name.to_lowercase().contains(&name.to_lowercase()));
+        }
+    }
+}
