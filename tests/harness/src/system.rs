@@ -97,6 +97,11 @@ pub const RUNTIME: &[Requirement] = &[
         probe: Probe::File("/usr/bin/xsetroot"),
         why: "xsetroot paints known pixels for capture tests",
     },
+    Requirement {
+        package: "gtk-3-examples",
+        probe: Probe::File("/usr/bin/gtk3-widget-factory"),
+        why: "a large real app for accessibility tests and benchmarks",
+    },
 ];
 
 /// Peers that the benchmarks compare Deft with, in the same run.
@@ -104,11 +109,6 @@ pub const BENCH: &[Requirement] = &[
     Requirement { package: "scrot", probe: Probe::File("/usr/bin/scrot"), why: "capture peer" },
     Requirement { package: "imagemagick", probe: Probe::File("/usr/bin/import"), why: "capture peer (import)" },
     Requirement { package: "tesseract-ocr", probe: Probe::File("/usr/bin/tesseract"), why: "OCR peer" },
-    Requirement {
-        package: "gtk-3-examples",
-        probe: Probe::File("/usr/bin/gtk3-widget-factory"),
-        why: "a large real app for accessibility benchmarks",
-    },
     Requirement { package: "python3-dogtail", probe: Probe::PythonModule("dogtail"), why: "accessibility peer" },
     Requirement { package: "python3-pip", probe: Probe::PythonModule("pip"), why: "installs the mss capture peer" },
 ];
