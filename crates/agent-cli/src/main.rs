@@ -1,33 +1,44 @@
-//! `agent-cli`: Deft's front end, for people and for other agents.
+//! `agent-cli`: Deft's front end, for people on a terminal and for other agents.
 //!
-//! The verbs (click, type, set-value, action, key, scroll, wait, read, find, screenshot,
-//! ocr) arrive with the verified executor; until then the binary says so plainly instead of
-//! pretending to act.
+//! The key design decision: **the CLI decides nothing about actions.** It reads argv,
+//! the config file and the environment (the only Deft crate that does), turns them into a
+//! `deft_types::Action` and an `ExecutorConfig`, and hands both to deft-verify's executor;
+//! resolving, acting, verifying and retrying all happen there. What the CLI owns is the
+//! contract at the edge: clear usage errors before anything touches the desktop, the
+//! outcome as JSON/YAML or a short human summary, and documented exit codes.
+//!
+//! Modules: `cli` (clap), `config` (defaults < file < env < flags), `selector` and
+//! `expect` (target and condition syntax), `actions` (verb arguments to actions), `act`
+//! (the executor session), `observe` and `screen` (read, find, screenshot, ocr), `output`,
+//! `exit`, `trace`, `spinner`, `desktop` (accessibility connection and error mapping).
+
+mod act;
+mod actions;
+mod app;
+mod cli;
+mod config;
+mod desktop;
+mod exit;
+mod expect;
+mod observe;
+mod output;
+mod screen;
+mod selector;
+mod spinner;
+mod trace;
 
 use std::process::ExitCode;
 
-const VERBS: &[&str] =
-    &["click", "type", "set-value", "action", "key", "scroll", "wait", "read", "find", "screenshot", "ocr"];
+use clap::Parser;
 
 fn main() -> ExitCode {
-    let arg = std::env::args().nth(1);
-    match arg.as_deref() {
-        Some("--version" | "-V") => {
-            println!("agent-cli {}", env!("CARGO_PKG_VERSION"));
-            ExitCode::SUCCESS
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with 0; usage errors to stderr with 2.
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
-        None | Some("--help" | "-h" | "help") => {
-            println!("agent-cli {}: the Deft desktop agent\n", env!("CARGO_PKG_VERSION"));
-            println!("No verb is available in this build yet. Planned: {}.", VERBS.join(", "));
-            ExitCode::SUCCESS
-        }
-        Some(verb) if VERBS.contains(&verb) => {
-            eprintln!("error: `{verb}` is not available in this build yet (it arrives with the verified executor)");
-            ExitCode::from(2)
-        }
-        Some(other) => {
-            eprintln!("error: unknown verb `{other}`; planned verbs: {}", VERBS.join(", "));
-            ExitCode::from(2)
-        }
-    }
+    };
+    app::run(cli).into()
 }

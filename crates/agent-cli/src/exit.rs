@@ -1,0 +1,171 @@
+//! Exit codes (documented in `--help` and the crate README) and the CLI's error type.
+
+use std::fmt;
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+/// What the process exit status means. The numbers are a contract: scripts and other
+/// agents branch on them, so they never change meaning.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Exit {
+    /// The action worked (verified when verification was asked for), or the observation
+    /// was made.
+    Ok = 0,
+    /// The action failed or could not be verified.
+    Failed = 1,
+    /// The command line, the config file or the environment variables are wrong.
+    Usage = 2,
+    /// No element (or text) matches the target.
+    NotFound = 3,
+    /// More than one element matches the target.
+    Ambiguous = 4,
+    /// Something (a dialog, a popup, an overlay) blocks the target.
+    Blocked = 5,
+    /// `wait` (or the verification window) ran out of time.
+    TimedOut = 6,
+    /// No display, no accessibility bus, or a capability this build lacks.
+    Environment = 7,
+}
+
+/// The table printed in `--help` and kept in the README.
+pub const EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  ok: the action worked (verified, with --verify), or the observation was made
+  1  the action failed, or verification ran and did not see the expected effect
+  2  usage error: bad arguments, config file or DEFT_* environment variable
+  3  target not found (the closest candidates are listed)
+  4  ambiguous target: several elements match (all are listed; add --index N)
+  5  blocked: a dialog or popup covers the target (it is described)
+  6  timed out: the condition of `wait` did not hold in time
+  7  environment: no display, no accessibility bus, or not available in this build";
+
+impl Exit {
+    /// The numeric status.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The name used in JSON/YAML error objects.
+    pub fn name(self) -> &'static str {
+        match self {
+            Exit::Ok => "ok",
+            Exit::Failed => "failed",
+            Exit::Usage => "usage",
+            Exit::NotFound => "not_found",
+            Exit::Ambiguous => "ambiguous",
+            Exit::Blocked => "blocked",
+            Exit::TimedOut => "timed_out",
+            Exit::Environment => "environment",
+        }
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> ExitCode {
+        ExitCode::from(e.code())
+    }
+}
+
+/// An element named in an error, so a person or an agent can pick another.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct Candidate {
+    /// Its id (pass it back with `--id`).
+    pub id: String,
+    /// Its role.
+    pub role: String,
+    /// Its name.
+    pub name: String,
+    /// Its application.
+    pub app: String,
+    /// Its window, when it is in one.
+    pub window: Option<String>,
+    /// The selector that picks exactly this one.
+    pub selector: String,
+}
+
+impl fmt::Display for Candidate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {:?} in {:?}", self.role, self.name, self.app)?;
+        if let Some(w) = &self.window {
+            write!(f, " window {w:?}")?;
+        }
+        // The short form `--id` accepts (the numeric end of an AT-SPI path), else the whole id.
+        match self.id.rsplit_once('/') {
+            Some((_, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => write!(f, " (--id {n})"),
+            _ => write!(f, " (--id '{}')", self.id),
+        }
+    }
+}
+
+/// Every failure the CLI reports, with its exit code. `message` says what was wrong and
+/// what to do about it.
+#[derive(Clone, PartialEq, Debug)]
+pub struct CliError {
+    /// The exit status.
+    pub exit: Exit,
+    /// What went wrong and what to do, in plain words.
+    pub message: String,
+    /// Elements a not-found or ambiguous target could have meant.
+    pub candidates: Vec<Candidate>,
+}
+
+impl CliError {
+    /// An error with this exit code.
+    pub fn new(exit: Exit, message: impl Into<String>) -> CliError {
+        CliError { exit, message: message.into(), candidates: Vec::new() }
+    }
+
+    /// A usage error (exit 2).
+    pub fn usage(message: impl Into<String>) -> CliError {
+        CliError::new(Exit::Usage, message)
+    }
+
+    /// An environment error (exit 7).
+    pub fn environment(message: impl Into<String>) -> CliError {
+        CliError::new(Exit::Environment, message)
+    }
+
+    /// With candidates attached.
+    pub fn with_candidates(mut self, candidates: Vec<Candidate>) -> CliError {
+        self.candidates = candidates;
+        self
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CliError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_the_documented_ones() {
+        let all = [
+            Exit::Ok,
+            Exit::Failed,
+            Exit::Usage,
+            Exit::NotFound,
+            Exit::Ambiguous,
+            Exit::Blocked,
+            Exit::TimedOut,
+            Exit::Environment,
+        ];
+        for (i, e) in all.iter().enumerate() {
+            assert_eq!(usize::from(e.code()), i);
+            assert!(EXIT_CODES_HELP.contains(&format!("  {i}  ")), "{e:?} missing from the help table");
+        }
+        let readme = include_str!("../README.md");
+        for line in EXIT_CODES_HELP.lines().skip(1) {
+            let (code, _) = line.trim().split_once("  ").unwrap();
+            assert!(readme.contains(&format!("| {code} |")), "README lacks exit code {code}");
+        }
+    }
+}

@@ -1,0 +1,402 @@
+//! Output: JSON and YAML documents for programs, a short (colored on a terminal) summary
+//! for people. Results go to stdout; human errors go to stderr, machine errors to stdout
+//! as a document, so a caller parsing stdout always gets one.
+
+use std::io::{IsTerminal, Write};
+
+use deft_types::{AttemptResult, Outcome, SuggestedAction};
+use serde::Serialize;
+
+use crate::config::{ColorChoice, Format};
+use crate::exit::{Candidate, CliError};
+
+/// How to print.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Out {
+    /// The format.
+    pub format: Format,
+    /// Color escapes in human output.
+    pub color: bool,
+}
+
+impl Out {
+    /// From the settings, deciding `auto` color by whether stdout is a terminal.
+    pub fn new(format: Format, color: ColorChoice) -> Out {
+        let color = match color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => std::io::stdout().is_terminal(),
+        };
+        Out { format, color }
+    }
+
+    /// Print `value` as the format says; `human` renders it for people.
+    pub fn print<T: Serialize>(&self, value: &T, human: impl FnOnce(&Style) -> String) -> Result<(), CliError> {
+        let text = match self.format {
+            Format::Json => to_json(value)?,
+            Format::Yaml => to_yaml(value)?,
+            Format::Human => human(&Style { color: self.color }),
+        };
+        write_stdout(&text)
+    }
+
+    /// Report an error: a document on stdout for JSON/YAML, `error: ...` on stderr for people.
+    pub fn error(&self, e: &CliError) {
+        match self.format {
+            Format::Json | Format::Yaml => {
+                let doc = ErrorDoc {
+                    ok: false,
+                    error: ErrorBody {
+                        kind: e.exit.name(),
+                        exit_code: e.exit.code(),
+                        message: &e.message,
+                        candidates: &e.candidates,
+                    },
+                };
+                let text = if self.format == Format::Json { to_json(&doc) } else { to_yaml(&doc) };
+                if let Ok(text) = text {
+                    // Nothing more can be done if stdout is gone; the exit code still tells.
+                    let _ = write_stdout(&text);
+                }
+                eprintln!("error: {}", e.message);
+            }
+            Format::Human => {
+                let color = std::io::stderr().is_terminal() && self.color;
+                eprint!("{}", error_human(e, &Style { color }));
+            }
+        }
+    }
+}
+
+fn write_stdout(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    let r =
+        out.write_all(text.as_bytes()).and_then(|()| if text.ends_with('\n') { Ok(()) } else { out.write_all(b"\n") });
+    match r.and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        // A closed pipe (`| head`) is not an error of ours.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::new(crate::exit::Exit::Failed, format!("cannot write to stdout: {e}"))),
+    }
+}
+
+/// JSON, pretty-printed.
+pub fn to_json<T: Serialize>(value: &T) -> Result<String, CliError> {
+    serde_json::to_string_pretty(value)
+        .map_err(|e| CliError::new(crate::exit::Exit::Failed, format!("cannot encode the result as JSON: {e}")))
+}
+
+/// YAML.
+pub fn to_yaml<T: Serialize>(value: &T) -> Result<String, CliError> {
+    serde_norway::to_string(value)
+        .map_err(|e| CliError::new(crate::exit::Exit::Failed, format!("cannot encode the result as YAML: {e}")))
+}
+
+#[derive(Serialize)]
+struct ErrorDoc<'a> {
+    ok: bool,
+    error: ErrorBody<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    kind: &'static str,
+    exit_code: u8,
+    message: &'a str,
+    candidates: &'a [Candidate],
+}
+
+/// ANSI styling, or none.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Style {
+    /// Whether to emit escapes.
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
+    }
+    /// Success.
+    pub fn green(&self, s: &str) -> String {
+        self.paint("32", s)
+    }
+    /// Failure.
+    pub fn red(&self, s: &str) -> String {
+        self.paint("31", s)
+    }
+    /// Warnings and blocking elements.
+    pub fn yellow(&self, s: &str) -> String {
+        self.paint("33", s)
+    }
+    /// Secondary detail.
+    pub fn dim(&self, s: &str) -> String {
+        self.paint("2", s)
+    }
+    /// Emphasis.
+    pub fn bold(&self, s: &str) -> String {
+        self.paint("1", s)
+    }
+}
+
+/// A value's snake_case name, as serde writes it (`coordinate_click`).
+pub fn snake<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => "?".into(),
+    }
+}
+
+/// `✓ click push_button "Submit" verified (retried: a11y_action) — dialog "Saved" appeared`,
+/// then, when it failed or was retried, one line per attempt and what blocked it.
+/// `asked` describes the target as given, for outcomes that did not resolve one.
+pub fn outcome_human(o: &Outcome, asked: &str, st: &Style) -> String {
+    let verb = o.action.verb();
+    let target = match &o.target {
+        Some(t) => match &t.role {
+            Some(role) => format!("{role} {:?}", t.name),
+            // No element (a point, OCR text): the executor already describes it in words.
+            None => t.name.clone(),
+        },
+        None => asked.to_string(),
+    };
+    let target = if target.is_empty() { String::new() } else { format!(" {target}") };
+    let status = match (o.ok, o.verified) {
+        (true, Some(true)) => "verified".to_string(),
+        (true, _) => "done (not verified)".to_string(),
+        (false, Some(false)) => "not verified".to_string(),
+        (false, _) => "failed".to_string(),
+    };
+    let retried = match (o.retried, o.attempts.last()) {
+        (true, Some(last)) => format!(" (retried: {})", snake(&last.method)),
+        _ => String::new(),
+    };
+    let elapsed = st.dim(&format!("[{} ms]", o.elapsed_ms));
+    let mut out = if o.ok {
+        let observed = if o.observed.is_empty() { String::new() } else { format!(" — {}", o.observed) };
+        format!("{} {verb}{target} {}{retried}{observed} {elapsed}\n", st.green("✓"), st.bold(&status))
+    } else {
+        let mut why = String::new();
+        if !o.expected.is_empty() {
+            why.push_str(&format!(": expected {}", o.expected));
+        }
+        if !o.observed.is_empty() {
+            why.push_str(&format!("{} observed {}", if why.is_empty() { ":" } else { "," }, o.observed));
+        }
+        format!("{} {verb}{target} {}{retried}{why} {elapsed}\n", st.red("✗"), st.bold(&status))
+    };
+    if let Some(reason) = &o.retry_reason {
+        out.push_str(&format!("  {} {reason}\n", st.dim("retried because:")));
+    }
+    if !o.ok || o.retried {
+        for (i, a) in o.attempts.iter().enumerate() {
+            let result = match &a.result {
+                AttemptResult::Verified => st.green("verified"),
+                AttemptResult::Sent => "sent".to_string(),
+                AttemptResult::NoChange => st.yellow("no change"),
+                AttemptResult::Failed { class, message } => st.red(&format!("failed ({}): {message}", class.as_str())),
+            };
+            let observed = a.observed.as_deref().map(|s| format!(" — {s}")).unwrap_or_default();
+            out.push_str(&format!(
+                "  {}. {:<28} {result}{observed} {}\n",
+                i + 1,
+                snake(&a.method),
+                st.dim(&format!("{} ms", a.elapsed_ms))
+            ));
+        }
+    }
+    if let Some(b) = &o.blocking {
+        let texts = if b.texts.is_empty() { String::new() } else { format!(": {}", b.texts.join(" | ")) };
+        out.push_str(&format!("  {} {} {:?}{texts}\n", st.yellow("blocked by"), b.role, b.name));
+    }
+    if let Some(s) = o.suggested_action {
+        out.push_str(&format!("  {} {}\n", st.dim("next:"), suggestion(s)));
+    }
+    out
+}
+
+fn suggestion(s: SuggestedAction) -> &'static str {
+    match s {
+        SuggestedAction::DismissPopupThenRetry => "dismiss the popup, then retry (dismiss_popup_then_retry)",
+        SuggestedAction::UseVision => {
+            "the target is not in the tree nor on screen as text; look with vision (use_vision)"
+        }
+        SuggestedAction::WaitLonger => "the app is still busy; wait longer, e.g. a larger --timeout (wait_longer)",
+        SuggestedAction::RefineSelector => "refine the target: see the candidates (refine_selector)",
+    }
+}
+
+/// `error: ...` and the candidates, one per line.
+pub fn error_human(e: &CliError, st: &Style) -> String {
+    let mut out = format!("{} {}\n", st.red("error:"), e.message);
+    for (i, c) in e.candidates.iter().enumerate() {
+        out.push_str(&format!("  {}. {c}\n     {} {}\n", i, st.dim("select with:"), c.selector));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use deft_types::{ActionKind, Attempt, Blocking, ElementId, ErrorClass, Method, Rect, Role, TargetInfo};
+    use expect_test::expect;
+
+    use super::*;
+
+    fn retried_click() -> Outcome {
+        Outcome {
+            ok: true,
+            action: ActionKind::Click,
+            verified: Some(true),
+            retried: true,
+            retry_reason: Some("click produced no UI change; retried with accessibility press".into()),
+            target: Some(TargetInfo {
+                id: Some(ElementId(":1.5|/a/12".into())),
+                role: Some(Role::new("push_button")),
+                name: "Submit".into(),
+                bounds: Some(Rect::new(10, 20, 80, 30)),
+            }),
+            expected: "any UI change on or around the target".into(),
+            observed: "dialog \"Saved\" appeared".into(),
+            attempts: vec![
+                Attempt {
+                    method: Method::CoordinateClick,
+                    result: AttemptResult::NoChange,
+                    elapsed_ms: 412,
+                    observed: None,
+                },
+                Attempt { method: Method::A11yAction, result: AttemptResult::Verified, elapsed_ms: 96, observed: None },
+            ],
+            blocking: None,
+            suggested_action: None,
+            evidence: vec![],
+            elapsed_ms: 520,
+        }
+    }
+
+    fn blocked_click() -> Outcome {
+        Outcome {
+            ok: false,
+            verified: Some(false),
+            retried: false,
+            retry_reason: None,
+            observed: "a dialog covers the target".into(),
+            attempts: vec![Attempt {
+                method: Method::CoordinateClick,
+                result: AttemptResult::Failed {
+                    class: ErrorClass::Blocked,
+                    message: "dialog \"New Event!\" covers the target".into(),
+                },
+                elapsed_ms: 30,
+                observed: None,
+            }],
+            blocking: Some(Blocking {
+                role: Role::new("dialog"),
+                name: "New Event!".into(),
+                texts: vec!["You have a new event".into(), "OK".into()],
+            }),
+            suggested_action: Some(SuggestedAction::DismissPopupThenRetry),
+            elapsed_ms: 35,
+            ..retried_click()
+        }
+    }
+
+    #[test]
+    fn human_success_is_one_line_unless_retried() {
+        let plain = Outcome { retried: false, retry_reason: None, attempts: vec![], ..retried_click() };
+        expect![[r#"
+            ✓ click push_button "Submit" verified — dialog "Saved" appeared [520 ms]
+        "#]]
+        .assert_eq(&outcome_human(&plain, "name=Submit", &Style::default()));
+        expect![[r#"
+            ✓ click push_button "Submit" verified (retried: a11y_action) — dialog "Saved" appeared [520 ms]
+              retried because: click produced no UI change; retried with accessibility press
+              1. coordinate_click             no change 412 ms
+              2. a11y_action                  verified 96 ms
+        "#]]
+        .assert_eq(&outcome_human(&retried_click(), "name=Submit", &Style::default()));
+    }
+
+    #[test]
+    fn human_failure_says_expected_observed_and_blocking() {
+        expect![[r#"
+            ✗ click push_button "Submit" not verified: expected any UI change on or around the target, observed a dialog covers the target [35 ms]
+              1. coordinate_click             failed (blocked): dialog "New Event!" covers the target 30 ms
+              blocked by dialog "New Event!": You have a new event | OK
+              next: dismiss the popup, then retry (dismiss_popup_then_retry)
+        "#]]
+        .assert_eq(&outcome_human(&blocked_click(), "name=Submit", &Style::default()));
+    }
+
+    #[test]
+    fn json_and_yaml_carry_the_contract_fields() {
+        let json = to_json(&blocked_click()).unwrap();
+        for key in [
+            "\"ok\": false",
+            "\"action\": \"click\"",
+            "\"verified\": false",
+            "\"retried\": false",
+            "\"retry_reason\": null",
+            "\"bounds\": [\n      10,",
+            "\"method\": \"coordinate_click\"",
+            "\"elapsed_ms\": 30",
+            "\"suggested_action\": \"dismiss_popup_then_retry\"",
+            "\"blocking\": {",
+        ] {
+            assert!(json.contains(key), "{key} not in {json}");
+        }
+        expect![[r#"
+            ok: true
+            action: click
+            verified: true
+            retried: true
+            retry_reason: click produced no UI change; retried with accessibility press
+            target:
+              id: :1.5|/a/12
+              role: push_button
+              name: Submit
+              bounds:
+              - 10
+              - 20
+              - 80
+              - 30
+            expected: any UI change on or around the target
+            observed: dialog "Saved" appeared
+            attempts:
+            - method: coordinate_click
+              result: no_change
+              elapsed_ms: 412
+              observed: null
+            - method: a11y_action
+              result: verified
+              elapsed_ms: 96
+              observed: null
+            blocking: null
+            suggested_action: null
+            evidence: []
+            elapsed_ms: 520
+        "#]]
+        .assert_eq(&to_yaml(&retried_click()).unwrap());
+    }
+
+    #[test]
+    fn errors_list_candidates() {
+        let e =
+            CliError::new(crate::exit::Exit::Ambiguous, "`role=push_button` matches 2 elements").with_candidates(vec![
+                Candidate {
+                    id: ":1.1|/1".into(),
+                    role: "push_button".into(),
+                    name: "Hello".into(),
+                    app: "deft-fixture".into(),
+                    window: Some("Deft Fixture".into()),
+                    selector: "window=\"Deft Fixture\" path=0/0".into(),
+                },
+            ]);
+        expect![[r#"
+            error: `role=push_button` matches 2 elements
+              0. push_button "Hello" in "deft-fixture" window "Deft Fixture" (--id 1)
+                 select with: window="Deft Fixture" path=0/0
+        "#]]
+        .assert_eq(&error_human(&e, &Style::default()));
+    }
+}

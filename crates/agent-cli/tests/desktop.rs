@@ -1,0 +1,183 @@
+//! On a real headless desktop with the fixture app: observe verbs, and actions judged by
+//! the app's ground-truth log (never by agent-cli's own report).
+
+use std::time::Duration;
+
+use deft_harness::Desktop;
+use deft_harness::fixture::{FixtureApp, FixtureOptions};
+
+use super::{BIN, Run, isolate, run, scratch};
+
+fn start() -> (Desktop, FixtureApp) {
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let app = FixtureApp::launch(&desktop, &FixtureOptions::default())
+        .unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    (desktop, app)
+}
+
+fn cli(desktop: &Desktop, args: &[&str]) -> Run {
+    let mut cmd = desktop.command(BIN);
+    isolate(&mut cmd, &scratch("desktop-home"));
+    cmd.args(args);
+    run(cmd)
+}
+
+/// Give a late effect time to reach the log before counting.
+const SETTLE: Duration = Duration::from_millis(500);
+
+#[test]
+fn read_find_and_screenshot() {
+    let (desktop, app) = start();
+
+    let r = cli(&desktop, &["read", "--app", "Deft Fixture", "--json"]);
+    r.expect_code(0);
+    assert!(r.stdout.contains("\"Submit order\""), "{r:#?}");
+    let v = r.json();
+    assert!(v["count"].as_u64().unwrap() > 10, "{r:#?}");
+    let r = cli(&desktop, &["read", "--window", "Deft Fixture", "--depth", "1"]);
+    r.expect_code(0);
+    assert!(r.stdout.starts_with("frame \"Deft Fixture\""), "{}", r.stdout);
+
+    let r = cli(&desktop, &["find", "--name", "Submit order", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!(v["count"], 1, "{r:#?}");
+    assert_eq!(v["matches"][0]["role"], "push_button");
+    let bounds = &v["matches"][0]["bounds"];
+    let want = app.ready().widget("submit");
+    assert_eq!((bounds[2].as_u64(), bounds[3].as_u64()), (Some(want.w as u64), Some(want.h as u64)), "{v}");
+    // The selector it prints picks exactly that element.
+    let sel = v["matches"][0]["selector"].as_str().unwrap().to_string();
+    let r = cli(&desktop, &["find", &sel, "--json"]);
+    r.expect_code(0);
+    assert_eq!(r.json()["matches"][0]["name"], "Submit order", "{r:#?}");
+    // Short ids as `read` prints them work with --id.
+    let id = v["matches"][0]["id"].as_str().unwrap();
+    let short = id.rsplit('/').next().unwrap();
+    let r = cli(&desktop, &["find", "--id", short, "--json"]);
+    r.expect_code(0);
+    assert_eq!(r.json()["matches"][0]["id"], id, "{r:#?}");
+
+    let r = cli(&desktop, &["find", "--role", "push_button"]);
+    r.expect_code(0);
+    assert!(r.stdout.contains("Hello") && r.stdout.contains("Submit order"), "{}", r.stdout);
+    let r = cli(&desktop, &["find", "--name", "Sumbit order"]);
+    r.expect_code(3);
+    assert!(r.stderr.contains("Submit order"), "closest candidates should be listed: {r:#?}");
+
+    let dir = scratch("shots");
+    let screen = dir.join("screen.png");
+    let r = cli(&desktop, &["screenshot", "-o", screen.to_str().unwrap(), "--json"]);
+    r.expect_code(0);
+    assert_eq!(png_size(&screen), (1280, 800));
+    let window = dir.join("window.png");
+    cli(&desktop, &["screenshot", "-o", window.to_str().unwrap(), "--window", "Deft Fixture"]).expect_code(0);
+    assert_eq!(png_size(&window), (app.ready().window.w as u32, app.ready().window.h as u32));
+    let region = dir.join("region.png");
+    cli(&desktop, &["screenshot", "-o", region.to_str().unwrap(), "--region", "10,20,30,40"]).expect_code(0);
+    assert_eq!(png_size(&region), (30, 40));
+}
+
+fn png_size(path: &std::path::Path) -> (u32, u32) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{} is not a PNG", path.display());
+    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    (be(16), be(20))
+}
+
+#[test]
+fn ambiguous_and_missing_targets_exit_4_and_3() {
+    let (desktop, app) = start();
+    let r = cli(&desktop, &["click", "--role", "push_button", "--json"]);
+    r.expect_code(4);
+    let v = r.json();
+    let names: Vec<&str> = v["candidates"].as_array().unwrap().iter().filter_map(|c| c["name"].as_str()).collect();
+    assert!(names.contains(&"Hello") && names.contains(&"Submit order"), "{r:#?}");
+    let r = cli(&desktop, &["click", "--name", "Sumbit order", "--timeout", "1500"]);
+    r.expect_code(3);
+    assert!(r.stdout.contains("Submit order"), "the closest should be listed: {r:#?}");
+    std::thread::sleep(SETTLE);
+    assert_eq!(app.count("button_activated", None), 0, "nothing may be clicked: {:?}", app.events());
+}
+
+#[test]
+fn click_activates_exactly_once() {
+    let (desktop, app) = start();
+    let r = cli(&desktop, &["click", "--name", "Hello"]);
+    r.expect_code(0);
+    std::thread::sleep(SETTLE);
+    assert_eq!(app.count("button_activated", Some("hello")), 1, "{r:#?} {:?}", app.events());
+
+    let r = cli(&desktop, &["click", "--name", "Submit order", "--verify", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!(v["ok"], true, "{r:#?}");
+    assert_eq!(v["verified"], true, "{r:#?}");
+    assert_eq!(v["action"], "click");
+    std::thread::sleep(SETTLE);
+    assert_eq!(app.count("order_submitted", None), 1, "no double submit: {:?}", app.events());
+}
+
+#[test]
+fn type_into_a_field_by_its_label() {
+    let (desktop, app) = start();
+    let r = cli(&desktop, &["type", "--target", "Name", "--text", "John"]);
+    r.expect_code(0);
+    let changed = app
+        .wait_for(|e| e.is("text_changed", Some("name")) && e.str("value") == Some("John"), Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("the name field never read John ({e}): {r:#?} {:?}", app.events()));
+    assert_eq!(changed.str("value"), Some("John"));
+}
+
+#[test]
+fn expect_wait_and_trace() {
+    let (desktop, app) = start();
+    let traces = scratch("traces");
+    let r = cli(
+        &desktop,
+        &[
+            "click",
+            "--name",
+            "Save",
+            "--expect",
+            r#"exists:role=dialog name="Save complete""#,
+            "--trace",
+            traces.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!((v["ok"].as_bool(), v["verified"].as_bool()), (Some(true), Some(true)), "{r:#?}");
+    assert!(r.stderr.contains("trace: recording the bus to"), "{r:#?}");
+    let files: Vec<_> = std::fs::read_dir(&traces).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let trace = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(trace.contains("\"action_finished\""), "{trace}");
+    std::thread::sleep(SETTLE);
+    assert_eq!(app.count("button_activated", Some("save")), 1, "{:?}", app.events());
+
+    let r = cli(&desktop, &["wait", r#"title:"Save complete""#, "--timeout", "5000"]);
+    r.expect_code(0);
+    assert!(r.stdout.starts_with("✓ a window whose title contains \"Save complete\" exists"), "{r:#?}");
+    let r = cli(&desktop, &["wait", "--text", "Never shown", "--timeout", "500", "--json"]);
+    r.expect_code(6);
+    let v = r.json();
+    assert_eq!((v["ok"].as_bool(), v["met"].as_bool()), (Some(false), Some(false)), "{r:#?}");
+    assert!(v["last_observed"].as_str().is_some_and(|s| !s.is_empty()), "{r:#?}");
+}
+
+#[test]
+fn ocr_reads_the_fixture() {
+    let (desktop, _app) = start();
+    let r = cli(&desktop, &["ocr", "--window", "Deft Fixture", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    let texts: Vec<&str> = v["lines"].as_array().unwrap().iter().filter_map(|l| l["text"].as_str()).collect();
+    assert!(texts.contains(&"Submit order") && texts.contains(&"Hello"), "{texts:?}");
+    let r = cli(&desktop, &["ocr", "--find", "submit order"]);
+    r.expect_code(0);
+    assert!(r.stdout.contains("Submit order"), "{r:#?}");
+    let r = cli(&desktop, &["ocr", "--window", "Deft Fixture", "--find", "Nowhere to be seen"]);
+    r.expect_code(3);
+}

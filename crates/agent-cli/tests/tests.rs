@@ -1,0 +1,68 @@
+//! agent-cli's integration tests: they run the built binary. One binary, one module per
+//! topic: `args` needs nothing but the binary; `desktop` starts a headless desktop and the
+//! fixture app for each test and judges by the app's ground-truth log.
+
+mod args;
+mod desktop;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_agent-cli");
+
+/// What a run printed and how it ended.
+#[derive(Debug)]
+pub struct Run {
+    /// The exit status (-1 when killed by a signal).
+    pub code: i32,
+    /// stdout.
+    pub stdout: String,
+    /// stderr.
+    pub stderr: String,
+}
+
+impl Run {
+    /// Panic with the whole run unless it exited with `code`.
+    #[track_caller]
+    pub fn expect_code(&self, code: i32) -> &Run {
+        assert_eq!(self.code, code, "expected exit {code}, got {self:#?}");
+        self
+    }
+
+    /// stdout as JSON.
+    #[track_caller]
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:#?}"))
+    }
+}
+
+/// A new empty directory (unique per call, so parallel tests never share one).
+pub fn scratch(name: &str) -> PathBuf {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("agent-cli-test-{}-{n}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Isolate a command from the developer's settings: its own XDG config home, no DEFT_*.
+pub fn isolate(cmd: &mut Command, config_home: &std::path::Path) {
+    for (k, _) in std::env::vars() {
+        if k.starts_with("DEFT_") || k == "NO_COLOR" {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env("XDG_CONFIG_HOME", config_home);
+}
+
+/// Run and collect.
+pub fn run(mut cmd: Command) -> Run {
+    let Output { status, stdout, stderr } = cmd.output().unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"));
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+    }
+}

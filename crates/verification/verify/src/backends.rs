@@ -1,0 +1,44 @@
+//! The backends an executor drives: accessibility, input, window geometry, capture, OCR.
+
+use deft_a11y::Accessibility;
+use deft_capture::Capture;
+use deft_input::{Input, WindowLocator};
+use deft_types::{Frame, Physical, Rect, TextMatch};
+
+/// The perception and actuation backends an [`crate::Executor`] carries its steps out with.
+///
+/// Accessibility is a type parameter (its trait has async methods, so it is not object
+/// safe); the rest are trait objects, so the CLI and the tests can mix real backends and
+/// fakes freely.
+pub struct Backends<A: Accessibility> {
+    /// The accessibility backend: finding targets, reading state, actions, events.
+    pub a11y: A,
+    /// Mouse and keyboard, in physical pixels.
+    pub input: Box<dyn Input + Send>,
+    /// The display server's window geometry, for each window's scale factor (logical
+    /// accessibility points to physical input pixels). `None`: scale 1 everywhere.
+    pub windows: Option<Box<dyn WindowLocator + Send>>,
+    /// Screen capture, for the pixel signal. `None`: verification uses accessibility only.
+    pub capture: Option<Box<dyn Capture + Send>>,
+    /// Text on screen, for targets that are not in the accessibility tree. `None`: such
+    /// targets are not found (the outcome suggests `use_vision`).
+    pub ocr: Option<Box<dyn ScreenText>>,
+}
+
+/// The seam to text recognition: find text on a frame. Kept narrow so that `deft-ocr` (or
+/// a fake) plugs in without this crate depending on how recognition works.
+pub trait ScreenText: Send + Sync {
+    /// Places on `frame` where `text` is shown, best match first.
+    fn find(&self, frame: &Frame, text: &TextMatch) -> Result<Vec<TextHit>, String>;
+}
+
+/// Text found on screen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextHit {
+    /// The text as read.
+    pub text: String,
+    /// Where, in physical screen pixels.
+    pub bounds: Rect<Physical>,
+    /// How well it matches, in `0..=1`.
+    pub score: f64,
+}

@@ -1,0 +1,120 @@
+//! The executor: its backends, its configuration, and the services its steps share.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use deft_a11y::{A11yError, Accessibility, Scope, SnapshotOptions};
+use deft_capture::Capture;
+use deft_input::{Input, WindowLocator};
+use deft_retry::ActionPolicy;
+use deft_types::{Action, ActionKind};
+
+use crate::backends::{Backends, ScreenText};
+use crate::config::{ActionOptions, ExecutorConfig};
+use crate::error::VerifyError;
+use crate::event::VerifyEvent;
+use crate::pump::{Pump, Waker};
+use crate::read::Reading;
+
+/// The verified executor. Every method takes `&self`; the input, window and capture
+/// backends sit behind locks held only while they are called (never across an await).
+///
+/// Needs a tokio runtime: the first action or wait subscribes to accessibility events on a
+/// background task, which is aborted when the executor is dropped.
+pub struct Executor<A: Accessibility> {
+    pub(crate) a11y: A,
+    pub(crate) input: Mutex<Box<dyn Input + Send>>,
+    pub(crate) windows: Option<Mutex<Box<dyn WindowLocator + Send>>>,
+    pub(crate) capture: Option<Mutex<Box<dyn Capture + Send>>>,
+    pub(crate) ocr: Option<Box<dyn ScreenText>>,
+    pub(crate) config: ExecutorConfig,
+    /// One policy per action kind, with the CLI's overrides and dismiss rules applied.
+    policies: Vec<(ActionKind, ActionPolicy)>,
+    pump: tokio::sync::OnceCell<Option<Pump>>,
+    next_op: AtomicU64,
+}
+
+/// A poisoned lock only means a backend call panicked on another thread; the backend is
+/// still the best there is, and an action must not panic because of it.
+pub(crate) fn lock<T: ?Sized>(m: &Mutex<Box<T>>) -> MutexGuard<'_, Box<T>> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<A: Accessibility> Executor<A> {
+    /// An executor over `backends`. Fails when a policy, with the overrides of `config`
+    /// applied, is inconsistent (e.g. `--verify-delay` not shorter than `--timeout`).
+    ///
+    /// A popup that blocks the target *before* an input is dismissed automatically only
+    /// when a [`crate::DismissRule`] names it; giving rules turns the policies'
+    /// `blocked.auto_dismiss` on, and the rule then decides which popups and how.
+    pub fn new(backends: Backends<A>, config: ExecutorConfig) -> Result<Executor<A>, VerifyError> {
+        let mut policies = Vec::new();
+        for kind in deft_retry::ALL_KINDS {
+            let mut p = config
+                .policies
+                .get(kind)
+                .with_overrides(kind, config.overrides())
+                .map_err(|source| VerifyError::Policy { kind, source })?;
+            if !config.dismiss_rules.is_empty() {
+                p.blocked.auto_dismiss = true;
+            }
+            policies.push((kind, p));
+        }
+        Ok(Executor {
+            a11y: backends.a11y,
+            input: Mutex::new(backends.input),
+            windows: backends.windows.map(Mutex::new),
+            capture: backends.capture.map(Mutex::new),
+            ocr: backends.ocr,
+            config,
+            policies,
+            pump: tokio::sync::OnceCell::new(),
+            next_op: AtomicU64::new(1),
+        })
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &ExecutorConfig {
+        &self.config
+    }
+
+    /// The accessibility backend.
+    pub fn a11y(&self) -> &A {
+        &self.a11y
+    }
+
+    /// The policy in force for `kind` (the configured one with the CLI's overrides).
+    pub fn policy(&self, kind: ActionKind) -> ActionPolicy {
+        self.policies
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or_else(|| self.config.policies.get(kind).clone(), |(_, p)| p.clone())
+    }
+
+    /// Carry out `action` with the executor's configuration.
+    pub async fn perform(&self, action: &Action) -> deft_types::Outcome {
+        self.perform_with(action, &ActionOptions::default()).await
+    }
+
+    pub(crate) fn op_id(&self) -> u64 {
+        self.next_op.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub(crate) fn publish(&self, event: VerifyEvent) {
+        if let Some(bus) = &self.config.bus {
+            bus.publish("deft-verify", event);
+        }
+    }
+
+    /// A waker for one watch: woken by accessibility events, polling otherwise.
+    pub(crate) async fn waker(&self) -> Waker {
+        let pump = self.pump.get_or_init(|| Pump::start(&self.a11y)).await;
+        Waker::new(pump.as_ref().map(Pump::subscribe), self.config.poll_max_ms)
+    }
+
+    /// One read of the UI in `scope`.
+    pub(crate) async fn read(&self, scope: &Scope) -> Result<Reading, A11yError> {
+        let tree = self.a11y.snapshot(scope, &SnapshotOptions::default()).await?;
+        Ok(Reading::new(tree))
+    }
+}

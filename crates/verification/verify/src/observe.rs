@@ -1,0 +1,492 @@
+//! What a verification read saw: the effects of the input (or the expectation met), and
+//! the signals the retry engine needs when there is none yet (feedback, loading, toggle,
+//! blocking).
+
+use deft_a11y::Tree;
+use deft_retry::Toggle;
+use deft_snapshot::{
+    Effect, EffectKind, FieldChange, Judgement, RelevanceConfig, RenderConfig, diff, immediate_feedback, judge,
+    render_observed,
+};
+use deft_types::{Blocking, Condition, Element, ElementId, State};
+
+use crate::condition;
+use crate::read::Reading;
+use crate::ready::popup_texts;
+
+/// What the action must achieve to count as verified.
+#[derive(Clone, Debug)]
+pub(crate) enum Goal {
+    /// Any relevant change (a new dialog alone is a popup, not an effect).
+    AnyChange,
+    /// The target's text now contains `typed`, and changed.
+    Typed { typed: String },
+    /// The target's value (or text) equals `value`.
+    Set { value: String },
+    /// An explicit expectation.
+    Expect(Box<Condition>),
+}
+
+/// How the toggle signal is reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ToggleMode {
+    /// Not a toggle.
+    None,
+    /// A real toggle: its checked (or pressed) state before and after.
+    State,
+    /// An action with an expectation: any effect at all counts as "changed", so that an
+    /// input whose effect was not the expected one is never sent again (it worked, only
+    /// not as expected; a second one could double it).
+    AnyEffect,
+}
+
+/// What one read showed, relative to the read before the input.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Seen {
+    /// Verified: what was seen, in plain words.
+    pub verified: Option<String>,
+    /// A popup appeared and is the only change: it intercepts the target.
+    pub blocking: Option<Blocking>,
+    /// The app showed it received the input (focus, pressed, busy, text typed).
+    pub feedback: bool,
+    /// Feedback could not be judged (the target is in neither read).
+    pub feedback_unknown: bool,
+    /// The app is working.
+    pub loading: bool,
+    pub toggle: Toggle,
+    /// Something worth reporting even though it is no effect (wrong field, re-created target).
+    pub note: Option<String>,
+    /// The relevant changes, rendered, whether or not they verify the goal.
+    pub changes: Option<String>,
+}
+
+/// Whether a field change is incidental: focus and activation move when windows and dialogs
+/// come and go (and a click lands), and child counts move with the children that the diff
+/// already lists as appeared or gone. None of them is an effect on its own.
+fn incidental(c: &FieldChange) -> bool {
+    matches!(
+        c,
+        FieldChange::StateAdded(State::Focused | State::Active)
+            | FieldChange::StateRemoved(State::Focused | State::Active)
+            | FieldChange::ChildCount { .. }
+    )
+}
+
+/// The judgement's effects without incidental changes and without re-creations (an
+/// element destroyed and an equal one created in its place: a widget rebuilt, which by
+/// itself does nothing). Returns the kept effects and a note on the re-creations.
+fn filter_effects(j: &Judgement, target: Option<&ElementId>) -> (Vec<Effect>, Option<String>) {
+    let mut kept: Vec<Effect> = Vec::new();
+    for e in &j.effects {
+        match &e.kind {
+            EffectKind::Changed { id, role, name, changes } => {
+                let changes: Vec<FieldChange> = changes.iter().filter(|c| !incidental(c)).cloned().collect();
+                if !changes.is_empty() {
+                    let kind = EffectKind::Changed { id: id.clone(), role: role.clone(), name: name.clone(), changes };
+                    kept.push(Effect { kind, relation: e.relation });
+                }
+            }
+            EffectKind::WindowChanged(c) => {
+                let mut before = c.before.clone();
+                before.active = c.after.active;
+                let jitter = match (c.before.bounds, c.after.bounds) {
+                    (Some(a), Some(b)) => a.max_edge_delta(&b) <= 3,
+                    (a, b) => a == b,
+                };
+                before.bounds = c.after.bounds;
+                if !(before == c.after && jitter) {
+                    kept.push(e.clone());
+                }
+            }
+            _ => kept.push(e.clone()),
+        }
+    }
+    // Pair each element gone with an equal one that appeared.
+    let mut notes = Vec::new();
+    let mut drop = vec![false; kept.len()];
+    for g in 0..kept.len() {
+        let EffectKind::Gone { element: gone, .. } = &kept[g].kind else { continue };
+        let twin = (0..kept.len()).find(|&a| {
+            !drop[a] && matches!(&kept[a].kind, EffectKind::Appeared { element, .. } if same_widget(gone, element))
+        });
+        if let Some(a) = twin {
+            drop[g] = true;
+            drop[a] = true;
+            let EffectKind::Appeared { element: new, .. } = &kept[a].kind else { continue };
+            let moved = match (gone.bounds, new.bounds) {
+                (Some(o), Some(n)) if o != n => format!(" and moved from {o} to {n}"),
+                _ => String::new(),
+            };
+            let whose = if Some(&gone.id) == target { "the target " } else { "" };
+            notes.push(format!("{whose}{} was re-created{moved}", gone.describe()));
+        }
+    }
+    let kept = kept.into_iter().zip(drop).filter(|(_, d)| !d).map(|(e, _)| e).collect();
+    (kept, (!notes.is_empty()).then(|| notes.join("; ")))
+}
+
+/// Roles whose presence means work in progress (as in `deft_snapshot::RelevanceConfig`).
+fn is_activity_role(role: &deft_types::Role) -> bool {
+    matches!(role.as_str(), "progress_bar" | "animation" | "spinner")
+}
+
+fn says_loading(text: &str) -> bool {
+    let t = text.trim_start().to_lowercase();
+    t.starts_with("loading") || t.starts_with("please wait")
+}
+
+/// Whether an element shows that work is in progress: a shown spinner or progress bar, a
+/// "Loading..." text, or a busy state.
+fn is_working(e: &Element) -> bool {
+    (e.has(State::Showing) && (is_activity_role(&e.role) || says_loading(e.visible_text()))) || e.has(State::Busy)
+}
+
+/// Containers that were already loading *before* the input: the parent of each element
+/// that showed work in progress (or that element alone, when its parent holds the target).
+///
+/// What changes in them while the action is watched is the end of work that began before
+/// the input (a panel that finishes loading), not an effect of it: counting it would
+/// verify a click that did nothing. The engine still hears `loading` while they work, so
+/// no second input is sent meanwhile.
+fn working_zones(pre: &Reading, target: Option<&ElementId>) -> Vec<ElementId> {
+    let holds_target =
+        |zone: &ElementId| target.is_some_and(|t| t == zone || pre.snap.ancestors(t).any(|n| n.id() == zone));
+    let mut zones = Vec::new();
+    for node in pre.snap.nodes() {
+        let e = node.element();
+        if !is_working(e) || Some(&e.id) == target {
+            continue;
+        }
+        let zone = match node.parent() {
+            Some(p) if !holds_target(p) => p.clone(),
+            _ if !holds_target(&e.id) => e.id.clone(),
+            _ => continue,
+        };
+        if !zones.contains(&zone) {
+            zones.push(zone);
+        }
+    }
+    zones
+}
+
+/// The zone `id` lies in, in either read.
+fn zone_of<'z>(id: &ElementId, zones: &'z [ElementId], pre: &Reading, post: &Reading) -> Option<&'z ElementId> {
+    zones.iter().find(|z| *z == id || [pre, post].iter().any(|r| r.snap.ancestors(id).any(|n| n.id() == *z)))
+}
+
+/// The element an effect is about.
+fn effect_id(e: &Effect) -> Option<&ElementId> {
+    match &e.kind {
+        EffectKind::Changed { id, .. } => Some(id),
+        EffectKind::Appeared { element, .. } | EffectKind::Gone { element, .. } => Some(&element.id),
+        _ => None,
+    }
+}
+
+fn same_widget(a: &Element, b: &Element) -> bool {
+    a.role == b.role && a.name == b.name && a.id != b.id
+}
+
+fn is_popup(e: &Effect) -> bool {
+    match &e.kind {
+        EffectKind::WindowOpened(w) => w.is_dialog(),
+        EffectKind::Appeared { element, .. } => element.role.is_dialog_like(),
+        _ => false,
+    }
+}
+
+fn render(effects: &[Effect], j: &Judgement) -> String {
+    let view = Judgement { effects: effects.to_vec(), noise: j.noise.clone(), loading: j.loading };
+    render_observed(&view, &RenderConfig::default())
+}
+
+/// The popup an effect opened, as a [`Blocking`] with the texts it shows in `tree`.
+fn blocking_from(e: &Effect, tree: &Tree) -> Option<Blocking> {
+    let (id, role, name) = match &e.kind {
+        EffectKind::WindowOpened(w) => (&w.id, &w.role, &w.title),
+        EffectKind::Appeared { element, .. } => (&element.id, &element.role, &element.name),
+        _ => return None,
+    };
+    let root = tree.find_id(id);
+    let texts = match root {
+        Some(r) => popup_texts((0..tree.len()).filter(|&i| tree.is_within(i, r)).map(|i| &tree.nodes[i]), name),
+        None => Vec::new(),
+    };
+    Some(Blocking { role: role.clone(), name: name.clone(), texts })
+}
+
+/// A password field: its text is masked, so only its length can be compared.
+pub(crate) fn is_secret(e: &Element) -> bool {
+    e.role.as_str() == "password_text"
+}
+
+fn text_of(e: &Element) -> String {
+    e.text.clone().or_else(|| e.value.clone()).unwrap_or_default()
+}
+
+/// Judges `post` against `pre` for an input sent to `target` with `goal`.
+pub(crate) fn observe(
+    pre: &Reading,
+    post: &Reading,
+    target: Option<&ElementId>,
+    goal: &Goal,
+    toggle: ToggleMode,
+) -> Seen {
+    let d = diff(&pre.snap, &post.snap);
+    let cfg = RelevanceConfig { target: target.cloned(), ..RelevanceConfig::default() };
+    let j = judge(&d, &pre.snap, &post.snap, &cfg);
+    let (mut effects, recreated) = filter_effects(&j, target);
+    let zones = working_zones(pre, target);
+    let mut ignored_zones: Vec<String> = Vec::new();
+    effects.retain(|e| {
+        let zone = effect_id(e).and_then(|id| zone_of(id, &zones, pre, post));
+        if let Some(z) = zone {
+            let name = pre.snap.get(z).map_or_else(|| z.to_string(), Element::describe);
+            if !ignored_zones.contains(&name) {
+                ignored_zones.push(name);
+            }
+        }
+        zone.is_none()
+    });
+    let background = (!ignored_zones.is_empty()).then(|| {
+        format!("not counted: changes in {}, which was already loading before the input", ignored_zones.join(", "))
+    });
+    let mut seen = Seen { note: join(recreated, background), ..Seen::default() };
+    // Work that began before the input and goes on holds the engine back (it may be busy
+    // with the input too), but only while it says so (a busy state, a "Loading..." text):
+    // a spinner or progress bar alone may run forever and must not stall the chain.
+    let says_busy = |e: &Element| e.has(State::Busy) || (e.has(State::Showing) && says_loading(e.visible_text()));
+    let still_working = zones.iter().any(|z| post.snap.subtree(z).any(|n| says_busy(n.element())));
+    let before = target.and_then(|t| pre.element(t));
+    let after = target.and_then(|t| post.element(t));
+    seen.feedback_unknown = target.is_none() || (before.is_none() && after.is_none());
+    seen.feedback = target.is_some_and(|t| immediate_feedback(&d, t).is_some());
+    let busy_around = target.is_some_and(|t| {
+        post.snap.get(t).is_some_and(|e| e.has(State::Busy))
+            || post.snap.ancestors(t).any(|n| n.element().has(State::Busy))
+    });
+    seen.loading = j.loading || busy_around || still_working;
+    seen.toggle = match toggle {
+        ToggleMode::None => Toggle::Unknown,
+        ToggleMode::State => match (before, after) {
+            (Some(b), Some(a)) => {
+                let on = |e: &Element| e.has(State::Checked) || e.has(State::Pressed);
+                if on(b) == on(a) { Toggle::Unchanged } else { Toggle::Changed }
+            }
+            _ => Toggle::Unknown,
+        },
+        ToggleMode::AnyEffect if effects.is_empty() => Toggle::Unchanged,
+        ToggleMode::AnyEffect => Toggle::Changed,
+    };
+    if !effects.is_empty() {
+        seen.changes = Some(render(&effects, &j));
+    }
+    let (popups, others): (Vec<&Effect>, Vec<&Effect>) = effects.iter().partition(|e| is_popup(e));
+    match goal {
+        Goal::AnyChange if !others.is_empty() => seen.verified = seen.changes.clone(),
+        Goal::AnyChange => {}
+        Goal::Typed { typed } => {
+            let (was, now) = (before.map(text_of).unwrap_or_default(), after.map(text_of).unwrap_or_default());
+            seen.feedback |= was != now;
+            let landed = match after.is_some_and(is_secret) {
+                // A password field shows one mask character per character: count them.
+                true => now.chars().count() == was.chars().count() + typed.chars().count(),
+                false => now.contains(typed.as_str()),
+            };
+            if landed && (was != now || typed.is_empty()) {
+                seen.verified =
+                    Some(format!("{} now shows {now:?}", after.map_or_else(String::new, Element::describe)));
+            } else {
+                seen.note = join(seen.note.take(), elsewhere(&d, target, typed, pre, post));
+            }
+        }
+        Goal::Set { value } => {
+            let now = after.map(|e| e.value.clone().or_else(|| e.text.clone()).unwrap_or_default());
+            let set = match (after.is_some_and(is_secret), &now) {
+                (true, Some(now)) => now.chars().count() == value.chars().count(),
+                (_, now) => now.as_deref() == Some(value.as_str()),
+            };
+            if set {
+                seen.verified =
+                    Some(format!("{} now has value {value:?}", after.map_or_else(String::new, Element::describe)));
+            }
+        }
+        Goal::Expect(c) => {
+            let now = condition::check(c, &post.tree);
+            let was = condition::check(c, &pre.tree);
+            if now.met && (!was.met || !effects.is_empty()) {
+                seen.verified = Some(now.what);
+            } else if now.met {
+                seen.note =
+                    join(seen.note.take(), Some(format!("{} already before the input, and nothing changed", now.what)));
+            }
+        }
+    }
+    if seen.verified.is_none() && others.is_empty() {
+        seen.blocking = popups.first().and_then(|e| blocking_from(e, &post.tree));
+    }
+    seen
+}
+
+fn join(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Where typed text went when it did not land in the target: another editable element
+/// whose text changed to include part of it (focus moved while typing).
+fn elsewhere(
+    d: &deft_snapshot::SnapshotDiff,
+    target: Option<&ElementId>,
+    typed: &str,
+    pre: &Reading,
+    post: &Reading,
+) -> Option<String> {
+    let piece = |t: &str| typed.len() >= 2 && (t.contains(typed) || typed_tail_in(typed, t));
+    let landed: Vec<String> = d
+        .changed
+        .iter()
+        .filter(|c| Some(&c.id) != target)
+        .filter_map(|c| {
+            let element = post.element(&c.id)?;
+            let now = text_of(element);
+            let was = pre.element(&c.id).map(text_of).unwrap_or_default();
+            (was != now && piece(&now)).then(|| format!("{} got {now:?}", element.describe()))
+        })
+        .collect();
+    if landed.is_empty() {
+        return None;
+    }
+    let shown = target.and_then(|t| post.element(t)).map(|e| format!("; the target shows {:?}", text_of(e)));
+    Some(format!(
+        "typed text went to another field: {} (the keyboard focus moved while typing){}",
+        landed.join(", "),
+        shown.unwrap_or_default()
+    ))
+}
+
+/// Whether `text` contains a tail of `typed` at least 2 characters long: what lands in
+/// another field when the focus moves part-way through typing.
+fn typed_tail_in(typed: &str, text: &str) -> bool {
+    let chars: Vec<char> = typed.chars().collect();
+    (1..chars.len().saturating_sub(1)).any(|k| {
+        let tail: String = chars[k..].iter().collect();
+        tail.chars().count() >= 2 && text.contains(&tail)
+    })
+}
+
+/// The goal in words, for the outcome's `expected` line. The text of a secret field
+/// (a password) is never written out, only its length.
+pub(crate) fn describe_goal(goal: &Goal, target: &str, secret: bool) -> String {
+    match goal {
+        Goal::AnyChange => format!("any UI change on or around {target}"),
+        Goal::Typed { typed } if secret => format!("{target} gains {} typed characters", typed.chars().count()),
+        Goal::Typed { typed } => format!("{target} contains {typed:?}"),
+        Goal::Set { value } if secret => format!("{target} holds the {} characters set", value.chars().count()),
+        Goal::Set { value } => format!("{target} has value {value:?}"),
+        Goal::Expect(c) => condition::describe(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use deft_a11y::{TreeBuilder, element};
+    use deft_types::{Logical, Rect};
+
+    use super::*;
+
+    struct Form {
+        name: &'static str,
+        email: &'static str,
+        loading: bool,
+        submit_id: &'static str,
+        status: &'static str,
+    }
+
+    const FORM: Form = Form { name: "", email: "", loading: false, submit_id: "submit", status: "Ready" };
+
+    fn reading(f: &Form) -> Reading {
+        let mut b = TreeBuilder::new();
+        let app = b.app(element("app", "application", "demo"));
+        let w = b.child(app, element("w", "frame", "Form"));
+        let field = |id: &str, name: &str, text: &str| {
+            let mut e = element(id, "text", name);
+            e.states.insert(State::Editable);
+            e.text = Some(text.into());
+            e
+        };
+        b.child(w, field("name", "Name", f.name));
+        b.child(w, field("email", "Email", f.email));
+        let mut submit = element(f.submit_id, "push_button", "Submit");
+        submit.bounds = Some(Rect::<Logical>::new(10, if f.submit_id == "submit" { 10 } else { 70 }, 80, 30));
+        b.child(w, submit);
+        b.child(w, element("status", "label", f.status));
+        let panel = b.child(w, element("panel", "filler", "Content"));
+        let mut spinner = element("spin", "animation", "Loading");
+        if !f.loading {
+            spinner.states.remove(&State::Showing);
+        }
+        b.child(panel, spinner);
+        b.child(panel, element("msg", "label", if f.loading { "Loading..." } else { "Content ready" }));
+        Reading::new(b.build())
+    }
+
+    fn id(s: &str) -> ElementId {
+        ElementId(s.into())
+    }
+
+    #[test]
+    fn typed_text_in_the_wrong_field_is_named_and_not_verified() {
+        let pre = reading(&FORM);
+        let post = reading(&Form { name: "hel", email: "lo world", ..FORM });
+        let goal = Goal::Typed { typed: "hello world".into() };
+        let seen = observe(&pre, &post, Some(&id("name")), &goal, ToggleMode::None);
+        assert_eq!(seen.verified, None);
+        assert!(seen.feedback, "text landed in the target: the keys were received");
+        let note = seen.note.unwrap();
+        assert!(note.contains("text \"Email\" got \"lo world\"") && note.contains("shows \"hel\""), "{note}");
+
+        let done = reading(&Form { name: "hello world", ..FORM });
+        let seen = observe(&pre, &done, Some(&id("name")), &goal, ToggleMode::None);
+        assert_eq!(seen.verified.as_deref(), Some("text \"Name\" now shows \"hello world\""));
+    }
+
+    #[test]
+    fn loading_that_began_before_the_input_is_no_effect() {
+        let pre = reading(&Form { loading: true, ..FORM });
+        let post = reading(&FORM);
+        let seen = observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None);
+        assert_eq!(seen.verified, None, "{seen:?}");
+        assert!(seen.note.unwrap().contains("filler \"Content\""));
+        let still = observe(&pre, &pre, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None);
+        assert!(still.loading, "the engine hears it is still loading");
+        let both = reading(&Form { status: "Order 1 submitted", ..FORM });
+        let seen = observe(&pre, &both, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None);
+        assert!(seen.verified.unwrap().contains("Order 1 submitted"));
+    }
+
+    #[test]
+    fn a_recreated_target_is_no_effect() {
+        let pre = reading(&FORM);
+        let post = reading(&Form { submit_id: "submit2", ..FORM });
+        let seen = observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None);
+        assert_eq!(seen.verified, None, "{seen:?}");
+        assert!(seen.note.unwrap().starts_with("the target push_button \"Submit\" was re-created and moved"));
+    }
+
+    #[test]
+    fn focus_moving_is_feedback_not_an_effect() {
+        let pre = reading(&FORM);
+        let mut post = reading(&FORM);
+        let mut tree = post.tree.clone();
+        let i = tree.find_id(&id("submit")).unwrap();
+        tree.nodes[i].element.states.insert(State::Focused);
+        post = Reading::new(tree);
+        let seen = observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None);
+        assert_eq!(seen.verified, None);
+        assert!(seen.feedback);
+        assert!(!seen.feedback_unknown);
+    }
+}

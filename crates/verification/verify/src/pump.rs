@@ -1,0 +1,121 @@
+//! Event-driven waking: accessibility events wake a pending check at once; without them a
+//! short capped backoff polls, so a change that sends no event is still seen.
+//!
+//! Waiting here is never a fixed sleep: a watch ends at the first read that shows what it
+//! waits for, and the read is triggered by an event as soon as one arrives. The poll
+//! interval starts at [`FIRST_POLL`] and doubles up to the configured cap (50 ms by
+//! default), and an event resets it.
+
+use std::time::{Duration, Instant};
+
+use deft_a11y::{Accessibility, EventFilter};
+use futures_util::StreamExt;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+/// First poll interval after a read (or an event).
+const FIRST_POLL: Duration = Duration::from_millis(10);
+/// Least time between two reads woken by events: a burst of events (a dialog building
+/// itself) is read once, not once per event.
+const MIN_GAP: Duration = Duration::from_millis(8);
+
+/// A background task that counts accessibility events. Aborted on drop.
+pub(crate) struct Pump {
+    rx: watch::Receiver<u64>,
+    task: JoinHandle<()>,
+}
+
+impl Drop for Pump {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Pump {
+    /// Subscribes to every event of `a11y`; `None` when the backend offers none (waking then
+    /// relies on polling alone).
+    pub async fn start<A: Accessibility>(a11y: &A) -> Option<Pump> {
+        let mut stream = a11y.events(&EventFilter::default()).await.ok()?;
+        let (tx, rx) = watch::channel(0u64);
+        let task = tokio::spawn(async move {
+            let mut n = 0u64;
+            while let Some(event) = stream.next().await {
+                if event.is_err() {
+                    continue;
+                }
+                n += 1;
+                if tx.send(n).is_err() {
+                    break;
+                }
+            }
+        });
+        Some(Pump { rx, task })
+    }
+
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.rx.clone()
+    }
+}
+
+/// Wakes a watcher at the next event or poll tick, whichever comes first.
+pub(crate) struct Waker {
+    rx: Option<watch::Receiver<u64>>,
+    poll: Duration,
+    cap: Duration,
+    last_wake: Instant,
+}
+
+impl Waker {
+    pub fn new(rx: Option<watch::Receiver<u64>>, cap_ms: u64) -> Waker {
+        let cap = Duration::from_millis(cap_ms.max(1));
+        let mut rx = rx;
+        if let Some(rx) = &mut rx {
+            rx.borrow_and_update();
+        }
+        Waker { rx, poll: FIRST_POLL.min(cap), cap, last_wake: Instant::now() }
+    }
+
+    /// Returns at the next event, at the next poll tick, or at `until`, whichever is first.
+    pub async fn next(&mut self, until: Instant) {
+        let now = Instant::now();
+        if now >= until {
+            return;
+        }
+        let tick = self.poll.min(until - now);
+        enum Woke {
+            Event,
+            Tick,
+            Closed,
+        }
+        let woke = match &mut self.rx {
+            Some(rx) => match tokio::time::timeout(tick, rx.changed()).await {
+                Ok(Ok(())) => Woke::Event,
+                Ok(Err(_)) => Woke::Closed,
+                Err(_) => Woke::Tick,
+            },
+            None => {
+                tokio::time::sleep(tick).await;
+                Woke::Tick
+            }
+        };
+        if let Woke::Closed = woke {
+            // The event stream ended: poll from now on.
+            self.rx = None;
+            tokio::time::sleep(tick).await;
+        }
+        let woke_by_event = matches!(woke, Woke::Event);
+        if woke_by_event {
+            if let Some(rx) = &mut self.rx {
+                rx.borrow_and_update();
+            }
+            self.poll = FIRST_POLL.min(self.cap);
+            let gap = self.last_wake + MIN_GAP;
+            if gap > Instant::now() && gap < until {
+                tokio::time::sleep_until(gap.into()).await;
+            }
+        } else {
+            self.poll = (self.poll * 2).min(self.cap);
+        }
+        self.last_wake = Instant::now();
+    }
+}

@@ -1,0 +1,284 @@
+//! Actionability: before an input, wait (bounded) until the target is present, shown,
+//! enabled, stable, and receives events at the point where the input will land.
+
+use std::time::{Duration, Instant};
+
+use deft_a11y::{A11yError, Accessibility, AppInfo, Hit, Scope, SnapshotOptions};
+use deft_retry::Symptoms;
+use deft_types::{Blocking, Element, ElementId, ErrorClass, Logical, Method, Point, Rect, State};
+
+use crate::executor::Executor;
+use crate::read::Reading;
+use crate::resolve::Resolved;
+
+/// Bounds must stay the same across two reads at least this far apart (one frame).
+const FRAME: Duration = Duration::from_millis(16);
+
+/// One actionability check.
+pub(crate) enum Check {
+    /// Act now.
+    Ready,
+    /// Not yet, for this reason; the symptoms tell what to report if it never gets ready.
+    /// `retry_at`: when checking again makes sense (the stability rule waits exactly one
+    /// frame); `None`: at the next accessibility event or poll.
+    NotYet(String, Symptoms, Option<Instant>),
+    /// Waiting will not help (the target vanished, a modal popup covers it).
+    Fail(Symptoms),
+}
+
+/// Where a pointer input lands on `bounds` for `method`: the centre, or a few pixels inside
+/// the bounds off centre for an offset click.
+pub(crate) fn aim(bounds: Rect<Logical>, method: Method) -> Point<Logical> {
+    match method {
+        Method::OffsetClick => {
+            let dx = (bounds.w / 5).clamp(1, 12);
+            Point::new(bounds.x.saturating_add(dx as i32), bounds.center().y)
+        }
+        _ => bounds.center(),
+    }
+}
+
+/// Whether a method sends input that the app's focus and modality decide on (pointer and
+/// keys), as opposed to an accessibility call, which reaches the element directly.
+fn needs_events(method: Method) -> bool {
+    method.is_pointer() || matches!(method, Method::Keystrokes | Method::FocusSelectAllKeystrokes)
+}
+
+/// The stability rule's memory: the bounds last read and since when they have not changed,
+/// and the last hit test and modal check (reused for the one more look at the element that
+/// the rule asks for a frame later, when they were made at the same point).
+pub(crate) struct Stability {
+    since: Option<(Instant, Rect<Logical>)>,
+    last: Option<Looked>,
+}
+
+/// A hit test and modal check made at `point` at `at`.
+struct Looked {
+    at: Instant,
+    point: Option<Point<Logical>>,
+    modal: Option<Blocking>,
+    hit: Option<HitResult>,
+}
+
+/// How long a hit test and modal check stay good for reuse.
+const REUSE: Duration = Duration::from_millis(100);
+
+impl Stability {
+    /// Starts from the read that found the target, so a target found a frame ago needs one
+    /// more read, not two.
+    pub fn from(target: &Resolved) -> Stability {
+        let since = target.element.as_ref().and_then(|e| e.bounds).map(|b| (target.read_at, b));
+        Stability { since, last: None }
+    }
+
+    /// Takes in bounds read now: `Ok` once they have been the same for a frame, else when
+    /// to read again.
+    fn settle(&mut self, bounds: Rect<Logical>, now: Instant) -> Result<(), Instant> {
+        match self.since {
+            Some((at, b)) if b == bounds && now.duration_since(at) >= FRAME => Ok(()),
+            Some((at, b)) if b == bounds => Err(at + FRAME),
+            _ => {
+                self.since = Some((now, bounds));
+                Err(now + FRAME)
+            }
+        }
+    }
+
+    fn bounds(&self) -> Option<Rect<Logical>> {
+        self.since.map(|(_, b)| b)
+    }
+}
+
+/// A hit test's answer.
+type HitResult = Result<Option<Hit>, A11yError>;
+
+/// The results of one concurrent round of actionability reads.
+struct Round {
+    element: Result<Element, A11yError>,
+    modal: Option<Blocking>,
+    hit: Option<(Point<Logical>, HitResult)>,
+}
+
+impl<A: Accessibility> Executor<A> {
+    /// Checks once whether `target` is actionable for `method`, refreshing its element.
+    /// The reads it needs (the element, the modal check, the hit test, and `pre`, the state
+    /// snapshot to compare with after the input) run concurrently: one round trip's time.
+    pub(crate) async fn check_actionable(
+        &self,
+        target: &mut Resolved,
+        method: Method,
+        st: &mut Stability,
+        pre: Option<&Scope>,
+    ) -> (Check, Option<Result<Reading, A11yError>>) {
+        let read_pre = async {
+            match pre {
+                Some(scope) => Some(self.read(scope).await),
+                None => None,
+            }
+        };
+        let Some(id) = target.id().cloned() else {
+            // Raw coordinates and OCR text: nothing to check but the point itself.
+            return (Check::Ready, read_pre.await);
+        };
+        let aimed = if method.is_pointer() { st.bounds().map(|b| aim(b, method)) } else { None };
+        let reuse = st.last.take().filter(|l| l.at.elapsed() < REUSE && l.point == aimed);
+        let look = reuse.is_none();
+        let (element, modal, hit, pre) = tokio::join!(
+            self.a11y.element(&id),
+            async {
+                match needs_events(method) && look {
+                    true => self.modal_over(target).await,
+                    false => None,
+                }
+            },
+            async {
+                match aimed {
+                    Some(p) if look => Some(self.a11y.hit_test(p).await),
+                    _ => None,
+                }
+            },
+            read_pre,
+        );
+        let looked = reuse.unwrap_or(Looked { at: Instant::now(), point: aimed, modal, hit });
+        let round = Round { element, modal: looked.modal.clone(), hit: looked.point.zip(looked.hit.clone()) };
+        st.last = Some(looked);
+        let check = self.judge_actionable(target, &id, method, st, round).await;
+        (check, pre)
+    }
+
+    async fn judge_actionable(
+        &self,
+        target: &mut Resolved,
+        id: &ElementId,
+        method: Method,
+        st: &mut Stability,
+        round: Round,
+    ) -> Check {
+        let element = match round.element {
+            Ok(e) => e,
+            Err(A11yError::Stale { .. }) => {
+                let s = Symptoms { target_vanished: true, ..Symptoms::new(format!("{} vanished", target.describe())) };
+                return Check::Fail(s);
+            }
+            Err(e) if e.class() == ErrorClass::Transient => {
+                let s = Symptoms { backend_error: true, ..Symptoms::new(e.to_string()) };
+                return Check::NotYet(format!("cannot read it ({e})"), s, None);
+            }
+            Err(e) => return Check::Fail(Symptoms { not_found: true, ..Symptoms::new(e.to_string()) }),
+        };
+        let name = element.describe();
+        target.element = Some(element.clone());
+        if !element.has(State::Showing) {
+            let s = Symptoms { not_found: true, ..Symptoms::new(format!("{name} is not shown")) };
+            return Check::NotYet("not shown".into(), s, None);
+        }
+        if !element.has(State::Enabled) {
+            let s = Symptoms { not_enabled: true, ..Symptoms::new(format!("{name} is not enabled")) };
+            return Check::NotYet("not enabled".into(), s, None);
+        }
+        if let Some(b) = round.modal {
+            let message = format!("{} {:?} is open over {name}", b.role, b.name);
+            return Check::Fail(Symptoms { dialog_appeared: true, blocking: Some(b), ..Symptoms::new(message) });
+        }
+        if !method.is_pointer() {
+            return Check::Ready;
+        }
+        let Some(bounds) = element.bounds.filter(|b| !b.is_empty() && on_screen(b)) else {
+            let s = Symptoms { not_found: true, ..Symptoms::new(format!("{name} has no bounds on screen")) };
+            return Check::NotYet("not on screen".into(), s, None);
+        };
+        let unstable = |again: Instant| {
+            let s = Symptoms { target_moved: true, ..Symptoms::new(format!("{name} kept moving")) };
+            Check::NotYet("checking that it is stable".into(), s, Some(again))
+        };
+        if let Err(again) = st.settle(bounds, Instant::now()) {
+            return unstable(again);
+        }
+        let point = aim(bounds, method);
+        match round.hit {
+            // The hit test ran at other bounds than these: test again at these.
+            None => unstable(Instant::now()),
+            Some((at, _)) if at != point => unstable(Instant::now()),
+            Some((_, Ok(Some(hit)))) if hit.is_within(id) => Check::Ready,
+            Some((_, Ok(Some(hit)))) => {
+                let covering_window = hit.chain.first().cloned();
+                let other_window = covering_window.is_some() && covering_window != target.window;
+                let blocking = match (&covering_window, other_window) {
+                    (Some(w), true) => self.blocking_window(w).await,
+                    _ => None,
+                }
+                .unwrap_or_else(|| Blocking {
+                    role: hit.element.role.clone(),
+                    name: hit.element.name.clone(),
+                    texts: Vec::new(),
+                });
+                let what = format!("{} {:?} covers {name} at ({}, {})", blocking.role, blocking.name, point.x, point.y);
+                let s = Symptoms {
+                    hit_other_element: true,
+                    dialog_appeared: other_window && blocking.role.is_dialog_like(),
+                    blocking: Some(blocking),
+                    ..Symptoms::new(what.clone())
+                };
+                if s.dialog_appeared { Check::Fail(s) } else { Check::NotYet(what, s, None) }
+            }
+            // Nothing accessible at the point, or the hit test failed: it cannot tell, and
+            // refusing to act on that would make unhittable toolkits unusable.
+            Some((_, Ok(None) | Err(_))) => Check::Ready,
+        }
+    }
+
+    /// A modal dialog of the target's application, other than the target's own window,
+    /// that would swallow pointer and key input meant for the target.
+    async fn modal_over(&self, target: &Resolved) -> Option<Blocking> {
+        let app = target.app.as_ref()?;
+        let apps = self.a11y.applications().await.ok()?;
+        let owner = apps.iter().find(|a| &a.id == app)?;
+        let modal = owner.windows.iter().find(|w| {
+            Some(&w.id) != target.window.as_ref()
+                && w.states.contains(&State::Modal)
+                && w.states.contains(&State::Showing)
+        })?;
+        Some(self.blocking_of(modal.id.clone(), &modal.role, &modal.title).await)
+    }
+
+    /// The window `id` as a blocking element, looked up in the application list.
+    pub(crate) async fn blocking_window(&self, id: &ElementId) -> Option<Blocking> {
+        let apps: Vec<AppInfo> = self.a11y.applications().await.ok()?;
+        let w = apps.iter().flat_map(|a| a.windows.iter()).find(|w| &w.id == id)?;
+        Some(self.blocking_of(w.id.clone(), &w.role, &w.title).await)
+    }
+
+    /// A popup window as a [`Blocking`]: its role, title, and the texts it shows (so a
+    /// caller can decide how to dismiss it).
+    pub(crate) async fn blocking_of(&self, id: ElementId, role: &deft_types::Role, title: &str) -> Blocking {
+        let texts = match self.a11y.snapshot(&Scope::Subtree(id), &SnapshotOptions::default()).await {
+            Ok(tree) => popup_texts(tree.nodes.iter(), title),
+            Err(_) => Vec::new(),
+        };
+        Blocking { role: role.clone(), name: title.to_string(), texts }
+    }
+}
+
+/// The texts a popup shows, its title aside: labels first, then buttons, at most a few.
+pub(crate) fn popup_texts<'a>(nodes: impl Iterator<Item = &'a deft_a11y::Node>, title: &str) -> Vec<String> {
+    let mut texts: Vec<String> = Vec::new();
+    for n in nodes {
+        let e = &n.element;
+        let text = e.visible_text().trim();
+        let shown = e.has(State::Showing) && !(n.window.is_some() && n.path.is_empty());
+        if shown && !text.is_empty() && text != title && !texts.iter().any(|t| t == text) {
+            texts.push(text.to_string());
+        }
+        if texts.len() == 6 {
+            break;
+        }
+    }
+    texts
+}
+
+/// Bounds that toolkits use for "nowhere" (GTK reports hidden menus at i32::MIN) are not on
+/// screen; anything else is left to the hit test.
+fn on_screen(b: &Rect<Logical>) -> bool {
+    const FAR: i64 = 1 << 20;
+    i64::from(b.x).abs() < FAR && i64::from(b.y).abs() < FAR && i64::from(b.w) < FAR && i64::from(b.h) < FAR
+}

@@ -1,0 +1,250 @@
+//! Sending the input of one method of the fallback chain.
+
+use std::time::{Duration, Instant};
+
+use deft_a11y::{A11yError, Accessibility, Scope, SnapshotOptions};
+use deft_input::{Chord, InputError, Key, Modifier, NamedKey, mapping};
+use deft_retry::{Report, Symptoms};
+use deft_types::{Action, ElementId, ErrorClass, Method, MouseButton, Physical, Point, State};
+
+use crate::executor::{Executor, lock};
+use crate::ready::aim;
+use crate::resolve::Resolved;
+
+/// How long to wait for the keyboard focus to arrive on the target before typing.
+const FOCUS_WAIT: Duration = Duration::from_millis(400);
+
+/// What was sent, in plain words, or the report when nothing could be.
+pub(crate) type Sent = Result<String, Report>;
+
+fn refused(message: impl Into<String>) -> Report {
+    Report::Refused(Symptoms::new(message))
+}
+
+/// An accessibility call that failed, as the engine's report: a vanished element is
+/// stale; a timeout or backend error may or may not have reached the app (uncertain); an
+/// element that cannot do it is refused, so the chain moves on.
+fn a11y_failed(e: A11yError) -> Report {
+    match e.class() {
+        ErrorClass::Stale => Report::Refused(Symptoms { target_vanished: true, ..Symptoms::new(e.to_string()) }),
+        ErrorClass::Transient => Report::SendUncertain { message: e.to_string() },
+        _ => refused(e.to_string()),
+    }
+}
+
+/// An input call that failed before anything was sent.
+fn input_refused(e: InputError) -> Report {
+    let mut s = Symptoms::new(e.to_string());
+    s.backend_error = e.class() == ErrorClass::Transient;
+    Report::Refused(s)
+}
+
+fn chord(key: NamedKey) -> Chord {
+    Chord::key(Key::Named(key))
+}
+
+/// The action names a click may use, most specific first.
+const CLICK_ACTIONS: [&str; 3] = ["click", "press", "activate"];
+
+impl<A: Accessibility> Executor<A> {
+    /// Sends `method`'s input for `action` to `target`. `before_text` is the target's text
+    /// before the action's first input (what `type` appends to).
+    pub(crate) async fn send(
+        &self,
+        action: &Action,
+        target: Option<&Resolved>,
+        method: Method,
+        before_text: &str,
+    ) -> Sent {
+        match (method, action) {
+            (Method::CoordinateClick | Method::OffsetClick, Action::Click { button, count, .. }) => {
+                let at = self.pointer_point(target, method)?;
+                self.click(at, *button, (*count).max(1))
+            }
+            (Method::A11yAction, Action::Click { .. }) => {
+                let (id, actions) = element_of(target)?;
+                let name = CLICK_ACTIONS
+                    .iter()
+                    .find_map(|want| actions.iter().find(|a| a.eq_ignore_ascii_case(want)))
+                    .cloned()
+                    .ok_or_else(|| {
+                        let has = if actions.is_empty() { "none".to_string() } else { actions.join(", ") };
+                        refused(format!("the target offers no click, press or activate action (it has: {has})"))
+                    })?;
+                self.a11y.do_action(&id, &name).await.map_err(a11y_failed)?;
+                Ok(format!("accessibility action {name:?}"))
+            }
+            (Method::A11yAction, Action::Invoke { name, .. }) => {
+                let (id, _) = element_of(target)?;
+                self.a11y.do_action(&id, name).await.map_err(a11y_failed)?;
+                Ok(format!("accessibility action {name:?}"))
+            }
+            (Method::Keystrokes, Action::Type { text, .. }) => {
+                self.focus_for_keys(target).await?;
+                let has_text = target
+                    .and_then(|t| t.element.as_ref())
+                    .and_then(|e| e.text.as_deref())
+                    .is_some_and(|t| !t.is_empty());
+                let mut input = lock(&self.input);
+                if has_text {
+                    // Type at the end, whatever part of the text focusing selected.
+                    input.chord(&chord(NamedKey::End)).map_err(input_refused)?;
+                }
+                input.text(text).map_err(|e| Report::SendUncertain { message: e.to_string() })?;
+                Ok(format!("typed {} characters as key events", text.chars().count()))
+            }
+            (Method::FocusSelectAllKeystrokes, Action::SetValue { value: text, .. } | Action::Type { text, .. }) => {
+                let text = match action {
+                    Action::Type { .. } => format!("{before_text}{text}"),
+                    _ => text.clone(),
+                };
+                self.focus_for_keys(target).await?;
+                let mut input = lock(&self.input);
+                let select_all = Chord { modifiers: vec![Modifier::Ctrl], key: Key::Char('a') };
+                input.chord(&select_all).map_err(input_refused)?;
+                let typed = if text.is_empty() { input.chord(&chord(NamedKey::BackSpace)) } else { input.text(&text) };
+                typed.map_err(|e| Report::SendUncertain { message: e.to_string() })?;
+                Ok(format!("selected all and typed {} characters as key events", text.chars().count()))
+            }
+            (Method::A11ySet, Action::Type { text, .. }) => {
+                let (id, _) = element_of(target)?;
+                let full = format!("{before_text}{text}");
+                self.a11y.set_text(&id, &full).await.map_err(a11y_failed)?;
+                Ok(format!("set its text ({} characters) through accessibility", full.chars().count()))
+            }
+            (Method::A11ySet, Action::SetValue { value, .. }) => {
+                let (id, _) = element_of(target)?;
+                let element = target.and_then(|t| t.element.as_ref());
+                let textual = element.is_some_and(|e| e.has(State::Editable) || e.text.is_some());
+                match value.trim().parse::<f64>() {
+                    Ok(v) if !textual => {
+                        self.a11y.set_value(&id, v).await.map_err(a11y_failed)?;
+                        Ok(format!("set its value to {v} through accessibility"))
+                    }
+                    _ => {
+                        self.a11y.set_text(&id, value).await.map_err(a11y_failed)?;
+                        Ok(format!("set its text ({} characters) through accessibility", value.chars().count()))
+                    }
+                }
+            }
+            (Method::Wheel, Action::Scroll { dx, dy, .. }) => {
+                let aimed =
+                    target.is_some_and(|t| t.point.is_some() || t.element.as_ref().is_some_and(|e| e.bounds.is_some()));
+                let at = if aimed { Some(self.pointer_point(target, Method::CoordinateClick)?) } else { None };
+                let mut input = lock(&self.input);
+                if let Some(at) = at {
+                    input.move_to(at).map_err(input_refused)?;
+                }
+                input.scroll(*dx, *dy).map_err(|e| Report::SendUncertain { message: e.to_string() })?;
+                Ok(match at {
+                    Some(at) => format!("scrolled ({dx}, {dy}) with the wheel at ({}, {})", at.x, at.y),
+                    None => format!("scrolled ({dx}, {dy}) with the wheel where the pointer is"),
+                })
+            }
+            (Method::A11yScroll, Action::Scroll { dy, .. }) => self.a11y_scroll(target, *dy).await,
+            (Method::KeyChord, Action::Key { chord }) => {
+                let c = Chord::from_key_chord(chord).map_err(input_refused)?;
+                lock(&self.input).chord(&c).map_err(|e| Report::SendUncertain { message: e.to_string() })?;
+                Ok(format!("pressed {chord}"))
+            }
+            (m, a) => Err(refused(format!("{} cannot carry out `{}`", deft_retry::method_name(m), a.kind().verb()))),
+        }
+    }
+
+    /// The physical point a pointer method aims at: the explicit point of a raw-coordinate
+    /// or OCR target, else the element's centre (or a point off centre for an offset click)
+    /// mapped with its window's scale.
+    fn pointer_point(&self, target: Option<&Resolved>, method: Method) -> Result<Point<Physical>, Report> {
+        let t = target.ok_or_else(|| refused("there is no target to point at"))?;
+        if let Some(p) = t.point {
+            return Ok(match method {
+                Method::OffsetClick => p.offset(3, 0),
+                _ => p,
+            });
+        }
+        let bounds = t.element.as_ref().and_then(|e| e.bounds).ok_or_else(|| {
+            Report::Refused(Symptoms { not_found: true, ..Symptoms::new(format!("{} has no bounds", t.describe())) })
+        })?;
+        match method {
+            Method::OffsetClick => Ok(t.scale.to_physical(aim(bounds, method))),
+            _ => mapping::click_point(bounds, t.scale).map_err(input_refused),
+        }
+    }
+
+    fn click(&self, at: Point<Physical>, button: MouseButton, count: u8) -> Sent {
+        let mut input = lock(&self.input);
+        input.move_to(at).map_err(input_refused)?;
+        input
+            .button(button, deft_input::ButtonAction::Click { count })
+            .map_err(|e| Report::SendUncertain { message: e.to_string() })?;
+        let times = if count > 1 { format!(" {count} times") } else { String::new() };
+        Ok(format!("clicked{times} at ({}, {})", at.x, at.y))
+    }
+
+    /// Gives the target the keyboard focus: through accessibility first (no pointer
+    /// input), by clicking it when that did not take. Keys go to whatever has the focus,
+    /// so typing into an element that does not have it would be a silent failure.
+    async fn focus_for_keys(&self, target: Option<&Resolved>) -> Result<(), Report> {
+        let Some(t) = target else { return Ok(()) };
+        let Some(e) = &t.element else { return Ok(()) };
+        if t.how == crate::resolve::How::Focused || e.has(State::Focused) {
+            return Ok(());
+        }
+        let id = e.id.clone();
+        if self.a11y.focus(&id).await.is_ok() && self.focused_within(&id, FOCUS_WAIT).await? {
+            return Ok(());
+        }
+        let at = self.pointer_point(target, Method::CoordinateClick)?;
+        self.click(at, MouseButton::Left, 1)?;
+        if self.focused_within(&id, FOCUS_WAIT).await? {
+            return Ok(());
+        }
+        Err(refused(format!("{} did not take the keyboard focus", t.describe())))
+    }
+
+    async fn focused_within(&self, id: &ElementId, limit: Duration) -> Result<bool, Report> {
+        let until = Instant::now() + limit;
+        let mut waker = self.waker().await;
+        loop {
+            match self.a11y.element(id).await {
+                Ok(e) if e.has(State::Focused) => return Ok(true),
+                Ok(_) => {}
+                Err(e) if e.class() == ErrorClass::Stale => return Err(a11y_failed(e)),
+                Err(_) => {}
+            }
+            if Instant::now() >= until {
+                return Ok(false);
+            }
+            waker.next(until).await;
+        }
+    }
+
+    /// Scrolls a container through accessibility: brings the first hidden child past the
+    /// shown ones (down) or before them (up) into view.
+    async fn a11y_scroll(&self, target: Option<&Resolved>, dy: i32) -> Sent {
+        let (id, _) = element_of(target)?;
+        let tree = self.a11y.snapshot(&Scope::Subtree(id), &SnapshotOptions::default()).await.map_err(a11y_failed)?;
+        let items: Vec<usize> = (1..tree.len()).filter(|&i| tree.nodes[i].parent == Some(0)).collect();
+        let shown = |i: &usize| tree.nodes[*i].element.has(State::Showing);
+        let next = if dy >= 0 {
+            let last = items.iter().rposition(shown);
+            items.iter().skip(last.map_or(0, |l| l + 1)).find(|i| !shown(i))
+        } else {
+            let first = items.iter().position(shown).unwrap_or(items.len());
+            items[..first].iter().rev().find(|i| !shown(i))
+        };
+        let Some(&i) = next else {
+            return Err(refused("nothing further to scroll into view through accessibility"));
+        };
+        let child = tree.nodes[i].element.clone();
+        self.a11y.scroll_into_view(&child.id).await.map_err(a11y_failed)?;
+        Ok(format!("scrolled {} into view through accessibility", child.describe()))
+    }
+}
+
+fn element_of(target: Option<&Resolved>) -> Result<(ElementId, Vec<String>), Report> {
+    match target.and_then(|t| t.element.as_ref()) {
+        Some(e) => Ok((e.id.clone(), e.actions.clone())),
+        None => Err(refused("the target is not an accessible element, so accessibility cannot act on it")),
+    }
+}

@@ -1,0 +1,91 @@
+//! Typing and setting values: ignored keystrokes, focus theft, judged by the log.
+
+use deft_harness::fixture::{Event, FixtureOptions};
+use deft_types::{Action, Method, Target};
+
+use crate::support::*;
+
+fn type_into(selector: &str, text: &str) -> Action {
+    Action::Type { target: Target::Selector(sel(selector)), text: text.to_string() }
+}
+
+fn last_text(w: &World, widget: &str) -> Option<String> {
+    w.app
+        .events()
+        .iter()
+        .rev()
+        .find(|e| e.is("text_changed", Some(widget)))
+        .and_then(|e| e.str("value").map(str::to_string))
+}
+
+fn is_text_change(e: &Event) -> bool {
+    e.kind == "text_changed"
+}
+
+#[test]
+fn typing_without_fault_is_verified_by_the_field_text() {
+    let w = start(FixtureOptions::default());
+    let outcome = w.perform(&type_into("role=text name=Name", "hello"));
+    assert!(outcome.ok, "{outcome:#?}");
+    assert_eq!(outcome.verified, Some(true));
+    assert_eq!(outcome.attempts.len(), 1, "{outcome:#?}");
+    assert_eq!(outcome.attempts[0].method, Method::Keystrokes);
+    w.app.wait_for(|e| e.is("text_changed", Some("name")) && e.str("value") == Some("hello"), WAIT).expect("typed");
+    w.quiet("text change", is_text_change);
+    assert_eq!(last_text(&w, "name").as_deref(), Some("hello"), "{:#?}", w.log());
+}
+
+#[test]
+fn ignored_keystrokes_fall_back_to_setting_the_text() {
+    let w = start(FixtureOptions { ignore_keys: true, ..FixtureOptions::default() });
+    let outcome = w.perform(&type_into("role=text name=Name", "hello"));
+    assert!(outcome.ok, "{outcome:#?}");
+    assert_eq!(outcome.verified, Some(true));
+    let methods: Vec<Method> = outcome.attempts.iter().map(|a| a.method).collect();
+    assert_eq!(methods, [Method::Keystrokes, Method::A11ySet], "{outcome:#?}");
+    assert!(w.app.count("fault", None) >= 1, "keys were ignored: {:#?}", w.log());
+    w.quiet("text change", is_text_change);
+    assert_eq!(last_text(&w, "name").as_deref(), Some("hello"), "{:#?}", w.log());
+}
+
+#[test]
+fn focus_theft_is_detected_and_recovered() {
+    let w = start(FixtureOptions { focus_theft: Some(3), ..FixtureOptions::default() });
+    let outcome = w.perform(&type_into("role=text name=Name", "hello world"));
+    assert!(outcome.ok, "{outcome:#?}");
+    assert_eq!(outcome.verified, Some(true));
+    assert!(outcome.retried, "{outcome:#?}");
+    let first = outcome.attempts[0].observed.clone().unwrap_or_default();
+    assert!(
+        first.contains("another field") && first.contains("Email"),
+        "the report says where the text went: {outcome:#?}"
+    );
+    assert!(w.app.count("fault", None) >= 1, "focus was stolen: {:#?}", w.log());
+    w.quiet("text change", is_text_change);
+    assert_eq!(last_text(&w, "name").as_deref(), Some("hello world"), "{:#?}", w.log());
+}
+
+#[test]
+fn set_value_sets_the_text_through_accessibility() {
+    let w = start(FixtureOptions::default());
+    let action = Action::SetValue { target: Target::Selector(sel("role=text name=Email")), value: "a@b.c".into() };
+    let outcome = w.perform(&action);
+    assert!(outcome.ok, "{outcome:#?}");
+    assert_eq!(outcome.verified, Some(true));
+    assert_eq!(outcome.attempts[0].method, Method::A11ySet);
+    w.quiet("text change", is_text_change);
+    assert_eq!(last_text(&w, "email").as_deref(), Some("a@b.c"), "{:#?}", w.log());
+}
+
+#[test]
+fn typing_a_password_is_verified_by_its_length() {
+    let w = start(FixtureOptions::default());
+    let outcome = w.perform(&type_into("role=password_text name=Password", "secret"));
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    assert_eq!(outcome.attempts.len(), 1, "{outcome:#?}");
+    let report = serde_json::to_string(&outcome).unwrap_or_default();
+    assert!(!report.contains("secret"), "the password is never reported: {outcome:#?}");
+    w.quiet("text change", is_text_change);
+    let last = w.app.events().into_iter().rev().find(|e| e.is("text_changed", Some("password"))).expect("typed");
+    assert_eq!(last.raw["length"], 6, "{:#?}", w.log());
+}
