@@ -327,9 +327,11 @@ impl Drop for Desktop {
         // Everything carrying the marker: the daemons, what they activated, and whatever
         // commands ran on the desktop.
         procs::terminate_marked(&self.marker, Duration::from_secs(2));
+        // The daemons were signalled and reaped above by pid. Never `kill()` them through
+        // their `Child` now: std does not know they were reaped, and with pid_max at 32768
+        // their pids may already belong to another test's process.
         for (_, child) in &mut self.daemons {
-            let _ = child.kill();
-            let _ = child.wait();
+            let _ = child.try_wait();
         }
         let _ = std::fs::remove_dir_all(&self.scratch);
     }

@@ -354,8 +354,13 @@ impl FixtureApp {
     /// return how it ended.
     pub fn shutdown(&self) -> Result<ExitStatus, HarnessError> {
         let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(status) = child.try_wait().ok().flatten() {
-            return Ok(status);
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok(status),
+            Ok(None) => {}
+            // Already reaped by its desktop's teardown: its pid may belong to someone else now.
+            Err(source) => {
+                return Err(HarnessError::Io { context: "the fixture app outlived its desktop".into(), source });
+            }
         }
         procs::signal(child.id() as i32, libc::SIGTERM);
         let start = Instant::now();

@@ -58,16 +58,26 @@ pub fn reap_if_exited(pid: i32) -> bool {
 /// Terminate every process marked with `marker`: SIGTERM, then SIGKILL for whatever is
 /// still alive after `grace`, then reap. Rescans, because a dying daemon may still spawn.
 pub fn terminate_marked(marker: &str, grace: Duration) {
-    for round in 0..3 {
+    let mut quiet_scans = 0;
+    let mut sig = libc::SIGTERM;
+    for _ in 0..6 {
         let pids = marked(marker);
         if pids.is_empty() {
-            return;
+            // A process in the middle of exec reads as having no environment for a moment:
+            // only a second empty scan, a little later, means everything is gone.
+            quiet_scans += 1;
+            if quiet_scans == 2 {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+            continue;
         }
-        let sig = if round == 0 { libc::SIGTERM } else { libc::SIGKILL };
+        quiet_scans = 0;
         for &pid in &pids {
             signal(pid, sig);
         }
         wait_all_gone(&pids, grace);
+        sig = libc::SIGKILL;
     }
 }
 

@@ -55,9 +55,16 @@ fn teardown_ends_every_process_including_stray_commands() {
     let status = desktop.command("sh").args(["-c", "sleep 600 & exit 0"]).stdout(Stdio::null()).status().unwrap();
     assert!(status.success());
     let mut stray = desktop.command("sleep").arg("600").spawn().unwrap();
-    let before = processes_with(&marker);
-    // The orphan may not have exec'd `sleep` yet, so it can still show as `sh`.
-    assert!(before.iter().filter(|c| *c == "sleep" || *c == "sh").count() >= 2, "{before:?}");
+    // The orphan may not have exec'd `sleep` yet (it shows as `sh`), and while it execs its
+    // environment reads as empty for a moment: look until both are seen.
+    let strays = |procs: &[String]| procs.iter().filter(|c| *c == "sleep" || *c == "sh").count();
+    let start = std::time::Instant::now();
+    let mut before = processes_with(&marker);
+    while strays(&before) < 2 && start.elapsed() < std::time::Duration::from_secs(5) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        before = processes_with(&marker);
+    }
+    assert_eq!(strays(&before), 2, "{before:?}");
     assert!(before.iter().any(|c| c == "Xvfb"), "{before:?}");
     let scratch = desktop.scratch_dir().to_path_buf();
     drop(desktop);
