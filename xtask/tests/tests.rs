@@ -1,7 +1,6 @@
 //! `cargo xtask` as a user runs it: bad input is explained, and the desktop is torn down
 //! however the command ends.
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -9,30 +8,53 @@ fn xtask() -> Command {
     Command::new(env!("CARGO_BIN_EXE_xtask"))
 }
 
-/// The X display a desktop run reported on stderr, and the rest of stderr.
+/// Run `cmd` under `xtask desktop`, recording the desktop's marker first; returns the exit
+/// code, the marker and stderr.
 fn run_desktop(cmd: &[&str]) -> (i32, String, String) {
-    let out = xtask().arg("desktop").arg("--").args(cmd).output().unwrap();
+    let marker_file = marker_file();
+    let out = xtask().arg("desktop").arg("--").args(wrapped(&marker_file, cmd)).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    let display = display_in(&stderr).expect(&stderr);
-    (out.status.code().unwrap_or(-1), display, stderr)
+    (out.status.code().unwrap_or(-1), read_marker(&marker_file), stderr)
 }
 
-fn display_in(stderr: &str) -> Option<String> {
-    let rest = stderr.split("DISPLAY=").nth(1)?;
-    Some(rest.split_whitespace().next()?.to_string())
+fn marker_file() -> std::path::PathBuf {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!("deft-xtask-test-{}-{n}", std::process::id()))
 }
 
-/// The X server of `display` is gone: nothing answers there any more.
-fn assert_display_gone(display: &str) {
-    let n = display.trim_start_matches(':');
-    assert!(!std::path::Path::new(&format!("/tmp/.X{n}-lock")).exists(), "lock file of {display} left behind");
-    let probe = Command::new("xdpyinfo")
-        .args(["-display", display])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(!probe.success(), "something still answers on {display}");
+/// `cmd`, preceded by a shell that writes the desktop's marker to `file` and then execs it.
+fn wrapped(file: &std::path::Path, cmd: &[&str]) -> Vec<String> {
+    let script = format!("echo \"$DEFT_DESKTOP_ID\" > '{}'; exec \"$@\"", file.display());
+    ["sh", "-c", &script, "sh"].into_iter().chain(cmd.iter().copied()).map(String::from).collect()
+}
+
+fn read_marker(file: &std::path::Path) -> String {
+    let start = Instant::now();
+    loop {
+        if let Some(m) = std::fs::read_to_string(file).ok().map(|s| s.trim().to_string()).filter(|m| !m.is_empty()) {
+            let _ = std::fs::remove_file(file);
+            return m;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "the command never started on the desktop");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Nothing that ran on the desktop is left: no process carries its marker. (Display numbers
+/// are reused at once by parallel tests, so "nothing answers on :N" would prove nothing.)
+fn assert_desktop_gone(marker: &str) {
+    let needle = format!("DEFT_DESKTOP_ID={marker}");
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|kv| kv == needle.as_bytes()))
+        })
+        .map(|pid| std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default().replace('\0', " "))
+        .collect();
+    assert!(left.is_empty(), "left running after teardown: {left:?}");
 }
 
 #[test]
@@ -45,34 +67,32 @@ fn unknown_command_is_explained() {
 
 #[test]
 fn desktop_passes_the_exit_code_and_tears_down() {
-    let (code, display, _) = run_desktop(&["sh", "-c", "xdpyinfo >/dev/null && exit 3"]);
+    let (code, marker, _) = run_desktop(&["sh", "-c", "xdpyinfo >/dev/null && exit 3"]);
     assert_eq!(code, 3, "the command's own exit code (3) means it reached the X server");
-    assert_display_gone(&display);
+    assert_desktop_gone(&marker);
 }
 
 #[test]
 fn a_crashing_command_is_reported_and_the_desktop_torn_down() {
-    let (code, display, stderr) = run_desktop(&["sh", "-c", "sleep 600 & kill -SEGV $$"]);
+    let (code, marker, stderr) = run_desktop(&["sh", "-c", "sleep 600 & kill -SEGV $$"]);
     assert_eq!(code, 128 + 11);
     assert!(stderr.contains("crashed: killed by signal 11"), "{stderr}");
-    assert_display_gone(&display);
+    assert_desktop_gone(&marker);
 }
 
 #[test]
 fn a_missing_command_is_named() {
-    let (code, display, stderr) = run_desktop(&["no-such-program-deft"]);
-    assert_eq!(code, 127);
+    let out = xtask().args(["desktop", "--", "no-such-program-deft"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(127));
     assert!(stderr.contains("could not start `no-such-program-deft`"), "{stderr}");
-    assert_display_gone(&display);
 }
 
 #[test]
 fn terminating_xtask_tears_the_desktop_down() {
-    let mut child = xtask().args(["desktop", "--", "sleep", "600"]).stderr(Stdio::piped()).spawn().unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let display = display_in(&line).expect(&line);
+    let marker_file = marker_file();
+    let mut child = xtask().arg("desktop").arg("--").args(wrapped(&marker_file, &["sleep", "600"])).spawn().unwrap();
+    let marker = read_marker(&marker_file);
     let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert!(status.success());
     let start = Instant::now();
@@ -84,7 +104,7 @@ fn terminating_xtask_tears_the_desktop_down() {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert_eq!(exit.code(), Some(128 + 15));
-    assert_display_gone(&display);
+    assert_desktop_gone(&marker);
 }
 
 #[test]
