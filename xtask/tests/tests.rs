@@ -1,7 +1,7 @@
 //! `cargo xtask` as a user runs it: bad input is explained, and the desktop is torn down
 //! however the command ends.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn xtask() -> Command {
