@@ -16,6 +16,12 @@ const fn target(package: &'static str, bench: &'static str, features: &'static [
     Target { package, bench, features }
 }
 
+/// A suite that is a function of xtask rather than a `cargo bench` target.
+type CustomSuite = fn() -> anyhow::Result<()>;
+
+/// Custom suites by name, run after the `cargo bench` ones.
+const CUSTOM: &[(&str, CustomSuite)] = &[("faults", crate::faults::run)];
+
 /// Suites by name, in the order `cargo xtask bench` runs them.
 const SUITES: &[(&str, &[Target])] = &[
     ("bus", &[target("deft-bus", "bus", &[])]),
@@ -32,18 +38,12 @@ const SUITES: &[(&str, &[Target])] = &[
 ];
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
-    let chosen: Vec<&(&str, &[Target])> = if args.is_empty() {
-        SUITES.iter().collect()
-    } else {
-        args.iter()
-            .map(|a| {
-                SUITES.iter().find(|(n, _)| n == a).ok_or_else(|| {
-                    let known: Vec<&str> = SUITES.iter().map(|s| s.0).collect();
-                    anyhow::anyhow!("unknown benchmark suite `{a}`; known: {}", known.join(", "))
-                })
-            })
-            .collect::<anyhow::Result<_>>()?
-    };
+    let all: Vec<&str> = SUITES.iter().map(|s| s.0).chain(CUSTOM.iter().map(|s| s.0)).collect();
+    if let Some(a) = args.iter().find(|a| !all.contains(&a.as_str())) {
+        anyhow::bail!("unknown benchmark suite `{a}`; known: {}", all.join(", "));
+    }
+    let wanted = |name: &str| args.is_empty() || args.iter().any(|a| a == name);
+    let chosen: Vec<&(&str, &[Target])> = SUITES.iter().filter(|(n, _)| wanted(n)).collect();
     crate::setup::ensure_packages()?;
     for (name, targets) in chosen {
         for t in *targets {
@@ -55,6 +55,10 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             }
             run_step("cargo", &args)?;
         }
+    }
+    for (name, suite) in CUSTOM.iter().filter(|(n, _)| wanted(n)) {
+        println!("\n==> bench {name}");
+        suite()?;
     }
     Ok(())
 }

@@ -5,7 +5,9 @@
 
 mod bench;
 mod ci;
+mod demo;
 mod desktop;
+mod faults;
 mod fixtures;
 mod layers;
 mod setup;
@@ -21,7 +23,8 @@ commands:
   desktop -- CMD...  run CMD on a fresh headless desktop (Xvfb, D-Bus, AT-SPI, openbox)
   layers             check that no crate depends on a crate of a higher layer
   fixtures [--check] render the OCR fixture screens (tests/fixtures/screens), or check they are fresh
-  bench [SUITE...]   run benchmarks (all, or: bus, snapshot, perception, actuation)
+  bench [SUITE...]   run benchmarks (all, or: bus, snapshot, perception, actuation, faults)
+  demo               a verified multi-step task through agent-cli on the faulty fixture app
 ";
 
 fn main() -> ExitCode {
@@ -37,6 +40,7 @@ fn main() -> ExitCode {
         "layers" => layers::run(rest),
         "fixtures" => fixtures::run(rest),
         "bench" => bench::run(rest),
+        "demo" => demo::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

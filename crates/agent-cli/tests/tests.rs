@@ -3,6 +3,7 @@
 //! fixture app for each test and judges by the app's ground-truth log.
 
 mod args;
+mod campaign;
 mod desktop;
 
 use std::path::PathBuf;

@@ -9,6 +9,7 @@
 //! Each [`Desktop`] has its own display number (chosen by Xvfb with `-displayfd`), its own
 //! session bus and its own runtime directory, so tests run in parallel without colliding.
 
+pub mod campaign;
 pub mod desktop;
 pub mod fixture;
 mod procs;

@@ -1,0 +1,746 @@
+//! The fault campaign: drive a desktop agent against the fixture app, one fault at a time
+//! and in a mixed random run, and judge every action by the app's ground-truth log only.
+//!
+//! Two drivers are compared under the same conditions: agent-cli (with `--verify`), and the
+//! open-loop baseline many agents use today (xdotool at the widget's centre, then a fixed
+//! sleep, no verification). A driver's own report decides nothing but `reported_ok`; the
+//! verdict comes from what the app logged after the action, once the fault's delay plus a
+//! margin has passed, so a late second effect cannot hide.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::fixture::{Event, FixtureApp, FixtureOptions, Ready};
+use crate::{Desktop, HarnessError};
+
+/// How long after an action returns (on top of a fault's delay) late effects are awaited.
+const SETTLE: Duration = Duration::from_millis(400);
+
+/// A fault of FIXTURE-APP.md, as one run of the app has it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fault {
+    /// No fault.
+    None,
+    /// The first N pointer presses on the target are swallowed.
+    DroppedClick(u32),
+    /// The target's effect arrives this much later.
+    Delayed(Duration),
+    /// A modal popup covers the target on its first activation (not recoverable: the
+    /// right answer is "blocked", with no effect).
+    Popup,
+    /// The target is recreated 60 px lower when first approached.
+    Stale,
+    /// The target entry ignores key events.
+    IgnoredKeys,
+    /// Focus jumps to `email` after the Nth key press on the target entry.
+    FocusTheft(u32),
+    /// The window appears this long after launch; the action is issued right at launch.
+    SlowStart(Duration),
+}
+
+impl Fault {
+    /// A short name for tables.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Fault::None => "no fault",
+            Fault::DroppedClick(_) => "dropped click",
+            Fault::Delayed(_) => "delayed effect",
+            Fault::Popup => "popup",
+            Fault::Stale => "stale element",
+            Fault::IgnoredKeys => "ignored keys",
+            Fault::FocusTheft(_) => "focus theft",
+            Fault::SlowStart(_) => "slow start",
+        }
+    }
+
+    /// Whether a correct agent should still achieve the effect.
+    pub fn recoverable(&self) -> bool {
+        *self != Fault::Popup
+    }
+
+    /// The app's options for this fault on `target`.
+    pub fn options(&self, target: &str, seed: u64) -> FixtureOptions {
+        let mut o = FixtureOptions { seed, fault_target: Some(target.to_string()), ..FixtureOptions::default() };
+        match self {
+            Fault::None => o.fault_target = None,
+            Fault::DroppedClick(n) => o.drop_clicks = *n,
+            Fault::Delayed(d) => o.delay = Some(*d),
+            Fault::Popup => o.popup = true,
+            Fault::Stale => o.stale = true,
+            Fault::IgnoredKeys => o.ignore_keys = true,
+            Fault::FocusTheft(n) => o.focus_theft = Some(*n),
+            Fault::SlowStart(d) => o.slow_start = Some(*d),
+        }
+        o
+    }
+
+    fn delay(&self) -> Duration {
+        match self {
+            Fault::Delayed(d) => *d,
+            _ => Duration::ZERO,
+        }
+    }
+}
+
+/// One action of the campaign. What the log must show follows from it:
+/// a click on `hello` logs one `button_activated hello`, on `submit` one `order_submitted`,
+/// on `subscribe` one `checkbox_toggled subscribe`; typing logs the text into the field once
+/// and into no other field.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CampaignAction {
+    /// Click a widget by id: `hello`, `submit` or `subscribe`.
+    Click {
+        /// The widget id.
+        widget: &'static str,
+    },
+    /// Type `text` into an entry by id: `name` or `email`.
+    Type {
+        /// The entry's id.
+        field: &'static str,
+        /// What to type.
+        text: String,
+    },
+}
+
+impl CampaignAction {
+    /// The widget id the action is about.
+    pub fn widget(&self) -> &'static str {
+        match self {
+            CampaignAction::Click { widget } => widget,
+            CampaignAction::Type { field, .. } => field,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            CampaignAction::Click { widget } => format!("click {widget}"),
+            CampaignAction::Type { field, text } => format!("type {text:?} into {field}"),
+        }
+    }
+}
+
+/// The accessible name of a widget id.
+pub fn accessible_name(widget: &str) -> &'static str {
+    match widget {
+        "hello" => "Hello",
+        "submit" => "Submit order",
+        "subscribe" => "Subscribe",
+        "save" => "Save",
+        "name" => "Name",
+        "email" => "Email",
+        "password" => "Password",
+        other => panic!("the campaign has no accessible name for widget {other:?}"),
+    }
+}
+
+/// One fresh app with a fault, and the actions run against it (the first one hits the fault).
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// A name for tables.
+    pub name: String,
+    /// The fault.
+    pub fault: Fault,
+    /// How the app is started.
+    pub fixture: FixtureOptions,
+    /// The actions, in order.
+    pub steps: Vec<CampaignAction>,
+}
+
+impl Scenario {
+    /// A scenario of one action with `fault` on the action's widget.
+    pub fn single(name: &str, fault: Fault, step: CampaignAction) -> Scenario {
+        let fixture = fault.options(step.widget(), 0);
+        Scenario { name: name.to_string(), fault, fixture, steps: vec![step] }
+    }
+}
+
+/// Every fault of FIXTURE-APP.md, on clicks and on typing.
+pub fn fault_scenarios() -> Vec<Scenario> {
+    let click = |widget| CampaignAction::Click { widget };
+    let typ = |field, text: &str| CampaignAction::Type { field, text: text.to_string() };
+    let ms = Duration::from_millis;
+    vec![
+        Scenario::single("no fault: click Submit order", Fault::None, click("submit")),
+        Scenario::single("no fault: type Name", Fault::None, typ("name", "Ada Lovelace")),
+        Scenario::single("dropped click (1) on Submit order", Fault::DroppedClick(1), click("submit")),
+        Scenario::single("dropped clicks (2) on Subscribe", Fault::DroppedClick(2), click("subscribe")),
+        Scenario::single("delayed effect (1000 ms) on Submit order", Fault::Delayed(ms(1000)), click("submit")),
+        Scenario::single("delayed effect (600 ms) on Subscribe", Fault::Delayed(ms(600)), click("subscribe")),
+        Scenario::single("popup over Submit order", Fault::Popup, click("submit")),
+        Scenario::single("stale Submit order", Fault::Stale, click("submit")),
+        Scenario::single("stale Hello", Fault::Stale, click("hello")),
+        Scenario::single("ignored keys in Name", Fault::IgnoredKeys, typ("name", "Ada Lovelace")),
+        Scenario::single("focus theft after 2 keys in Name", Fault::FocusTheft(2), typ("name", "Ada Lovelace")),
+        Scenario::single("slow start (2000 ms), click Submit order", Fault::SlowStart(ms(2000)), click("submit")),
+    ]
+}
+
+/// A tiny deterministic random generator (xorshift64*), so the mixed run is reproducible.
+#[derive(Clone, Debug)]
+pub struct XorShift(u64);
+
+impl XorShift {
+    /// Seeded; a zero seed is replaced (xorshift has no zero state).
+    pub fn new(seed: u64) -> XorShift {
+        XorShift(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
+    }
+
+    /// The next number.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+}
+
+/// The mixed random run: batches of one fault (drawn with `seed`) on a fresh app, the
+/// first action hitting the fault and up to 7 more random actions on the same app, until
+/// at least `min_actions` actions. The same seed gives the same run.
+pub fn mixed_scenarios(seed: u64, min_actions: usize) -> Vec<Scenario> {
+    let mut rng = XorShift::new(seed);
+    let mut out = Vec::new();
+    let mut total = 0;
+    let mut word = 0;
+    let mut text = |rng: &mut XorShift| {
+        word += 1;
+        let stems = ["alpha", "bravo", "delta", "kilo", "oscar", "tango"];
+        format!("{}{word}", stems[rng.below(stems.len() as u64) as usize])
+    };
+    let random_click =
+        |rng: &mut XorShift| CampaignAction::Click { widget: ["hello", "submit", "subscribe"][rng.below(3) as usize] };
+    while total < min_actions {
+        let batch = out.len();
+        let fault = match rng.below(10) {
+            0..=2 => Fault::None,
+            3 => Fault::DroppedClick(1 + rng.below(2) as u32),
+            4 => Fault::Delayed(Duration::from_millis(200 + 100 * rng.below(9))),
+            5 => Fault::Popup,
+            6 => Fault::Stale,
+            7 => Fault::IgnoredKeys,
+            8 => Fault::FocusTheft(1 + rng.below(3) as u32),
+            _ => Fault::SlowStart(Duration::from_millis(500 + 250 * rng.below(7))),
+        };
+        let key_fault = matches!(fault, Fault::IgnoredKeys | Fault::FocusTheft(_));
+        let first = if key_fault || (fault == Fault::None && rng.below(3) == 0) {
+            CampaignAction::Type { field: ["name", "email"][rng.below(2) as usize], text: text(&mut rng) }
+        } else {
+            random_click(&mut rng)
+        };
+        let mut steps = vec![first];
+        // A popup stays up (agent-cli reports it, it does not dismiss it): one action only.
+        let more = if fault == Fault::Popup { 0 } else { 2 + rng.below(6) as usize };
+        for _ in 0..more {
+            let step = if rng.below(3) == 0 {
+                CampaignAction::Type { field: ["name", "email"][rng.below(2) as usize], text: text(&mut rng) }
+            } else {
+                random_click(&mut rng)
+            };
+            steps.push(step);
+        }
+        total += steps.len();
+        let fixture = fault.options(steps[0].widget(), batch as u64);
+        out.push(Scenario { name: format!("mixed batch {batch}: {}", fault.label()), fault, fixture, steps });
+    }
+    out
+}
+
+/// Who performs the actions.
+#[derive(Clone, Debug)]
+pub enum Driver {
+    /// agent-cli, by path; `verify` adds `--verify`.
+    AgentCli {
+        /// The binary.
+        binary: PathBuf,
+        /// Whether to pass `--verify`.
+        verify: bool,
+    },
+    /// xdotool at the widget's centre (from the app's `ready` bounds), typing after a click
+    /// on the field, then a fixed sleep; no verification. On a slow start it waits the same
+    /// fixed sleep after launch and clicks where the widget was on an earlier launch.
+    OpenLoop {
+        /// The fixed sleep after each action.
+        sleep: Duration,
+    },
+}
+
+impl Driver {
+    /// A name for tables.
+    pub fn label(&self) -> String {
+        match self {
+            Driver::AgentCli { verify: true, .. } => "agent-cli --verify".into(),
+            Driver::AgentCli { verify: false, .. } => "agent-cli".into(),
+            Driver::OpenLoop { sleep } => format!("open loop (xdotool + {} ms sleep)", sleep.as_millis()),
+        }
+    }
+
+    fn perform(&self, desktop: &Desktop, action: &CampaignAction, layout: &Ready, home: &std::path::Path) -> Reported {
+        match self {
+            Driver::AgentCli { binary, verify } => {
+                let mut cmd = desktop.command(binary);
+                for (k, _) in std::env::vars() {
+                    if k.starts_with("DEFT_") {
+                        cmd.env_remove(k);
+                    }
+                }
+                cmd.env("XDG_CONFIG_HOME", home);
+                match action {
+                    CampaignAction::Click { widget } => {
+                        cmd.args(["click", "--name", accessible_name(widget)]);
+                    }
+                    CampaignAction::Type { field, text } => {
+                        cmd.args(["type", "--target", accessible_name(field), "--text", text]);
+                    }
+                }
+                // No `--app`: the fixture is the only app on the desktop, and `--app` given
+                // a window title is resolved once, before a slow-starting window exists.
+                cmd.arg("--json");
+                if *verify {
+                    cmd.arg("--verify");
+                }
+                Reported::from_cli(cmd)
+            }
+            Driver::OpenLoop { sleep } => {
+                let (x, y) = layout.widget(action.widget()).center();
+                // Away first: `mousemove --sync` to where the pointer already is waits forever.
+                let (x, y) = (x.to_string(), y.to_string());
+                let mut ok = xdotool(desktop, &["mousemove", "0", "0", "mousemove", "--sync", &x, &y, "click", "1"]);
+                if let CampaignAction::Type { text, .. } = action {
+                    ok = ok && xdotool(desktop, &["type", "--delay", "20", text]);
+                }
+                std::thread::sleep(*sleep);
+                Reported {
+                    ok,
+                    exit: Some(if ok { 0 } else { 1 }),
+                    clear: false,
+                    expected: String::new(),
+                    observed: String::new(),
+                    retried: false,
+                }
+            }
+        }
+    }
+}
+
+fn xdotool(desktop: &Desktop, args: &[&str]) -> bool {
+    desktop.command("timeout").arg("30").arg("xdotool").args(args).output().is_ok_and(|o| o.status.success())
+}
+
+/// What the driver said about one action.
+#[derive(Clone, Debug, Default)]
+struct Reported {
+    ok: bool,
+    exit: Option<i32>,
+    /// A failure that says what was expected and what was observed (or what blocks).
+    clear: bool,
+    expected: String,
+    observed: String,
+    retried: bool,
+}
+
+impl Reported {
+    fn from_cli(mut cmd: Command) -> Reported {
+        let out = match cmd.output() {
+            Ok(out) => out,
+            Err(e) => return Reported { observed: format!("could not run agent-cli: {e}"), ..Reported::default() },
+        };
+        let code = out.status.code();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let text = |v: &Value| match v {
+            Value::Null => String::new(),
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let mut expected = text(&v["expected"]);
+        let mut observed = text(&v["observed"]);
+        if !v["blocking"].is_null() && observed.is_empty() {
+            observed = format!("blocked by {}", text(&v["blocking"]));
+        }
+        if let Some(msg) = v["error"]["message"].as_str() {
+            if expected.is_empty() {
+                expected = "the action to run".into();
+            }
+            observed = msg.to_string();
+        }
+        let ok = code == Some(0) && v["ok"].as_bool() == Some(true);
+        let clear = !ok && !expected.is_empty() && !observed.is_empty();
+        if v.is_null() {
+            observed = format!("no JSON on stdout; stderr: {}", String::from_utf8_lossy(&out.stderr).trim());
+        }
+        Reported { ok, exit: code, clear, expected, observed, retried: v["retried"].as_bool().unwrap_or(false) }
+    }
+}
+
+/// How one action ended, judged by the app's log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    /// Reported ok, the effect logged once, no fault fired.
+    Correct,
+    /// Reported ok, the effect logged once, although a fault fired.
+    Recovered,
+    /// Reported ok, no effect logged (or the wrong one).
+    SilentFailure,
+    /// The intended effect logged more than once (two orders for one click).
+    DoubleEffect,
+    /// Reported ok, the intended effect logged once, but something also landed elsewhere
+    /// (text in another field).
+    StrayEffect,
+    /// Reported a failure saying what was expected and what was observed; no effect.
+    FailedClearly,
+    /// Reported a failure without expected and observed; no effect.
+    FailedUnclear,
+    /// Reported a failure, but the effect was logged once.
+    UnreportedEffect,
+}
+
+impl Verdict {
+    /// All, in table order.
+    pub const ALL: [Verdict; 8] = [
+        Verdict::Correct,
+        Verdict::Recovered,
+        Verdict::SilentFailure,
+        Verdict::DoubleEffect,
+        Verdict::StrayEffect,
+        Verdict::FailedClearly,
+        Verdict::FailedUnclear,
+        Verdict::UnreportedEffect,
+    ];
+
+    /// A short name for tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Correct => "correct",
+            Verdict::Recovered => "recovered",
+            Verdict::SilentFailure => "silent failure",
+            Verdict::DoubleEffect => "double effect",
+            Verdict::StrayEffect => "stray effect",
+            Verdict::FailedClearly => "failed clearly",
+            Verdict::FailedUnclear => "failed unclear",
+            Verdict::UnreportedEffect => "unreported effect",
+        }
+    }
+}
+
+/// One judged action.
+#[derive(Clone, Debug)]
+pub struct ActionRecord {
+    /// The scenario's name.
+    pub scenario: String,
+    /// The scenario's fault.
+    pub fault: Fault,
+    /// What was done.
+    pub action: String,
+    /// Whether the fault lets a correct agent achieve the effect.
+    pub recoverable: bool,
+    /// What the driver reported.
+    pub reported_ok: bool,
+    /// The driver's exit code.
+    pub exit_code: Option<i32>,
+    /// Whether the driver said it retried.
+    pub retried: bool,
+    /// How many intended effects the log shows for this action.
+    pub logged_effects: usize,
+    /// Whether an effect landed somewhere else (another field).
+    pub stray_effect: bool,
+    /// Whether the log shows an injected fault during the action.
+    pub fault_fired: bool,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Wall time of the action (the driver's, settling excluded).
+    pub elapsed: Duration,
+    /// What the driver said it expected (failures).
+    pub expected: String,
+    /// What the driver said it observed (failures).
+    pub observed: String,
+}
+
+/// Every judged action of one driver.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The driver's label.
+    pub driver: String,
+    /// The actions, in order.
+    pub records: Vec<ActionRecord>,
+}
+
+/// Run `scenarios` with `driver`, each on a fresh fixture app on `desktop`.
+pub fn run(desktop: &Desktop, scenarios: &[Scenario], driver: &Driver) -> Result<Report, HarnessError> {
+    let home = desktop.scratch_dir().join("campaign-home");
+    std::fs::create_dir_all(&home)
+        .map_err(|source| HarnessError::Io { context: format!("creating {}", home.display()), source })?;
+    let mut layout: Option<Ready> = None;
+    let mut records = Vec::new();
+    for sc in scenarios {
+        let (app, first) = if let Fault::SlowStart(_) = sc.fault {
+            let known = match &layout {
+                Some(l) => l.clone(),
+                None => {
+                    let probe = FixtureApp::launch(desktop, &FixtureOptions::default())?;
+                    probe.ready().clone()
+                }
+            };
+            // The action starts with the launch: the app is not there yet.
+            let started = Instant::now();
+            let (step, home) = (&sc.steps[0], &home);
+            std::thread::scope(|s| -> Result<_, HarnessError> {
+                let worker = s.spawn(move || {
+                    if let Driver::OpenLoop { sleep } = driver {
+                        std::thread::sleep(*sleep);
+                    }
+                    let r = driver.perform(desktop, step, &known, home);
+                    (r, started.elapsed())
+                });
+                let app = FixtureApp::launch(desktop, &sc.fixture);
+                let (reported, elapsed) = worker.join().expect("driver thread panicked");
+                Ok((app?, Some((reported, elapsed))))
+            })?
+        } else {
+            (FixtureApp::launch(desktop, &sc.fixture)?, None)
+        };
+        layout.get_or_insert_with(|| app.ready().clone());
+        let mut first = first;
+        for (i, step) in sc.steps.iter().enumerate() {
+            let before = if i == 0 && first.is_some() { 0 } else { app.events().len() };
+            let (reported, elapsed) = match first.take() {
+                Some(done) => done,
+                None => {
+                    let started = Instant::now();
+                    let r = driver.perform(desktop, step, app.ready(), &home);
+                    (r, started.elapsed())
+                }
+            };
+            std::thread::sleep(sc.fault.delay() + SETTLE);
+            let events = app.events();
+            // A slow start is met by the first action only: it is issued with the launch.
+            let slow_start = i == 0 && matches!(sc.fault, Fault::SlowStart(_));
+            records.push(judge(sc, step, &events[..before], &events[before..], reported, elapsed, slow_start));
+        }
+        drop(app);
+    }
+    Ok(Report { driver: driver.label(), records })
+}
+
+fn judge(
+    sc: &Scenario,
+    step: &CampaignAction,
+    before: &[Event],
+    during: &[Event],
+    reported: Reported,
+    elapsed: Duration,
+    slow_start: bool,
+) -> ActionRecord {
+    let fault_fired = slow_start || during.iter().any(|e| e.kind == "fault");
+    let (effects, stray) = match step {
+        CampaignAction::Click { widget } => {
+            let n = match *widget {
+                "submit" => during.iter().filter(|e| e.kind == "order_submitted").count(),
+                "subscribe" => during.iter().filter(|e| e.is("checkbox_toggled", Some("subscribe"))).count(),
+                w => during.iter().filter(|e| e.is("button_activated", Some(w))).count(),
+            };
+            (n, false)
+        }
+        CampaignAction::Type { field, text } => {
+            let value = |evs: &[Event], f: &str| {
+                evs.iter()
+                    .rev()
+                    .find(|e| e.is("text_changed", Some(f)))
+                    .and_then(|e| e.str("value"))
+                    .map(str::to_string)
+            };
+            let old = value(before, field).unwrap_or_default();
+            let new = value(during, field).unwrap_or_else(|| old.clone());
+            let n = new.matches(text.as_str()).count().saturating_sub(old.matches(text.as_str()).count());
+            let stray = during.iter().any(|e| e.kind == "text_changed" && e.widget.as_deref() != Some(field));
+            (n, stray)
+        }
+    };
+    let verdict = match (reported.ok, effects) {
+        (_, n) if n > 1 => Verdict::DoubleEffect,
+        (true, 0) => Verdict::SilentFailure,
+        (true, _) if stray => Verdict::StrayEffect,
+        (true, _) if fault_fired => Verdict::Recovered,
+        (true, _) => Verdict::Correct,
+        (false, 0) if reported.clear && !stray => Verdict::FailedClearly,
+        (false, 0) => Verdict::FailedUnclear,
+        (false, _) => Verdict::UnreportedEffect,
+    };
+    // A failure that left text in another field is not "clear": the effect it reports is
+    // not the whole story.
+    let verdict = match verdict {
+        Verdict::FailedUnclear if reported.clear && stray => Verdict::UnreportedEffect,
+        v => v,
+    };
+    ActionRecord {
+        scenario: sc.name.clone(),
+        fault: sc.fault.clone(),
+        action: step.describe(),
+        recoverable: sc.fault.recoverable(),
+        reported_ok: reported.ok,
+        exit_code: reported.exit,
+        retried: reported.retried,
+        logged_effects: effects,
+        stray_effect: stray,
+        fault_fired,
+        verdict,
+        elapsed,
+        expected: reported.expected,
+        observed: reported.observed,
+    }
+}
+
+/// The `q` quantile (nearest rank) of durations, in ms.
+fn quantile(mut v: Vec<Duration>, q: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort();
+    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    v[rank - 1].as_secs_f64() * 1000.0
+}
+
+impl Report {
+    /// How many actions got `verdict`.
+    pub fn count(&self, verdict: Verdict) -> usize {
+        self.records.iter().filter(|r| r.verdict == verdict).count()
+    }
+
+    /// Silent failures.
+    pub fn silent_failures(&self) -> usize {
+        self.count(Verdict::SilentFailure)
+    }
+
+    /// Double effects.
+    pub fn double_effects(&self) -> usize {
+        self.count(Verdict::DoubleEffect)
+    }
+
+    /// Stray effects (ok, but text also landed in another field).
+    pub fn stray_effects(&self) -> usize {
+        self.count(Verdict::StrayEffect)
+    }
+
+    /// Of the actions where a recoverable fault fired: (recovered, all).
+    pub fn recovery(&self) -> (usize, usize) {
+        let hit: Vec<_> = self.records.iter().filter(|r| r.recoverable && r.fault_fired).collect();
+        (hit.iter().filter(|r| r.verdict == Verdict::Recovered).count(), hit.len())
+    }
+
+    /// Actions that did not end as they should: recoverable ones not ok, non-recoverable
+    /// ones not failed clearly.
+    pub fn unrecovered(&self) -> Vec<&ActionRecord> {
+        self.records
+            .iter()
+            .filter(|r| {
+                if r.recoverable {
+                    !matches!(r.verdict, Verdict::Correct | Verdict::Recovered)
+                } else {
+                    r.verdict != Verdict::FailedClearly
+                }
+            })
+            .collect()
+    }
+
+    /// Median time per action, ms.
+    pub fn median_ms(&self) -> f64 {
+        quantile(self.records.iter().map(|r| r.elapsed).collect(), 0.5)
+    }
+
+    /// 95th percentile time per action, ms.
+    pub fn p95_ms(&self) -> f64 {
+        quantile(self.records.iter().map(|r| r.elapsed).collect(), 0.95)
+    }
+
+    /// A Markdown table, one row per fault kind and a total row.
+    pub fn markdown(&self) -> String {
+        let mut out = format!("**{}**\n\n", self.driver);
+        out.push_str("| fault | actions |");
+        for v in Verdict::ALL {
+            let _ = write!(out, " {} |", v.label());
+        }
+        out.push_str(" median ms | p95 ms |\n|---|---:|");
+        for _ in Verdict::ALL {
+            out.push_str("---:|");
+        }
+        out.push_str("---:|---:|\n");
+        let mut labels: Vec<&'static str> = Vec::new();
+        for r in &self.records {
+            if !labels.contains(&r.fault.label()) {
+                labels.push(r.fault.label());
+            }
+        }
+        let row = |out: &mut String, name: &str, rs: Vec<&ActionRecord>| {
+            let _ = write!(out, "| {name} | {} |", rs.len());
+            for v in Verdict::ALL {
+                let _ = write!(out, " {} |", rs.iter().filter(|r| r.verdict == v).count());
+            }
+            let times: Vec<Duration> = rs.iter().map(|r| r.elapsed).collect();
+            let _ = writeln!(out, " {:.0} | {:.0} |", quantile(times.clone(), 0.5), quantile(times, 0.95));
+        };
+        for label in labels {
+            row(&mut out, label, self.records.iter().filter(|r| r.fault.label() == label).collect());
+        }
+        row(&mut out, "**all**", self.records.iter().collect());
+        let (rec, hit) = self.recovery();
+        let _ = writeln!(
+            out,
+            "\nsilent failures: {}, double effects: {}, stray effects: {}, recoverable faults recovered: {rec}/{hit}",
+            self.silent_failures(),
+            self.double_effects(),
+            self.stray_effects()
+        );
+        out
+    }
+
+    /// Every action that did not end as it should, with expected vs observed.
+    pub fn failures_markdown(&self) -> String {
+        let mut out = String::new();
+        for r in self.unrecovered() {
+            let _ = writeln!(
+                out,
+                "- {} — {}: {} (exit {:?}, effects logged {}); expected: {}; observed: {}",
+                r.scenario,
+                r.action,
+                r.verdict.label(),
+                r.exit_code,
+                r.logged_effects,
+                if r.expected.is_empty() { "-" } else { &r.expected },
+                if r.observed.is_empty() { "-" } else { &r.observed },
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mixed_run_is_deterministic_and_long_enough() {
+        let a = mixed_scenarios(42, 200);
+        let b = mixed_scenarios(42, 200);
+        assert_eq!(a.len(), b.len());
+        assert!(a.iter().zip(&b).all(|(x, y)| x.steps == y.steps && x.fault == y.fault));
+        assert!(a.iter().map(|s| s.steps.len()).sum::<usize>() >= 200);
+        assert!(a.iter().filter(|s| s.fault == Fault::Popup).all(|s| s.steps.len() == 1));
+    }
+
+    #[test]
+    fn quantiles() {
+        let v: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
+        assert_eq!(quantile(v.clone(), 0.5), 50.0);
+        assert_eq!(quantile(v, 0.95), 95.0);
+        assert_eq!(quantile(Vec::new(), 0.5), 0.0);
+    }
+}

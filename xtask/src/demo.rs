@@ -1,0 +1,156 @@
+//! `cargo xtask demo`: the main job on a fresh machine. A headless desktop, the fixture app
+//! with faults on (the first click on "Submit order" is swallowed, the Name field ignores
+//! key events, Save takes 1.5 s), and a multi-step task through `agent-cli --verify`: fill
+//! the form, submit the order once, save, wait for "Save complete". Each step prints what
+//! was expected, what was observed and what was retried; the summary checks the app's
+//! ground-truth log (one order, the name typed, saved) and says where the trace went.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use deft_harness::Desktop;
+use deft_harness::fixture::{FixtureApp, FixtureOptions};
+use serde_json::Value;
+
+use crate::{root, run_step};
+
+/// One step of the task: what it is, and agent-cli's arguments.
+struct Step {
+    what: &'static str,
+    args: &'static [&'static str],
+}
+
+const STEPS: &[Step] = &[
+    Step { what: "type \"Ada Lovelace\" into Name", args: &["type", "--target", "Name", "--text", "Ada Lovelace"] },
+    Step { what: "tick Subscribe", args: &["click", "--name", "Subscribe"] },
+    Step { what: "submit the order (once)", args: &["click", "--name", "Submit order"] },
+    Step { what: "save", args: &["click", "--name", "Save"] },
+    Step { what: "wait for \"Save complete\"", args: &["wait", "--text", "Save complete", "--timeout", "10000"] },
+];
+
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    crate::no_args("demo", args)?;
+    crate::setup::ensure_packages()?;
+    println!("==> demo: building agent-cli");
+    run_step("cargo", &["build", "--locked", "-p", "agent-cli"])?;
+    let binary = root().join("target/debug/agent-cli");
+    let traces = root().join("target/demo-traces");
+    std::fs::create_dir_all(&traces)?;
+    let home = root().join("target/demo-home");
+    std::fs::create_dir_all(&home)?;
+
+    println!("==> demo: starting a headless desktop and the fixture app with faults on");
+    let desktop = Desktop::start()?;
+    let opts = FixtureOptions {
+        drop_clicks: 1,
+        ignore_keys: true,
+        save_delay: Some(Duration::from_millis(1500)),
+        ..FixtureOptions::default()
+    };
+    println!("    faults: the first click on \"Submit order\" is dropped; Name ignores key events; Save takes 1.5 s");
+    let app = FixtureApp::launch(&desktop, &opts)?;
+    println!("    app ready on display {} (ground-truth log {})\n", desktop.display(), app.log_path().display());
+
+    let before = trace_files(&traces);
+    let started = Instant::now();
+    let mut failed = 0;
+    let mut retries = 0;
+    for (i, step) in STEPS.iter().enumerate() {
+        let mut cmd = desktop.command(&binary);
+        for (k, _) in std::env::vars() {
+            if k.starts_with("DEFT_") {
+                cmd.env_remove(k);
+            }
+        }
+        cmd.env("XDG_CONFIG_HOME", &home);
+        cmd.args(step.args).args(["--app", "Deft Fixture", "--verify", "--json", "--trace"]).arg(&traces);
+        if step.args[0] == "wait" {
+            // `wait` verifies by nature and takes no --app or --verify.
+            cmd = desktop.command(&binary);
+            cmd.env("XDG_CONFIG_HOME", &home).args(step.args).args(["--json", "--trace"]).arg(&traces);
+        }
+        let out = cmd.output()?;
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let ok = out.status.success() && v["ok"].as_bool() == Some(true);
+        let mark = if ok { "✓" } else { "✗" };
+        println!("{mark} step {}: {} (exit {}, {} ms)", i + 1, step.what, code(&out.status), v["elapsed_ms"]);
+        println!("    expected: {}", text(&v["expected"]));
+        let observed = match (&v["observed"], &v["last_observed"]) {
+            (Value::Null, Value::Null) => text(&v["error"]["message"]),
+            (Value::Null, last) => text(last),
+            (o, _) => text(o),
+        };
+        println!("    observed: {observed}");
+        if v["retried"].as_bool() == Some(true) {
+            retries += 1;
+            println!("    retried:  yes — {}", text(&v["retry_reason"]));
+        } else {
+            println!("    retried:  no");
+        }
+        for a in v["attempts"].as_array().into_iter().flatten() {
+            println!("      attempt {}: {} ({} ms)", text(&a["method"]), text(&a["result"]), a["elapsed_ms"]);
+        }
+        if v.is_null() {
+            println!("    agent-cli printed no JSON; stderr: {}", String::from_utf8_lossy(&out.stderr).trim());
+        }
+        if !ok {
+            failed += 1;
+        }
+    }
+
+    // Ground truth: the app's own log, never agent-cli's report.
+    std::thread::sleep(Duration::from_millis(500));
+    let events = app.events();
+    let orders = events.iter().filter(|e| e.kind == "order_submitted").count();
+    let name = events.iter().rev().find(|e| e.is("text_changed", Some("name"))).and_then(|e| e.str("value"));
+    let toggles = events.iter().filter(|e| e.is("checkbox_toggled", Some("subscribe"))).count();
+    let saved = events.iter().filter(|e| e.kind == "save_complete").count();
+    let mut faults: Vec<(String, usize)> = Vec::new();
+    for kind in events.iter().filter(|e| e.kind == "fault").filter_map(|e| e.str("kind")) {
+        match faults.iter_mut().find(|(k, _)| k == kind) {
+            Some((_, n)) => *n += 1,
+            None => faults.push((kind.to_string(), 1)),
+        }
+    }
+    let faults: Vec<String> = faults.iter().map(|(k, n)| format!("{k} x{n}")).collect();
+    let truth_ok = orders == 1 && name == Some("Ada Lovelace") && toggles == 1 && saved == 1;
+    drop(app);
+
+    println!("\n==> demo summary ({:.1} s)", started.elapsed().as_secs_f64());
+    println!("    steps verified: {}/{}, retried: {retries}", STEPS.len() - failed, STEPS.len());
+    println!("    faults the app injected: {}", if faults.is_empty() { "none".into() } else { faults.join(", ") });
+    println!(
+        "    ground truth (the app's log): orders submitted {orders} (want 1), Name = {:?}, \
+         Subscribe toggled {toggles}x, save complete {saved}x — {}",
+        name.unwrap_or(""),
+        if truth_ok { "agrees" } else { "DISAGREES" }
+    );
+    let new: Vec<PathBuf> = trace_files(&traces).into_iter().filter(|f| !before.contains(f)).collect();
+    println!("    traces (one JSON line per executor event, a file per step): {}", traces.display());
+    for f in &new {
+        println!("      {}", f.display());
+    }
+    anyhow::ensure!(failed == 0, "{failed} step(s) failed");
+    anyhow::ensure!(truth_ok, "the app's ground-truth log disagrees with the task");
+    Ok(())
+}
+
+fn code(status: &std::process::ExitStatus) -> String {
+    status.code().map_or_else(|| "signal".to_string(), |c| c.to_string())
+}
+
+fn text(v: &Value) -> String {
+    match v {
+        Value::Null => "-".into(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The files in the trace directory, sorted.
+fn trace_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(dir).into_iter().flatten().filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    files.sort();
+    files
+}
