@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::actions::Planned;
 use crate::config::{Config, Format};
-use crate::desktop::{self, a11y_error, normalise};
+use crate::desktop::{self, a11y_error, normalise, normalise_patiently};
 use crate::exit::{Candidate, CliError, Exit};
 use crate::expect;
 use crate::output::{Out, outcome_human};
@@ -143,7 +143,8 @@ struct OutcomeDoc<'a> {
 pub async fn act(out: &Out, config: &Config, planned: Planned, expect: Option<Condition>) -> Result<Exit, CliError> {
     let verify = config.verify.value || expect.is_some();
     let session = Session::connect(config, verify).await?;
-    let action = normalise_action(session.executor.a11y(), planned.action).await?;
+    let patience = Duration::from_millis(session.executor.config().actionability_timeout_ms);
+    let action = normalise_action(session.executor.a11y(), planned.action, patience).await?;
     let progress = session.progress(format!("{} {}", action.kind().verb(), planned.asked));
     let options = ActionOptions { verify: Some(verify), expect, idempotent: false };
     let outcome = session.executor.perform_with(&action, &options).await;
@@ -168,19 +169,19 @@ pub async fn act(out: &Out, config: &Config, planned: Planned, expect: Option<Co
 
 /// The executor resolves targets itself; the CLI only applies its conveniences first
 /// (`--app` naming a window title, short numeric ids).
-async fn normalise_action(a11y: &AtSpi, action: Action) -> Result<Action, CliError> {
-    async fn fix(a11y: &AtSpi, t: Target) -> Result<Target, CliError> {
+async fn normalise_action(a11y: &AtSpi, action: Action, patience: Duration) -> Result<Action, CliError> {
+    let fix = async |t: Target| -> Result<Target, CliError> {
         match t {
-            Target::Selector(s) => Ok(Target::Selector(normalise(a11y, s).await?)),
+            Target::Selector(s) => Ok(Target::Selector(normalise_patiently(a11y, s, patience).await?)),
             other => Ok(other),
         }
-    }
+    };
     Ok(match action {
-        Action::Click { target, button, count } => Action::Click { target: fix(a11y, target).await?, button, count },
-        Action::Type { target, text } => Action::Type { target: fix(a11y, target).await?, text },
-        Action::SetValue { target, value } => Action::SetValue { target: fix(a11y, target).await?, value },
-        Action::Invoke { target, name } => Action::Invoke { target: fix(a11y, target).await?, name },
-        Action::Scroll { target, dx, dy } => Action::Scroll { target: fix(a11y, target).await?, dx, dy },
+        Action::Click { target, button, count } => Action::Click { target: fix(target).await?, button, count },
+        Action::Type { target, text } => Action::Type { target: fix(target).await?, text },
+        Action::SetValue { target, value } => Action::SetValue { target: fix(target).await?, value },
+        Action::Invoke { target, name } => Action::Invoke { target: fix(target).await?, name },
+        Action::Scroll { target, dx, dy } => Action::Scroll { target: fix(target).await?, dx, dy },
         other @ (Action::Key { .. } | Action::Wait { .. }) => other,
     })
 }

@@ -5,6 +5,8 @@
 //! know "Deft Fixture", not the program name `deft-fixture`), and `--id 42` may be the
 //! short numeric id (the last segment of the object path) that desktop-cli users know.
 
+use std::time::{Duration, Instant};
+
 use deft_a11y::selector::{self, Matcher, ResolveError};
 use deft_a11y::{A11yError, Accessibility, AppInfo, AtSpi, AtSpiConfig, Scope, SnapshotOptions, Tree};
 use deft_types::{ElementId, Selector, TextMatch};
@@ -97,6 +99,37 @@ pub async fn normalise<A: Accessibility>(backend: &A, mut sel: Selector) -> Resu
         sel.id = Some(expand_short_id(backend, &sel, &id.0).await?);
     }
     Ok(sel)
+}
+
+/// Like [`normalise`], but when `--app` names nothing on the desktop yet, keep looking for
+/// up to `patience`: whether it is an application's name or a window's title can only be
+/// told once an app that is still starting has shown its window. Without this, `click
+/// --app "Deft Fixture"` issued at launch would wait for an application of that name, which
+/// never comes.
+pub async fn normalise_patiently<A: Accessibility>(
+    backend: &A,
+    sel: Selector,
+    patience: Duration,
+) -> Result<Selector, CliError> {
+    if let (Some(app), None) = (sel.app.clone(), &sel.window) {
+        let as_app = Matcher::new(&Selector { app: Some(app.clone()), ..Selector::default() })
+            .map_err(|e| CliError::usage(e.to_string()))?;
+        let as_window = Matcher::new(&Selector { window: Some(app), ..Selector::default() })
+            .map_err(|e| CliError::usage(e.to_string()))?;
+        let start = Instant::now();
+        loop {
+            let apps = backend.applications().await.map_err(a11y_error)?;
+            let known = apps
+                .iter()
+                .any(|a| as_app.matches_app(&a.name) || a.windows.iter().any(|w| as_window.matches_window(&w.title)));
+            if known || start.elapsed() >= patience {
+                break;
+            }
+            // A bounded poll while the app starts; the executor's own wait takes over after.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    normalise(backend, sel).await
 }
 
 /// When `--app` matches no application's name but does match one of the windows' titles,

@@ -181,3 +181,20 @@ fn ocr_reads_the_fixture() {
     let r = cli(&desktop, &["ocr", "--window", "Deft Fixture", "--find", "Nowhere to be seen"]);
     r.expect_code(3);
 }
+
+#[test]
+fn app_named_by_its_window_title_is_waited_for_while_it_starts() {
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    // The click is issued before the app exists; `--app` names the window title, which
+    // can only be told from an application name once the window is there.
+    let run = std::thread::scope(|s| {
+        let click = s.spawn(|| cli(&desktop, &["click", "--app", "Deft Fixture", "--name", "Hello", "--verify"]));
+        let opts = FixtureOptions { slow_start: Some(Duration::from_millis(1500)), ..FixtureOptions::default() };
+        let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+        (click.join().expect("the cli thread"), app)
+    });
+    let (r, app) = run;
+    r.expect_code(0);
+    std::thread::sleep(SETTLE);
+    assert_eq!(app.count("button_activated", Some("hello")), 1, "{r:#?} {:?}", app.events());
+}

@@ -303,8 +303,7 @@ impl Driver {
                         cmd.args(["type", "--target", accessible_name(field), "--text", text]);
                     }
                 }
-                // No `--app`: the fixture is the only app on the desktop, and `--app` given
-                // a window title is resolved once, before a slow-starting window exists.
+                // No `--app`: the fixture is the only app on the desktop.
                 cmd.arg("--json");
                 if *verify {
                     cmd.arg("--verify");
