@@ -245,9 +245,12 @@ impl ScaleFactor {
         scale_rect(r, self.0)
     }
 
-    /// A physical point as logical points (rounded to nearest).
+    /// The logical point whose area holds the physical pixel `p` (rounded down: at scale 2,
+    /// pixels 0 and 1 both lie in logical point 0; rounding to nearest would put pixel 1 in
+    /// point 1, outside a one-point element).
     pub fn to_logical(self, p: Point<Physical>) -> Point<Logical> {
-        Point::new(scale_i32(p.x, 1.0 / self.0), scale_i32(p.y, 1.0 / self.0))
+        let down = |v: i32| (f64::from(v) / self.0).floor().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
+        Point::new(down(p.x), down(p.y))
     }
 
     /// A physical rectangle as logical points (rounded outward).
@@ -332,6 +335,8 @@ mod tests {
         assert_eq!((p.x, p.y, p.w, p.h), (20, 40, 60, 82));
         assert_eq!(s.rect_to_logical(p), r);
         assert_eq!(s.to_physical(r.center()), Point::new(50, 80));
+        assert_eq!(s.to_logical(Point::new(1, 1)), Point::new(0, 0));
+        assert_eq!(s.to_logical(Point::new(-3, 5)), Point::new(-2, 2));
     }
 
     #[test]
