@@ -7,9 +7,8 @@ use std::time::Duration;
 
 use deft_a11y::{AtSpi, AtSpiConfig, SnapshotOptions};
 use deft_bus::{Bus, BusConfig, Received};
-use deft_input::{EnigoConfig, EnigoInput, X11Windows};
 use deft_types::{Action, ActionKind, AttemptResult, Condition, ErrorClass, Outcome, SuggestedAction, Target};
-use deft_verify::{ActionOptions, Backends, Executor, ExecutorConfig, VerifyError, VerifyEvent, WaitOutcome};
+use deft_verify::{ActionOptions, Executor, ExecutorConfig, ScreenText, VerifyError, VerifyEvent, WaitOutcome};
 use serde::Serialize;
 
 use crate::actions::Planned;
@@ -59,23 +58,12 @@ impl Session {
             (Some(bus), Some(dir)) => Some(Trace::start(bus, &dir.value)?),
             _ => None,
         };
-        let a11y = AtSpi::connect(AtSpiConfig::default()).await.map_err(a11y_error)?;
-        let input = EnigoInput::connect(&EnigoConfig::default())
-            .map_err(|e| CliError::environment(format!("cannot send input: {e}")))?;
-        // Window geometry and capture are optional signals; the executor works without them.
-        let windows = X11Windows::connect(None).ok();
-        let capture = deft_capture::open_default(None).ok();
-        let backends = Backends {
-            a11y,
-            input: Box::new(input),
-            windows: windows.map(|w| Box::new(w) as _),
-            capture,
-            ocr: Some(Box::new(crate::screen::LazyOcr::default())),
-        };
-        let executor = Executor::new(backends, exec_config).map_err(|e| match e {
-            VerifyError::Policy { .. } => CliError::usage(e.to_string()),
-            VerifyError::Backend { .. } => CliError::environment(e.to_string()),
-        })?;
+        let ocr: Box<dyn ScreenText> = Box::new(crate::screen::LazyOcr::default());
+        let executor =
+            Executor::connect_with(exec_config, AtSpiConfig::default(), Some(ocr)).await.map_err(|e| match e {
+                VerifyError::Policy { .. } => CliError::usage(e.to_string()),
+                VerifyError::Backend { .. } => CliError::environment(e.to_string()),
+            })?;
         Ok(Session { executor, bus, trace, spinner })
     }
 

@@ -3,7 +3,7 @@
 use deft_a11y::{AtSpi, AtSpiConfig};
 use deft_input::{EnigoConfig, EnigoInput, X11Windows};
 
-use crate::backends::Backends;
+use crate::backends::{Backends, ScreenText};
 use crate::config::ExecutorConfig;
 use crate::error::VerifyError;
 use crate::executor::Executor;
@@ -14,6 +14,16 @@ impl Executor<AtSpi> {
     /// optional signals: when they cannot be connected the executor works without them
     /// (scale 1, no pixel signal); accessibility and input are required.
     pub async fn connect(config: ExecutorConfig, a11y: AtSpiConfig) -> Result<Executor<AtSpi>, VerifyError> {
+        Executor::connect_with(config, a11y, None).await
+    }
+
+    /// [`Executor::connect`], with a recogniser for text that is on screen but not in the
+    /// accessibility tree.
+    pub async fn connect_with(
+        config: ExecutorConfig,
+        a11y: AtSpiConfig,
+        ocr: Option<Box<dyn ScreenText>>,
+    ) -> Result<Executor<AtSpi>, VerifyError> {
         let display = config.display.clone();
         let a11y = AtSpi::connect(a11y)
             .await
@@ -23,7 +33,7 @@ impl Executor<AtSpi> {
         let windows = X11Windows::connect(display.as_deref()).ok();
         let capture = deft_capture::open_default(display.as_deref()).ok();
         let backends =
-            Backends { a11y, input: Box::new(input), windows: windows.map(|w| Box::new(w) as _), capture, ocr: None };
+            Backends { a11y, input: Box::new(input), windows: windows.map(|w| Box::new(w) as _), capture, ocr };
         Executor::new(backends, config)
     }
 }

@@ -58,6 +58,24 @@ pub(crate) struct Resolved {
 }
 
 impl Resolved {
+    /// Nothing known yet but how the target was asked for: no element, window or app,
+    /// scale 1, seen through accessibility, read now.
+    fn bare(how: How) -> Resolved {
+        Resolved {
+            element: None,
+            how,
+            window: None,
+            window_title: None,
+            app: None,
+            app_name: None,
+            pid: None,
+            point: None,
+            scale: ScaleFactor::ONE,
+            channel: Channel::Accessibility,
+            read_at: Instant::now(),
+        }
+    }
+
     pub fn id(&self) -> Option<&ElementId> {
         self.element.as_ref().map(|e| &e.id)
     }
@@ -312,19 +330,7 @@ impl<A: Accessibility> Executor<A> {
 
     async fn find_at_point(&self, p: Point<Logical>) -> Result<Resolved, Miss> {
         let hit = self.a11y.hit_test(p).await.map_err(Miss::Backend)?;
-        let mut r = Resolved {
-            element: None,
-            how: How::Point(p),
-            window: None,
-            window_title: None,
-            app: None,
-            app_name: None,
-            pid: None,
-            point: None,
-            scale: ScaleFactor::ONE,
-            channel: Channel::Accessibility,
-            read_at: Instant::now(),
-        };
+        let mut r = Resolved::bare(How::Point(p));
         if let Some(hit) = hit {
             r.window = hit.chain.first().cloned();
             r.element = Some(hit.element);
@@ -339,19 +345,7 @@ impl<A: Accessibility> Executor<A> {
 
     async fn find_focused(&self) -> Result<Resolved, Miss> {
         let apps = self.a11y.applications().await.map_err(Miss::Backend)?;
-        let mut r = Resolved {
-            element: None,
-            how: How::Focused,
-            window: None,
-            window_title: None,
-            app: None,
-            app_name: None,
-            pid: None,
-            point: None,
-            scale: ScaleFactor::ONE,
-            channel: Channel::Accessibility,
-            read_at: Instant::now(),
-        };
+        let mut r = Resolved::bare(How::Focused);
         let active = apps.iter().flat_map(|a| a.windows.iter()).find(|w| w.states.contains(&State::Active));
         if let Some(w) = active {
             let tree = self.a11y.snapshot(&Scope::Subtree(w.id.clone()), &SnapshotOptions::default()).await;
@@ -370,17 +364,9 @@ impl<A: Accessibility> Executor<A> {
     async fn find_by_ocr(&self, t: &TextMatch) -> Option<Resolved> {
         let best = self.ocr_screen(t)?;
         Some(Resolved {
-            element: None,
-            how: How::Text(t.clone()),
-            window: None,
-            window_title: None,
-            app: None,
-            app_name: None,
-            pid: None,
             point: Some(best.bounds.center()),
-            scale: ScaleFactor::ONE,
             channel: Channel::Ocr,
-            read_at: Instant::now(),
+            ..Resolved::bare(How::Text(t.clone()))
         })
     }
 }
