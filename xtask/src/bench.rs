@@ -35,6 +35,7 @@ const SUITES: &[(&str, &[Target])] = &[
         ],
     ),
     ("actuation", &[target("deft-a11y", "snapshot", &[]), target("deft-input", "latency", &[])]),
+    ("verify", &[target("deft-verify", "overhead", &[])]),
 ];
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {

@@ -23,7 +23,7 @@ commands:
   desktop -- CMD...  run CMD on a fresh headless desktop (Xvfb, D-Bus, AT-SPI, openbox)
   layers             check that no crate depends on a crate of a higher layer
   fixtures [--check] render the OCR fixture screens (tests/fixtures/screens), or check they are fresh
-  bench [SUITE...]   run benchmarks (all, or: bus, snapshot, perception, actuation, faults)
+  bench [SUITE...]   run benchmarks (all, or: bus, snapshot, perception, actuation, verify, faults)
   demo               a verified multi-step task through agent-cli on the faulty fixture app
 ";
 

@@ -164,7 +164,8 @@ pub fn outcome_human(o: &Outcome, asked: &str, st: &Style) -> String {
     let target = if target.is_empty() { String::new() } else { format!(" {target}") };
     let status = match (o.ok, o.verified) {
         (true, Some(true)) => "verified".to_string(),
-        (true, _) => "done (not verified)".to_string(),
+        (true, Some(false)) => "received (no visible change)".to_string(),
+        (true, None) => "done (not verified)".to_string(),
         (false, Some(false)) => "not verified".to_string(),
         (false, _) => "failed".to_string(),
     };
@@ -194,6 +195,7 @@ pub fn outcome_human(o: &Outcome, asked: &str, st: &Style) -> String {
             let result = match &a.result {
                 AttemptResult::Verified => st.green("verified"),
                 AttemptResult::Sent => "sent".to_string(),
+                AttemptResult::Received => st.yellow("received, no visible change"),
                 AttemptResult::NoChange => st.yellow("no change"),
                 AttemptResult::Failed { class, message } => st.red(&format!("failed ({}): {message}", class.as_str())),
             };

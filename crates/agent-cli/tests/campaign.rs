@@ -18,12 +18,14 @@ fn every_fault_once_no_silent_failure_no_double_effect() {
     println!("{table}");
     assert_eq!(report.silent_failures(), 0, "{table}");
     assert_eq!(report.double_effects(), 0, "{table}");
-    for r in report.unrecovered() {
-        // Known gap: after focus theft agent-cli sets the right field, but the stolen
-        // keystrokes stay in Email (docs/BENCHMARKS.md, "Fault campaign").
-        let known = matches!(r.fault, Fault::FocusTheft(_)) && r.verdict == Verdict::StrayEffect;
-        assert!(known, "every action must end as it should ({r:?}):\n{table}");
-    }
+    assert_eq!(report.stray_effects(), 0, "{table}");
+    assert!(report.unrecovered().is_empty(), "every action must end as it should:\n{table}");
+    // Focus theft: the keys that went to Email were taken back.
+    let theft = report.records.iter().find(|r| matches!(r.fault, Fault::FocusTheft(_)));
+    assert!(theft.is_some_and(|r| r.stray_undone), "{table}");
+    // Hello twice: the second click is reported ok, with one activation.
+    let hello: Vec<_> = report.records.iter().filter(|r| r.scenario.contains("Hello twice")).collect();
+    assert!(hello.len() == 2 && hello.iter().all(|r| r.reported_ok && r.logged_effects == 1), "{table}");
     // The popup is not recoverable: blocked, said clearly, nothing done.
     let popup: Vec<_> = report.records.iter().filter(|r| !r.recoverable).collect();
     let blocked = popup.iter().all(|r| r.verdict == Verdict::FailedClearly && r.exit_code == Some(5));

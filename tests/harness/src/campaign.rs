@@ -176,6 +176,15 @@ pub fn fault_scenarios() -> Vec<Scenario> {
         Scenario::single("ignored keys in Name", Fault::IgnoredKeys, typ("name", "Ada Lovelace")),
         Scenario::single("focus theft after 2 keys in Name", Fault::FocusTheft(2), typ("name", "Ada Lovelace")),
         Scenario::single("slow start (2000 ms), click Submit order", Fault::SlowStart(ms(2000)), click("submit")),
+        // The second click changes nothing that shows ("Clicked Hello" already): it must
+        // land once, and no fallback may press again. With the third press dropped, the
+        // fallback must make it good exactly once.
+        Scenario {
+            name: "no fault: Hello twice (no visible change the second time)".into(),
+            fault: Fault::None,
+            fixture: FixtureOptions::default(),
+            steps: vec![click("hello"), click("hello")],
+        },
     ]
 }
 
@@ -450,8 +459,10 @@ pub struct ActionRecord {
     pub retried: bool,
     /// How many intended effects the log shows for this action.
     pub logged_effects: usize,
-    /// Whether an effect landed somewhere else (another field).
+    /// Whether an effect landed somewhere else (another field) and stayed.
     pub stray_effect: bool,
+    /// Whether keys reached another field but it ended showing what it showed before.
+    pub stray_undone: bool,
     /// Whether the log shows an injected fault during the action.
     pub fault_fired: bool,
     /// The verdict.
@@ -540,6 +551,7 @@ fn judge(
     slow_start: bool,
 ) -> ActionRecord {
     let fault_fired = slow_start || during.iter().any(|e| e.kind == "fault");
+    let mut touched = false;
     let (effects, stray) = match step {
         CampaignAction::Click { widget } => {
             let n = match *widget {
@@ -560,8 +572,19 @@ fn judge(
             let old = value(before, field).unwrap_or_default();
             let new = value(during, field).unwrap_or_else(|| old.clone());
             let n = new.matches(text.as_str()).count().saturating_sub(old.matches(text.as_str()).count());
-            let stray = during.iter().any(|e| e.kind == "text_changed" && e.widget.as_deref() != Some(field));
-            (n, stray)
+            // Another field the keys reached: a stray effect when it ends the action
+            // showing something else than before it (keys taken back do not count, but
+            // are counted apart).
+            let mut others: Vec<&str> = during
+                .iter()
+                .filter(|e| e.kind == "text_changed" && e.widget.as_deref() != Some(field))
+                .filter_map(|e| e.widget.as_deref())
+                .collect();
+            others.sort_unstable();
+            others.dedup();
+            let left = |w: &str| value(during, w) != Some(value(before, w).unwrap_or_default());
+            touched = !others.is_empty();
+            (n, others.iter().any(|w| left(w)))
         }
     };
     let verdict = match (reported.ok, effects) {
@@ -590,6 +613,7 @@ fn judge(
         retried: reported.retried,
         logged_effects: effects,
         stray_effect: stray,
+        stray_undone: touched && !stray,
         fault_fired,
         verdict,
         elapsed,
@@ -693,10 +717,12 @@ impl Report {
         let (rec, hit) = self.recovery();
         let _ = writeln!(
             out,
-            "\nsilent failures: {}, double effects: {}, stray effects: {}, recoverable faults recovered: {rec}/{hit}",
+            "\nsilent failures: {}, double effects: {}, stray effects: {} (and {} taken back before the action returned), \
+             recoverable faults recovered: {rec}/{hit}",
             self.silent_failures(),
             self.double_effects(),
-            self.stray_effects()
+            self.stray_effects(),
+            self.records.iter().filter(|r| r.stray_undone).count()
         );
         out
     }

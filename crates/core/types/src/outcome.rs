@@ -49,6 +49,11 @@ pub enum AttemptResult {
     Sent,
     /// Nothing relevant changed within the window.
     NoChange,
+    /// The app showed it received the input (a pressed look that went back, the keyboard
+    /// focus arriving, its accessibility action accepted), but nothing visible changed
+    /// within the window. Not repeated: a second input could double an effect that does
+    /// not show (pressing "Hello" when the status already says "Clicked Hello").
+    Received,
     /// The attempt failed, with its class and a message.
     Failed {
         /// The class of the failure.

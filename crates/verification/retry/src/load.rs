@@ -158,6 +158,7 @@ struct RawTransient {
 #[serde(deny_unknown_fields)]
 struct RawNoEffect {
     fallback: Val<bool>,
+    stop_when_received: Val<bool>,
 }
 
 fn parse(src: &str) -> Result<RawFile, PolicyError> {
@@ -273,7 +274,10 @@ fn resolve(mut r: Resolver<'_>, kind: ActionKind) -> Result<ActionPolicy, Policy
             backoff_factor: r.pick("transient.backoff_factor", |p| p.transient.backoff_factor.as_ref())?,
             backoff_max_ms: r.pick("transient.backoff_max_ms", |p| p.transient.backoff_max_ms.as_ref())?,
         },
-        no_effect: NoEffectPolicy { fallback: r.pick("no_effect.fallback", |p| p.no_effect.fallback.as_ref())? },
+        no_effect: NoEffectPolicy {
+            fallback: r.pick("no_effect.fallback", |p| p.no_effect.fallback.as_ref())?,
+            stop_when_received: r.pick("no_effect.stop_when_received", |p| p.no_effect.stop_when_received.as_ref())?,
+        },
     };
     if let Some(v) = policy.violation(kind) {
         // Point at the key the user wrote, when one of those involved came from their file.

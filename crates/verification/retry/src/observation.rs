@@ -9,7 +9,8 @@ use crate::classify::Symptoms;
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct Observation {
     /// Milliseconds since the executor started the engine, on a monotonic clock. Never
-    /// earlier than the previous observation nor than the step's `not_before_ms`.
+    /// earlier than the previous observation nor than the step's `not_before_ms` (except
+    /// `Verified`, which may come before a verification's `not_before_ms`).
     pub at_ms: u64,
     /// What was seen.
     pub report: Report,

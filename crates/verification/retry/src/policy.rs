@@ -103,6 +103,12 @@ impl TransientPolicy {
 pub struct NoEffectPolicy {
     /// Try the next method; with `false` the action fails at once.
     pub fallback: bool,
+    /// When the app showed it received the input (feedback seen) but nothing visible
+    /// changed within the window, stop instead of falling back: the input worked as far
+    /// as can be seen, and a second one could double an effect that does not show. Applies
+    /// to activations (`click`, `action`); text entry always falls back, since its goal
+    /// is a value that can be checked and set again.
+    pub stop_when_received: bool,
 }
 
 /// CLI flags that override a policy, as the CLI names them.

@@ -22,12 +22,16 @@ pub struct ActionContext {
     /// Verification was asked for (`--verify`). Without it one input is sent and the
     /// verdict is "sent", as the CLI behaves without `--verify`.
     pub verify: bool,
+    /// An explicit expectation (`--expect`) replaces "any change": an activation that was
+    /// received but did not meet it fails (it is not repeated either), rather than ending
+    /// as received.
+    pub expectation: bool,
 }
 
 impl ActionContext {
     /// A verified action on a target that is neither a toggle nor known to be idempotent.
     pub fn new(kind: ActionKind) -> ActionContext {
-        ActionContext { kind, is_toggle: false, idempotent: false, verify: true }
+        ActionContext { kind, is_toggle: false, idempotent: false, verify: true, expectation: false }
     }
 }
 
@@ -47,10 +51,11 @@ pub enum Step {
         /// Not before this time.
         not_before_ms: u64,
     },
-    /// Read the UI and compare with before the input. Read at or after `not_before_ms`;
-    /// an event-driven executor may keep watching until `deadline_ms` and reply at the
-    /// first change, a polling one may reply after one read. Reply: `Verified`,
-    /// `NoChange` or `Unreadable`.
+    /// Read the UI and compare with before the input. `Verified` may be replied as soon as
+    /// the effect is seen, even before `not_before_ms` (the verify delay guards only the
+    /// negative answers); `NoChange` and `Unreadable` at or after it. An event-driven
+    /// executor may keep watching until `deadline_ms` and reply at the first change, a
+    /// polling one may reply after one read. Reply: `Verified`, `NoChange` or `Unreadable`.
     Verify {
         /// Not before this time.
         not_before_ms: u64,
@@ -175,6 +180,7 @@ impl fmt::Display for Verdict {
         f.write_str(if self.ok { "ok" } else { "failed" })?;
         match self.verified {
             Some(true) => f.write_str(" verified")?,
+            Some(false) if self.ok => f.write_str(" received")?,
             Some(false) => {}
             None => f.write_str(" unverified")?,
         }
@@ -197,6 +203,7 @@ fn result_name(r: &AttemptResult) -> &'static str {
     match r {
         AttemptResult::Verified => "verified",
         AttemptResult::Sent => "sent",
+        AttemptResult::Received => "received",
         AttemptResult::NoChange => "no_change",
         AttemptResult::Failed { class, .. } => class.as_str(),
     }

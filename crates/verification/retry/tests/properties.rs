@@ -5,7 +5,7 @@ use deft_retry::{
     ALL_KINDS, ActionContext, ActionPolicy, EarlyFallback, Engine, Feedback, Observation, PolicySet, Report, Signals,
     Step, Symptoms, Toggle, methods_for,
 };
-use deft_types::Method;
+use deft_types::{ActionKind, AttemptResult, Method};
 use proptest::prelude::*;
 
 use crate::dsl::dialog;
@@ -17,7 +17,7 @@ fn setup() -> impl Strategy<Value = (ActionPolicy, ActionContext)> {
     let times = (1..6000u64, 0..6000u64, 1..600u64, 0..20_000u64, 0..4000u64);
     let classes = (1..3000u64, 0..6000u64, any::<bool>(), 0..3u32, 0..4u32, 0..5u32);
     let backoff = (0..600u64, 1..5u32, 0..4000u64, prop::bool::weighted(0.85));
-    let flags = (prop::bool::weighted(0.25), any::<bool>(), prop::bool::weighted(0.9));
+    let flags = (prop::bool::weighted(0.25), any::<bool>(), prop::bool::weighted(0.9), any::<bool>(), any::<bool>());
     let rest = (0..6u32, 0..3u8, flags);
     (kind, times, classes, backoff, rest).prop_map(
         |(
@@ -25,7 +25,7 @@ fn setup() -> impl Strategy<Value = (ActionPolicy, ActionContext)> {
             (window, delay, poll, extra_total, early_ms),
             (extend, max_extra, auto_dismiss, dismissals, reresolves, transient),
             (initial, factor, backoff_extra, fallback),
-            (max_retries, early, (toggle, idempotent, verify)),
+            (max_retries, early, (toggle, idempotent, verify, expectation, stop_when_received)),
         )| {
             let kind = ALL_KINDS[k];
             let methods = methods_for(kind);
@@ -50,8 +50,9 @@ fn setup() -> impl Strategy<Value = (ActionPolicy, ActionContext)> {
             p.transient.backoff_factor = factor;
             p.transient.backoff_max_ms = initial + backoff_extra;
             p.no_effect.fallback = fallback;
+            p.no_effect.stop_when_received = stop_when_received;
             p.validate(kind).expect("the strategy builds valid policies");
-            let ctx = ActionContext { kind, is_toggle: toggle, idempotent, verify };
+            let ctx = ActionContext { kind, is_toggle: toggle, idempotent, verify, expectation };
             (p, ctx)
         },
     )
@@ -128,7 +129,11 @@ fn fitting(step: &Step, now: u64, c: &Choice) -> Observation {
                 at = (*deadline_ms).max(start);
             }
             match c.pick % 24 {
-                0 => Report::Verified { observed: "changed".into() },
+                0 => {
+                    // An effect may be seen before the verify delay is over.
+                    at = now + c.delay % (start - now + 1);
+                    Report::Verified { observed: "changed".into() }
+                }
                 1 => Report::Unreadable { message: "read failed".into() },
                 2 => Report::NoChange(Signals { blocking: Some(dialog("Late")), ..Signals::default() }),
                 _ => Report::NoChange(Signals {
@@ -282,18 +287,38 @@ fn check_run(p: &ActionPolicy, ctx: &ActionContext, run: &Run, fitting: bool) ->
                 let reply = obs.as_ref().map(|o| &o.report);
                 let verified = matches!(reply, Some(Report::Verified { .. }));
                 let sent_unverified = !ctx.verify && matches!(reply, Some(Report::Sent));
+                let received = v.attempts.last().is_some_and(|a| a.result == AttemptResult::Received);
+                if received {
+                    let f = in_flight.as_ref().expect("received names the input in flight");
+                    prop_assert!(stops_when_received(p, ctx, f), "received without its conditions: {v}");
+                    prop_assert!(matches!(reply, Some(Report::NoChange(_))), "received not after a read: {v}");
+                    prop_assert!(obs.as_ref().unwrap().at_ms >= f.sent_ms + p.window_ms, "received early: {v}");
+                    prop_assert_eq!(v.verified, Some(false));
+                    prop_assert_eq!(v.ok, !ctx.expectation);
+                }
+                let received_ok = received && !ctx.expectation;
                 if v.ok {
-                    prop_assert!(verified || sent_unverified, "ok without evidence: {v}");
+                    prop_assert!(verified || sent_unverified || received_ok, "ok without evidence: {v}");
                     prop_assert_eq!(v.class, None);
                 }
                 if fitting {
-                    prop_assert_eq!(v.ok, verified || sent_unverified, "{}", v);
+                    prop_assert_eq!(v.ok, verified || sent_unverified || received_ok, "{}", v);
                     prop_assert!(v.ok || v.class.is_some(), "a failure without a class: {v}");
                 }
             }
         }
     }
     Ok(())
+}
+
+/// Whether an input in flight was received (feedback seen in a read) where the policy
+/// stops on that: then no other input may follow it.
+fn stops_when_received(p: &ActionPolicy, ctx: &ActionContext, f: &InFlight) -> bool {
+    p.no_effect.stop_when_received
+        && matches!(ctx.kind, ActionKind::Click | ActionKind::Action)
+        && !ctx.is_toggle
+        && !f.uncertain
+        && f.reads.iter().any(|s| s.feedback == Feedback::Seen)
 }
 
 /// An input after a sent one: only once its window passed with no change, or by an early
@@ -309,6 +334,7 @@ fn check_repeat(
         return Err(TestCaseError::fail(format!("input after {:?}, not after a no-change read", decision.report)));
     };
     prop_assert!(!last.loading, "input while loading");
+    prop_assert!(!stops_when_received(p, ctx, f), "input after one that was received");
     prop_assert!(last.blocking.is_none(), "input while blocked");
     if ctx.is_toggle {
         prop_assert_eq!(last.toggle, Toggle::Unchanged, "toggle retried without its state unchanged");
@@ -399,6 +425,18 @@ fn generators_reach_every_rule() {
         if v.summary.contains("would undo it") || v.summary.contains("could undo it") {
             seen.insert("toggle kept");
         }
+        if v.attempts.last().is_some_and(|a| a.result == deft_types::AttemptResult::Received) {
+            seen.insert("received");
+        }
+        let early_positive = run.windows(2).any(|w| match (&w[0].1, &w[1].0) {
+            (Step::Verify { not_before_ms, .. }, Some(o)) => {
+                matches!(o.report, Report::Verified { .. }) && o.at_ms < *not_before_ms
+            }
+            _ => false,
+        });
+        if early_positive {
+            seen.insert("positive before the delay");
+        }
     }
     let all = [
         "ok",
@@ -413,6 +451,8 @@ fn generators_reach_every_rule() {
         "re-resolve",
         "dismissal",
         "loading before the act",
+        "received",
+        "positive before the delay",
         "transient retry",
         "loading extension",
         "read retry",

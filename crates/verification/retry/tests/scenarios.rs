@@ -496,14 +496,14 @@ fn unreadable_ui_is_retried_then_never_answered_with_an_input() {
 
 #[test]
 fn protocol_errors_stop_the_action() {
-    // A reply earlier than the step allowed, and a reply that does not fit the step.
+    // A negative reply earlier than the step allowed, and a reply that does not fit the step.
     check(
         ctx(ActionKind::Click),
         r#"
         -> act coordinate_click #1 at 0ms
         <- 0 sent
         -> verify 100ms..3000ms
-        <- 50 verified
+        <- 50 no_change feedback=none
         -> done failed [coordinate_click: no_change]
         <- 60 verified
         -> done failed [coordinate_click: no_change]
@@ -519,4 +519,85 @@ fn protocol_errors_stop_the_action() {
     ));
     assert_eq!(v.class, None);
     assert!(v.summary.contains("`resolved` is not a reply to act"), "{}", v.summary);
+}
+
+#[test]
+fn a_received_click_with_no_visible_effect_is_not_repeated() {
+    // "Hello" pressed when the status already says "Clicked Hello": the app showed it got
+    // the click (a pressed look), nothing else changed. A fallback would press it again.
+    let v = verdict(check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=seen
+        -> done ok received [coordinate_click: received]
+        "#,
+    ));
+    assert_eq!(v.verified, Some(false));
+    assert!(v.summary.contains("was received"), "{}", v.summary);
+    // With an expectation it fails, still without a second input.
+    let expecting = ActionContext { expectation: true, ..ctx(ActionKind::Click) };
+    check(
+        expecting,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=seen
+        -> done failed no_effect [coordinate_click: received]
+        "#,
+    );
+}
+
+#[test]
+fn received_input_still_falls_back_where_that_is_safe() {
+    // A toggle's state said it did not change: a fallback cannot undo anything.
+    let toggle = ActionContext { is_toggle: true, ..ctx(ActionKind::Click) };
+    check(
+        toggle,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=seen toggle=same
+        -> act a11y_action #2 at 3000ms
+        "#,
+    );
+    // Typing has a value to check and set: keystrokes that landed in part are completed.
+    check(
+        ctx(ActionKind::Type),
+        r#"
+        -> act keystrokes #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=seen
+        -> act a11y_set #2 at 3000ms
+        "#,
+    );
+    // The policy may turn it off.
+    let mut p = deft_retry::PolicySet::defaults().get(ActionKind::Click).clone();
+    p.no_effect.stop_when_received = false;
+    let mut engine = deft_retry::Engine::new(&p, ctx(ActionKind::Click));
+    engine.start();
+    engine.observe(deft_retry::Observation::new(0, deft_retry::Report::Sent));
+    let signals = deft_retry::Signals { feedback: deft_retry::Feedback::Seen, ..Default::default() };
+    let next = engine.observe(deft_retry::Observation::new(3000, deft_retry::Report::NoChange(signals)));
+    assert!(matches!(next, deft_retry::Step::Act { method: deft_types::Method::A11yAction, .. }), "{next}");
+}
+
+#[test]
+fn an_effect_seen_before_the_verify_delay_is_taken_at_once() {
+    // The delay guards "no change" only: an effect seen at 12 ms ends the action at 12 ms.
+    check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 12 verified "Orders: 2"
+        -> done ok verified [coordinate_click: verified]
+        "#,
+    );
 }

@@ -56,12 +56,14 @@ mod event;
 mod executor;
 mod observe;
 mod pixels;
+mod press;
 mod pump;
 mod read;
 mod ready;
 mod resolve;
 mod run;
 mod send;
+mod strays;
 mod wait;
 
 #[cfg(test)]

@@ -58,6 +58,23 @@ pub(crate) struct Seen {
     pub note: Option<String>,
     /// The relevant changes, rendered, whether or not they verify the goal.
     pub changes: Option<String>,
+    /// Typed text that landed in other fields (the focus moved while typing).
+    pub strays: Vec<Stray>,
+    /// What verifies is only things gone (elements, windows): a widget being rebuilt
+    /// looks like that until its replacement appears, so it is taken only once the
+    /// verify delay has passed (and the diff can pair the two).
+    pub gone_only: bool,
+}
+
+/// Another field that typed text landed in: what it showed before the input and now.
+/// Undone after the action, when it still shows `now` (see `run.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Stray {
+    pub id: ElementId,
+    /// The field, in words.
+    pub field: String,
+    pub was: String,
+    pub now: String,
 }
 
 /// Whether a field change is incidental: focus and activation move when windows and dialogs
@@ -220,7 +237,7 @@ pub(crate) fn is_secret(e: &Element) -> bool {
     e.role.as_str() == "password_text"
 }
 
-fn text_of(e: &Element) -> String {
+pub(crate) fn text_of(e: &Element) -> String {
     e.text.clone().or_else(|| e.value.clone()).unwrap_or_default()
 }
 
@@ -283,7 +300,11 @@ pub(crate) fn observe(
     }
     let (popups, others): (Vec<&Effect>, Vec<&Effect>) = effects.iter().partition(|e| is_popup(e));
     match goal {
-        Goal::AnyChange if !others.is_empty() => seen.verified = seen.changes.clone(),
+        Goal::AnyChange if !others.is_empty() => {
+            seen.verified = seen.changes.clone();
+            seen.gone_only =
+                others.iter().all(|e| matches!(e.kind, EffectKind::Gone { .. } | EffectKind::WindowClosed(_)));
+        }
         Goal::AnyChange => {}
         Goal::Typed { typed } => {
             let (was, now) = (before.map(text_of).unwrap_or_default(), after.map(text_of).unwrap_or_default());
@@ -297,7 +318,8 @@ pub(crate) fn observe(
                 seen.verified =
                     Some(format!("{} now shows {now:?}", after.map_or_else(String::new, Element::describe)));
             } else {
-                seen.note = join(seen.note.take(), elsewhere(&d, target, typed, pre, post));
+                seen.strays = strays(&d, target, typed, pre, post);
+                seen.note = join(seen.note.take(), describe_strays(&seen.strays, target, post));
             }
         }
         Goal::Set { value } => {
@@ -335,30 +357,35 @@ fn join(a: Option<String>, b: Option<String>) -> Option<String> {
     }
 }
 
-/// Where typed text went when it did not land in the target: another editable element
-/// whose text changed to include part of it (focus moved while typing).
-fn elsewhere(
+/// Where typed text went when it did not land in the target: other editable fields whose
+/// text changed to include part of it (the focus moved while typing). Password fields are
+/// left out: their text is masked, so it could not be put back.
+fn strays(
     d: &deft_snapshot::SnapshotDiff,
     target: Option<&ElementId>,
     typed: &str,
     pre: &Reading,
     post: &Reading,
-) -> Option<String> {
+) -> Vec<Stray> {
     let piece = |t: &str| typed.len() >= 2 && (t.contains(typed) || typed_tail_in(typed, t));
-    let landed: Vec<String> = d
-        .changed
+    d.changed
         .iter()
         .filter(|c| Some(&c.id) != target)
         .filter_map(|c| {
             let element = post.element(&c.id)?;
             let now = text_of(element);
             let was = pre.element(&c.id).map(text_of).unwrap_or_default();
-            (was != now && piece(&now)).then(|| format!("{} got {now:?}", element.describe()))
+            let stray = was != now && piece(&now) && !is_secret(element);
+            stray.then(|| Stray { id: c.id.clone(), field: element.describe(), was, now })
         })
-        .collect();
-    if landed.is_empty() {
+        .collect()
+}
+
+fn describe_strays(strays: &[Stray], target: Option<&ElementId>, post: &Reading) -> Option<String> {
+    if strays.is_empty() {
         return None;
     }
+    let landed: Vec<String> = strays.iter().map(|s| format!("{} got {:?}", s.field, s.now)).collect();
     let shown = target.and_then(|t| post.element(t)).map(|e| format!("; the target shows {:?}", text_of(e)));
     Some(format!(
         "typed text went to another field: {} (the keyboard focus moved while typing){}",

@@ -5,21 +5,26 @@ use std::time::{Duration, Instant};
 use deft_a11y::{Accessibility, Scope, SnapshotOptions};
 use deft_retry::{ActionContext, Engine, Feedback, Observation, Report, Signals, Step, Symptoms, Toggle, Verdict};
 use deft_types::{
-    Action, ActionKind, Attempt, AttemptResult, Blocking, Channel, Condition, ErrorClass, Evidence, Method, Outcome,
-    Role, Target,
+    Action, ActionKind, Attempt, AttemptResult, Blocking, Channel, Condition, ErrorClass, Evidence, Frame, Method,
+    Outcome, Physical, Rect, Role, Target,
 };
 
 use crate::clock::Clock;
 use crate::config::ActionOptions;
 use crate::event::VerifyEvent;
 use crate::executor::Executor;
-use crate::observe::{Goal, Seen, ToggleMode, describe_goal, is_secret, observe};
+use crate::observe::{Goal, Seen, Stray, ToggleMode, describe_goal, is_secret, observe};
 use crate::pixels::{PixelWatch, area};
+use crate::press::PressLook;
 use crate::pump::Waker;
 use crate::read::Reading;
 use crate::ready::{Check, Stability};
 use crate::resolve::{How, Miss, Resolved};
 
+/// How long a change that is only things gone must last before it counts as the effect:
+/// a widget destroyed and rebuilt (GTK re-creating a button) shows as gone until its
+/// replacement is read, which takes the app a frame or two.
+const GONE_CONFIRM: Duration = Duration::from_millis(100);
 /// Least time between two OCR reads while watching (OCR costs far more than a tree read).
 const OCR_EVERY: Duration = Duration::from_millis(300);
 
@@ -67,6 +72,19 @@ struct Run<'a> {
     evidence: Vec<Evidence>,
     /// When the pending input was sent.
     sent_ms: u64,
+    /// The pointer already on the target and a first look at it, for a click that needs
+    /// its pressed look (see `press.rs`): taken before the actionability checks.
+    hover: Option<((Frame, Instant), Rect<Physical>)>,
+    /// The pending click's pressed look, when one was watched for.
+    press: Option<PressLook>,
+    /// The app accepted the pending accessibility action (AT-SPI `DoAction` said so).
+    acked: bool,
+    /// Receipt of the pending input was reported as evidence already.
+    receipt_told: bool,
+    /// Other fields that typed text landed in, to set back once the action is over.
+    strays: Vec<Stray>,
+    /// What was done about them, for the outcome.
+    put_back: Vec<String>,
     /// The last relevant changes or notes seen, for a failure report.
     last_seen: Option<String>,
     waker: Waker,
@@ -176,6 +194,12 @@ impl<A: Accessibility> Executor<A> {
             notes: Vec::new(),
             evidence: Vec::new(),
             sent_ms: 0,
+            hover: None,
+            press: None,
+            acked: false,
+            receipt_told: false,
+            strays: Vec::new(),
+            put_back: Vec::new(),
             last_seen: None,
             waker: self.waker().await,
         };
@@ -189,8 +213,13 @@ impl<A: Accessibility> Executor<A> {
             (_, true) if !sets => ToggleMode::State,
             _ => ToggleMode::None,
         };
-        let ctx =
-            ActionContext { kind, is_toggle: run.toggle != ToggleMode::None, idempotent: options.idempotent, verify };
+        let ctx = ActionContext {
+            kind,
+            is_toggle: run.toggle != ToggleMode::None,
+            idempotent: options.idempotent,
+            verify,
+            expectation: options.expect.is_some(),
+        };
         let mut engine = Engine::new(&self.policy(kind), ctx);
         let mut step = engine.start();
         let verdict = loop {
@@ -201,9 +230,10 @@ impl<A: Accessibility> Executor<A> {
                     clock.until(*not_before_ms).await;
                     self.on_act(&mut run, *method).await
                 }
+                // Watched from at once: an effect is taken when it shows, the verify delay
+                // only holds back "no change" (the engine accepts that order).
                 Step::Verify { not_before_ms, deadline_ms } => {
-                    clock.until(*not_before_ms).await;
-                    self.on_verify(&mut run, *deadline_ms).await
+                    self.on_verify(&mut run, *not_before_ms, *deadline_ms).await
                 }
                 Step::ReResolve { not_before_ms } => {
                     clock.until(*not_before_ms).await;
@@ -214,11 +244,21 @@ impl<A: Accessibility> Executor<A> {
                     self.on_dismiss(blocking.as_ref()).await
                 }
             };
-            let at = clock.ms().max(step.not_before_ms().unwrap_or(0));
+            let at = match report {
+                Report::Verified { .. } => clock.ms(),
+                _ => clock.ms().max(step.not_before_ms().unwrap_or(0)),
+            };
             let observation = Observation::new(at, report);
             self.publish(VerifyEvent::Observed { op, observation: observation.clone() });
             step = engine.observe(observation);
         };
+        if !run.strays.is_empty() {
+            run.put_back = self.put_back(&run.strays).await;
+            for line in run.put_back.clone() {
+                let e = run.evidence(Channel::Accessibility, line);
+                self.publish(VerifyEvent::Evidence { op, evidence: e });
+            }
+        }
         self.outcome(run, kind, verdict)
     }
 
@@ -261,9 +301,16 @@ impl<A: Accessibility> Executor<A> {
     /// `Act`: check actionability, read the state before, send the input.
     async fn on_act(&self, run: &mut Run<'_>, method: Method) -> Report {
         run.notes.push(None);
+        (run.press, run.acked, run.receipt_told) = (None, false, false);
         if run.how.is_some() && run.target.is_none() {
             let s = run.miss.as_ref().map_or_else(|| Symptoms::new("the target was not found"), Miss::symptoms);
             return Report::Refused(s);
+        }
+        run.hover = None;
+        if run.verify
+            && let Some((at, region)) = self.press_plan(run.action, run.target.as_ref(), method)
+        {
+            run.hover = self.hover_for_press(at, region).map(|first| (first, region));
         }
         if run.verify {
             run.pre = match self.wait_actionable(run, method, true).await {
@@ -295,7 +342,21 @@ impl<A: Accessibility> Executor<A> {
             _ => None,
         };
         let before = run.before_text.clone().unwrap_or_default();
-        match self.send(run.action, run.target.as_ref(), method, &before).await {
+        let held = match (run.hover.take(), self.press_plan(run.action, run.target.as_ref(), method)) {
+            // Still where it was when the first look was taken (else that look is worthless).
+            (Some((first, region)), Some((at, now))) if now == region => Some((first, at, region)),
+            _ => None,
+        };
+        let sent = match held {
+            Some((first, at, region)) => {
+                let (sent, look) = self.held_click(at, region, first).await;
+                run.press = look;
+                sent
+            }
+            None => self.send(run.action, run.target.as_ref(), method, &before).await,
+        };
+        run.acked = method == Method::A11yAction && sent.is_ok();
+        match sent {
             Ok(what) => {
                 run.sent_ms = run.clock.ms();
                 self.publish(VerifyEvent::InputSent { op: run.op, at_ms: run.sent_ms, what });
@@ -362,9 +423,12 @@ impl<A: Accessibility> Executor<A> {
         }
     }
 
-    /// `Verify`: watch until the goal is seen, a popup blocks, or the deadline passes.
-    async fn on_verify(&self, run: &mut Run<'_>, deadline_ms: u64) -> Report {
+    /// `Verify`: watch until the goal is seen, a popup blocks, or the deadline passes. The
+    /// goal is taken whenever it shows; "no change" and a popup are answered only from
+    /// `not_before_ms` on (the verify delay).
+    async fn on_verify(&self, run: &mut Run<'_>, not_before_ms: u64, deadline_ms: u64) -> Report {
         let until = run.clock.at(deadline_ms);
+        let negatives_from = run.clock.at(not_before_ms);
         let scope = run.scope();
         let target = run.target.as_ref().and_then(Resolved::id).cloned();
         let mut gathered = Gathered::default();
@@ -372,12 +436,17 @@ impl<A: Accessibility> Executor<A> {
         loop {
             let post = match self.read(&scope).await {
                 Ok(r) => r,
-                Err(e) => return Report::Unreadable { message: e.to_string() },
+                Err(e) if Instant::now() >= negatives_from => return Report::Unreadable { message: e.to_string() },
+                Err(_) => {
+                    run.waker.next(negatives_from).await;
+                    continue;
+                }
             };
             let Some(pre) = &run.pre else {
                 return Report::Unreadable { message: "no read from before the input to compare with".into() };
             };
             let mut seen = observe(pre, &post, target.as_ref(), &run.goal, run.toggle);
+            crate::strays::merge(&mut run.strays, &seen.strays);
             if let Some(watch) = &run.pixels {
                 // Accessibility does not know the target: only the pixels around it tell
                 // an effect (a popup it opened is still seen through accessibility).
@@ -398,7 +467,16 @@ impl<A: Accessibility> Executor<A> {
                 run.last_seen = seen.note.clone().or(seen.changes.clone());
             }
             run.note(seen.note.clone());
-            if let Some(observed) = seen.verified {
+            // Before the verify delay, two kinds of positive wait for it: a change elsewhere
+            // (a status line) seen before a toggle's own state, which is the effect to
+            // report; and only things gone, which may be a widget being rebuilt until its
+            // replacement appears (then the diff pairs the two and it is no effect).
+            // A disappearance is confirmed for at least `GONE_CONFIRM`, whatever the delay.
+            let toggle_pending = run.toggle == ToggleMode::State && seen.toggle != Toggle::Changed;
+            let gone_until = negatives_from.max(run.clock.at(run.sent_ms + GONE_CONFIRM.as_millis() as u64));
+            let hold =
+                (Instant::now() < negatives_from && toggle_pending) || (Instant::now() < gone_until && seen.gone_only);
+            if let Some(observed) = seen.verified.clone().filter(|_| !hold) {
                 let e = run.evidence(Channel::Accessibility, observed.clone());
                 self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
                 return Report::Verified { observed };
@@ -422,8 +500,18 @@ impl<A: Accessibility> Executor<A> {
                     return Report::Verified { observed: what };
                 }
             }
+            // Receipt counts only while the target is still there: an input taken by a
+            // widget that was then destroyed (re-created elsewhere) reached nothing that stays.
+            let present = target.as_ref().is_some_and(|t| post.element(t).is_some());
+            if let Some(look) = &mut run.press {
+                self.check_press_back(look);
+            }
+            if present && self.received(run) {
+                seen.feedback = true;
+            }
             gathered.absorb(&seen);
-            if let Some(b) = seen.blocking {
+            let negatives = Instant::now() >= negatives_from;
+            if let Some(b) = seen.blocking.filter(|_| negatives) {
                 let e = run.evidence(
                     Channel::Accessibility,
                     format!("{} {:?} appeared and covers the target", b.role, b.name),
@@ -438,8 +526,31 @@ impl<A: Accessibility> Executor<A> {
                 }
                 return Report::NoChange(gathered.signals(None));
             }
-            run.waker.next(until).await;
+            let wake = if hold {
+                gone_until.min(until)
+            } else if negatives {
+                until
+            } else {
+                negatives_from.min(until)
+            };
+            run.waker.next(wake).await;
         }
+    }
+
+    /// Whether the pending input showed that the app received it, by the channels only the
+    /// executor watches (a pressed look that came and went, an accepted accessibility
+    /// action); reported once as evidence.
+    fn received(&self, run: &mut Run<'_>) -> bool {
+        let (channel, what) = match &run.press {
+            Some(look) if look.received() => (Channel::Pixels, look.describe()),
+            _ if run.acked => (Channel::Accessibility, "the app accepted the accessibility action".to_string()),
+            _ => return false,
+        };
+        if !std::mem::replace(&mut run.receipt_told, true) {
+            let e = run.evidence(channel, format!("received: {what}"));
+            self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+        }
+        true
     }
 
     /// `ReResolve`: find the target again.
@@ -500,6 +611,10 @@ impl<A: Accessibility> Executor<A> {
                 (_, Some(seen)) if !v.summary.contains(seen.as_str()) => format!("{}; last seen: {seen}", v.summary),
                 _ => v.summary.clone(),
             },
+        };
+        let observed = match run.put_back.is_empty() {
+            true => observed,
+            false => format!("{observed}; {}", run.put_back.join("; ")),
         };
         let suggested_action = v.suggested_action.or_else(|| {
             // A text that neither accessibility nor OCR finds is a job for a vision model.

@@ -33,7 +33,7 @@ fn a11y_failed(e: A11yError) -> Report {
 }
 
 /// An input call that failed before anything was sent.
-fn input_refused(e: InputError) -> Report {
+pub(crate) fn input_refused(e: InputError) -> Report {
     let mut s = Symptoms::new(e.to_string());
     s.backend_error = e.class() == ErrorClass::Transient;
     Report::Refused(s)
@@ -154,7 +154,7 @@ impl<A: Accessibility> Executor<A> {
     /// The physical point a pointer method aims at: the explicit point of a raw-coordinate
     /// or OCR target, else the element's centre (or a point off centre for an offset click)
     /// mapped with its window's scale.
-    fn pointer_point(&self, target: Option<&Resolved>, method: Method) -> Result<Point<Physical>, Report> {
+    pub(crate) fn pointer_point(&self, target: Option<&Resolved>, method: Method) -> Result<Point<Physical>, Report> {
         let t = target.ok_or_else(|| refused("there is no target to point at"))?;
         if let Some(p) = t.point {
             return Ok(match method {

@@ -239,7 +239,8 @@ impl Fixture {
         for call in &rec.calls {
             match call {
                 Recorded::Move(p) => at = *p,
-                Recorded::Button(_, ButtonAction::Click { .. }) => clicks.push(at),
+                // A click whose pressed look is watched for is a press and a release.
+                Recorded::Button(_, ButtonAction::Click { .. } | ButtonAction::Press) => clicks.push(at),
                 _ => {}
             }
         }

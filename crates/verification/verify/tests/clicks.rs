@@ -251,3 +251,42 @@ fn at_gdk_scale_2_the_first_click_lands() {
     assert_eq!(app.count("order_submitted", None), 1);
     drop(exec);
 }
+
+#[test]
+fn a_second_click_whose_effect_does_not_show_is_received_not_repeated() {
+    // The status already says "Clicked Hello" after the first click: the second changes
+    // nothing that stays. Its pressed look shows the app got it; no fallback presses again.
+    let w = start(FixtureOptions::default());
+    let hello = click("role=push_button name=Hello");
+    let first = w.perform(&hello);
+    assert!(first.ok && first.verified == Some(true), "{first:#?}");
+    w.app.wait_for(|e| e.is("button_activated", Some("hello")), WAIT).expect("Hello activated");
+    let second = w.perform(&hello);
+    assert!(second.ok, "{second:#?}");
+    assert_eq!(second.verified, Some(false), "nothing visible changed: {second:#?}");
+    assert_eq!(second.attempts.len(), 1, "not repeated: {second:#?}");
+    assert_eq!(second.attempts[0].result, deft_types::AttemptResult::Received, "{second:#?}");
+    assert!(second.evidence.iter().any(|e| e.what.contains("pressed")), "{second:#?}");
+    w.quiet("activation", is_activation);
+    assert_eq!(w.app.count("button_activated", Some("hello")), 2, "{:#?}", w.log());
+}
+
+#[test]
+fn a_dropped_click_on_a_button_whose_effect_does_not_show_is_made_good_once() {
+    // Hello has the focus and its effect shows already; the next two presses are dropped.
+    // No pressed look: the click was dropped, so the accessibility action follows, and the
+    // app's accepting it is the receipt: exactly one more activation.
+    let w = start(FixtureOptions { drop_clicks: 2, fault_target: Some("hello".into()), ..FixtureOptions::default() });
+    let hello = click("role=push_button name=Hello");
+    let first = w.perform(&hello);
+    assert!(first.ok && first.verified == Some(true), "{first:#?}");
+    w.app.wait_for(|e| e.is("button_activated", Some("hello")), WAIT).expect("Hello activated");
+    let second = w.perform(&hello);
+    assert!(second.ok, "{second:#?}");
+    let methods: Vec<Method> = second.attempts.iter().map(|a| a.method).collect();
+    assert_eq!(methods, [Method::CoordinateClick, Method::A11yAction], "{second:#?}");
+    assert_eq!(second.attempts[1].result, deft_types::AttemptResult::Received, "{second:#?}");
+    w.quiet("activation", is_activation);
+    assert_eq!(w.app.count("fault", None), 2, "{:#?}", w.log());
+    assert_eq!(w.app.count("button_activated", Some("hello")), 2, "{:#?}", w.log());
+}

@@ -63,6 +63,10 @@ fn focus_theft_is_detected_and_recovered() {
     assert!(w.app.count("fault", None) >= 1, "focus was stolen: {:#?}", w.log());
     w.quiet("text change", is_text_change);
     assert_eq!(last_text(&w, "name").as_deref(), Some("hello world"), "{:#?}", w.log());
+    // The keys that went to Email were taken back: it shows what it showed before.
+    assert!(w.app.count("text_changed", Some("email")) >= 2, "stray keys, then put back: {:#?}", w.log());
+    assert_eq!(last_text(&w, "email").as_deref(), Some(""), "{:#?}", w.log());
+    assert!(outcome.observed.contains("taken back"), "{outcome:#?}");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! After an input was sent: watching its window, and deciding when it had no effect.
 
-use deft_types::{AttemptResult, ErrorClass, Method, SuggestedAction};
+use deft_types::{ActionKind, AttemptResult, ErrorClass, Method, SuggestedAction};
 
 use super::{End, Engine, Phase};
 use crate::observation::{Signals, Toggle};
@@ -118,6 +118,26 @@ impl Engine {
             );
             return self.finish(at, End::fail(Some(class), summary));
         }
+        if self.stops_when_received(&w) {
+            if let Some(a) = self.attempts.last_mut() {
+                a.result = AttemptResult::Received;
+            }
+            let not_repeated = "not repeated, since a second input could double an effect that does not show";
+            let end = if self.ctx.expectation {
+                let summary = format!(
+                    "{m} was received (the app showed feedback) but the expectation was not met within {waited}ms; \
+                     {not_repeated}"
+                );
+                End::fail(Some(ErrorClass::NoEffect), summary)
+            } else {
+                let summary = format!(
+                    "{m} was received (the app showed feedback) but nothing visible changed within {waited}ms; \
+                     {not_repeated}"
+                );
+                End { ok: true, verified: Some(false), class: None, suggested: None, blocking: None, summary }
+            };
+            return self.finish(at, end);
+        }
         match w.uncertain {
             Some(message) => {
                 let cause = format!("{m} failed ({message}) and nothing changed within {waited}ms");
@@ -165,6 +185,23 @@ impl Engine {
         let early = w.sent_ms.saturating_add(self.policy.early_fallback_ms);
         let now = self.budget.report().elapsed_ms;
         if early > now && self.early_ok(w) { early } else { w.window_end_ms }
+    }
+
+    /// Whether an input that showed it was received, and changed nothing visible (or not
+    /// what was expected), ends the action rather than falling back
+    /// (`no_effect.stop_when_received`). Without an expectation it ends as received (ok,
+    /// not verified); with one it fails. Either way no second input is sent.
+    ///
+    /// Only for activations (text entry has a value to check and set again) of targets
+    /// that are not toggles (a toggle's state says for sure whether it took, so falling
+    /// back is safe). Never after an uncertain send: the backend's error says it may not
+    /// have gone out, whatever the reads showed.
+    fn stops_when_received(&self, w: &Watch) -> bool {
+        self.policy.no_effect.stop_when_received
+            && w.feedback_seen
+            && w.uncertain.is_none()
+            && !self.ctx.is_toggle
+            && matches!(self.ctx.kind, ActionKind::Click | ActionKind::Action)
     }
 
     fn early_ok(&self, w: &Watch) -> bool {
