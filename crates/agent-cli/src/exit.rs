@@ -32,7 +32,7 @@ pub enum Exit {
 /// The table printed in `--help` and kept in the README.
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
-  0  ok: the action worked (verified, with --verify), or the observation was made
+  0  ok: the action worked (with --verify: verified, or received with no visible change), or the observation was made
   1  the action failed, or verification ran and did not see the expected effect
   2  usage error: bad arguments, config file or DEFT_* environment variable
   3  target not found (the closest candidates are listed)

@@ -199,6 +199,11 @@ fn function_key(n: u8) -> Result<enigo::Key, InputError> {
 }
 
 impl Input for EnigoInput {
+    fn position(&mut self) -> Result<Option<Point<Physical>>, InputError> {
+        let (x, y) = self.enigo.location().map_err(|e| backend("pointer position", e))?;
+        Ok(Some(Point::new(x, y)))
+    }
+
     fn move_to(&mut self, to: Point<Physical>) -> Result<(), InputError> {
         if let Some(screen) = self.screen {
             check_on_screen(to, screen)?;

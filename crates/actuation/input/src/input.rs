@@ -46,6 +46,11 @@ pub trait Input {
     /// Move the pointer to `to`.
     fn move_to(&mut self, to: Point<Physical>) -> Result<(), InputError>;
 
+    /// Where the pointer is now, when the backend can tell (`None` when it cannot).
+    fn position(&mut self) -> Result<Option<Point<Physical>>, InputError> {
+        Ok(None)
+    }
+
     /// Press, release or click `button` where the pointer is.
     fn button(&mut self, button: MouseButton, action: ButtonAction) -> Result<(), InputError>;
 

@@ -56,6 +56,10 @@ impl RecordingInput {
 }
 
 impl Input for RecordingInput {
+    fn position(&mut self) -> Result<Option<Point<Physical>>, InputError> {
+        Ok(Some(self.pointer))
+    }
+
     fn move_to(&mut self, to: Point<Physical>) -> Result<(), InputError> {
         check_on_screen(to, self.screen)?;
         self.record(Recorded::Move(to))?;

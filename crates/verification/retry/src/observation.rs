@@ -88,6 +88,11 @@ pub struct Signals {
     pub toggle: Toggle,
     /// A dialog, alert or modal that appeared and intercepts the target.
     pub blocking: Option<Blocking>,
+    /// The input was a press held on a target that draws itself pressed (a push button),
+    /// watched from a settled look, and the target never looked pressed: the press did
+    /// not reach it. Evidence as strong as idempotence for an early fallback (see
+    /// `early_fallback_allowed`); the executor says so only where it watched.
+    pub press_unseen: bool,
 }
 
 /// Immediate feedback of an input: a pressed look, a focus change, a busy state, a pixel

@@ -23,6 +23,8 @@ pub(crate) struct Watch {
     pub loading_now: bool,
     /// The toggle state at the last read.
     pub toggle: Toggle,
+    /// The executor watched the press and it never showed (sticky, like feedback).
+    pub press_unseen: bool,
 }
 
 impl Watch {
@@ -38,6 +40,7 @@ impl Watch {
             loading_seen: false,
             loading_now: false,
             toggle: Toggle::Unknown,
+            press_unseen: false,
         }
     }
 
@@ -53,6 +56,7 @@ impl Watch {
         self.loading_seen |= s.loading;
         self.loading_now = s.loading;
         self.toggle = s.toggle;
+        self.press_unseen |= s.press_unseen;
     }
 
     /// A failed read: nothing can be said about feedback any more.
@@ -67,7 +71,9 @@ impl Watch {
 /// The hazard is a delayed effect answered with a second input: a double submit. So every
 /// condition must hold:
 /// - **the policy allows it**, and for `idempotent` the caller marked the target so
-///   (pressing it twice is harmless, so even a wrong guess costs nothing);
+///   (pressing it twice is harmless, so even a wrong guess costs nothing), or the press
+///   was watched and never showed on a target that draws its presses (`press_unseen`:
+///   the press did not arrive, so there is nothing to double);
 /// - **the input was a pointer input** (coordinate or offset click, wheel): those are the
 ///   inputs that get dropped (an overlay, a wrong point, an unfocused window), and their
 ///   receipt shows at once as a pressed look or a focus change. Keystrokes and
@@ -88,7 +94,7 @@ pub(crate) fn early_fallback_allowed(
 ) -> bool {
     let policy_allows = match p.early_fallback {
         EarlyFallback::Never => false,
-        EarlyFallback::Idempotent => ctx.idempotent,
+        EarlyFallback::Idempotent => ctx.idempotent || w.press_unseen,
         EarlyFallback::NoFeedback => true,
     };
     policy_allows

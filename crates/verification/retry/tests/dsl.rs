@@ -6,7 +6,7 @@
 //! whole, ready to be read (and, once judged right, pasted).
 //!
 //! Reports: `sent`, `uncertain MESSAGE`, `refused FLAG,FLAG [blocked="NAME"]`,
-//! `verified [WHAT]`, `no_change [feedback=seen|none|unknown] [loading] [toggle=same|changed]
+//! `verified [WHAT]`, `no_change [feedback=seen|none|unknown] [loading] [press_unseen] [toggle=same|changed]
 //! [dialog="NAME"]`, `unreadable [MESSAGE]`, `resolved`, `dismissed`.
 
 use deft_retry::{
@@ -115,6 +115,7 @@ fn signals(words: &[String]) -> Signals {
             }
             Some(("dialog", name)) => s.blocking = Some(dialog(name)),
             None if w == "loading" => s.loading = true,
+            None if w == "press_unseen" => s.press_unseen = true,
             _ => panic!("unknown signal `{w}`"),
         }
     }

@@ -141,6 +141,7 @@ fn fitting(step: &Step, now: u64, c: &Choice) -> Observation {
                     loading: c.loading,
                     toggle: [Toggle::Unchanged, Toggle::Changed, Toggle::Unknown][usize::from(c.toggle % 3)],
                     blocking: None,
+                    press_unseen: c.flags.is_multiple_of(5),
                 }),
             }
         }
@@ -173,6 +174,7 @@ fn chaotic(now: u64, c: &Choice) -> Observation {
             loading: c.loading,
             toggle: [Toggle::Unchanged, Toggle::Changed, Toggle::Unknown][usize::from(c.toggle % 3)],
             blocking: None,
+            press_unseen: c.flags.is_multiple_of(5),
         }),
     };
     Observation::new(at, report)
@@ -344,7 +346,7 @@ fn check_repeat(
     }
     let policy_allows = match p.early_fallback {
         EarlyFallback::Never => false,
-        EarlyFallback::Idempotent => ctx.idempotent,
+        EarlyFallback::Idempotent => ctx.idempotent || f.reads.iter().any(|s| s.press_unseen),
         EarlyFallback::NoFeedback => true,
     };
     prop_assert!(policy_allows, "early input the policy does not allow");

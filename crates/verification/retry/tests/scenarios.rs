@@ -601,3 +601,32 @@ fn an_effect_seen_before_the_verify_delay_is_taken_at_once() {
         "#,
     );
 }
+
+#[test]
+fn a_press_that_never_showed_falls_back_early_on_any_button() {
+    // Not marked idempotent, but the executor watched the press and the button never
+    // looked pressed: it did not arrive, so nothing can be doubled.
+    check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 100 no_change feedback=none press_unseen
+        -> verify 200ms..400ms
+        <- 400 no_change feedback=none
+        -> act a11y_action #2 at 400ms
+        "#,
+    );
+    // Without that evidence the same button waits the whole window.
+    check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 100 no_change feedback=none
+        -> verify 200ms..3000ms
+        "#,
+    );
+}

@@ -33,6 +33,7 @@ fn protocol_round_trips() {
                 loading: true,
                 toggle: Toggle::Changed,
                 blocking: None,
+                press_unseen: true,
             }),
         ),
         Observation::new(9, Report::Verified { observed: "dialog Saved appeared".into() }),

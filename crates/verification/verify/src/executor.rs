@@ -32,6 +32,9 @@ pub struct Executor<A: Accessibility> {
     policies: Vec<(ActionKind, ActionPolicy)>,
     pump: tokio::sync::OnceCell<Option<Pump>>,
     next_op: AtomicU64,
+    /// Where and when the last held click was released (see `press.rs`): its release
+    /// animation must be over before the same target's look is taken again.
+    pub(crate) last_press: std::sync::Mutex<Option<(deft_types::Rect<deft_types::Physical>, std::time::Instant)>>,
 }
 
 /// A poisoned lock only means a backend call panicked on another thread; the backend is
@@ -70,6 +73,7 @@ impl<A: Accessibility> Executor<A> {
             policies,
             pump: tokio::sync::OnceCell::new(),
             next_op: AtomicU64::new(1),
+            last_press: std::sync::Mutex::new(None),
         })
     }
 

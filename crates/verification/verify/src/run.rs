@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 use deft_a11y::{Accessibility, Scope, SnapshotOptions};
 use deft_retry::{ActionContext, Engine, Feedback, Observation, Report, Signals, Step, Symptoms, Toggle, Verdict};
 use deft_types::{
-    Action, ActionKind, Attempt, AttemptResult, Blocking, Channel, Condition, ErrorClass, Evidence, Frame, Method,
-    Outcome, Physical, Rect, Role, Target,
+    Action, ActionKind, Attempt, AttemptResult, Blocking, Channel, Condition, ErrorClass, Evidence, Method, Outcome,
+    Physical, Rect, Role, Target,
 };
 
 use crate::clock::Clock;
@@ -15,7 +15,7 @@ use crate::event::VerifyEvent;
 use crate::executor::Executor;
 use crate::observe::{Goal, Seen, Stray, ToggleMode, describe_goal, is_secret, observe};
 use crate::pixels::{PixelWatch, area};
-use crate::press::PressLook;
+use crate::press::{Hover, PressLook};
 use crate::pump::Waker;
 use crate::read::Reading;
 use crate::ready::{Check, Stability};
@@ -27,6 +27,21 @@ use crate::resolve::{How, Miss, Resolved};
 const GONE_CONFIRM: Duration = Duration::from_millis(100);
 /// Least time between two OCR reads while watching (OCR costs far more than a tree read).
 const OCR_EVERY: Duration = Duration::from_millis(300);
+
+/// Roles that draw themselves pressed while a pointer button is held on them, in every
+/// toolkit Deft knows (GTK, Qt, browsers): a watched press that never showed on one did not
+/// arrive.
+fn draws_press(role: &Role) -> bool {
+    role.as_str() == "push_button"
+}
+
+/// Roles whose activation selects or shows something that a second activation leaves as
+/// it is (a tab, a list row, a link): pressing twice is harmless, so a click on one that
+/// showed no feedback may fall back early. Anything else is idempotent only when the
+/// caller says so.
+fn idempotent_role(role: &Role) -> bool {
+    matches!(role.as_str(), "page_tab" | "list_item" | "tree_item" | "link")
+}
 
 /// Roles whose activation flips a state that a second activation flips back.
 fn is_toggle_role(role: &Role) -> bool {
@@ -74,13 +89,15 @@ struct Run<'a> {
     sent_ms: u64,
     /// The pointer already on the target and a first look at it, for a click that needs
     /// its pressed look (see `press.rs`): taken before the actionability checks.
-    hover: Option<((Frame, Instant), Rect<Physical>)>,
+    hover: Option<(Hover, Rect<Physical>)>,
     /// The pending click's pressed look, when one was watched for.
     press: Option<PressLook>,
     /// The app accepted the pending accessibility action (AT-SPI `DoAction` said so).
     acked: bool,
     /// Receipt of the pending input was reported as evidence already.
     receipt_told: bool,
+    /// The engine was told that the pending press never showed.
+    press_unseen_told: bool,
     /// Other fields that typed text landed in, to set back once the action is over.
     strays: Vec<Stray>,
     /// What was done about them, for the outcome.
@@ -122,6 +139,7 @@ struct Gathered {
     unknown: bool,
     loading: bool,
     toggle: Toggle,
+    press_unseen: bool,
 }
 
 impl Gathered {
@@ -140,7 +158,7 @@ impl Gathered {
         } else {
             Feedback::NotSeen
         };
-        Signals { feedback, loading: self.loading, toggle: self.toggle, blocking }
+        Signals { feedback, loading: self.loading, toggle: self.toggle, blocking, press_unseen: self.press_unseen }
     }
 }
 
@@ -198,6 +216,7 @@ impl<A: Accessibility> Executor<A> {
             press: None,
             acked: false,
             receipt_told: false,
+            press_unseen_told: false,
             strays: Vec::new(),
             put_back: Vec::new(),
             last_seen: None,
@@ -213,10 +232,12 @@ impl<A: Accessibility> Executor<A> {
             (_, true) if !sets => ToggleMode::State,
             _ => ToggleMode::None,
         };
+        let role_idempotent =
+            run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(|e| idempotent_role(&e.role));
         let ctx = ActionContext {
             kind,
             is_toggle: run.toggle != ToggleMode::None,
-            idempotent: options.idempotent,
+            idempotent: options.idempotent || (kind == ActionKind::Click && role_idempotent),
             verify,
             expectation: options.expect.is_some(),
         };
@@ -301,16 +322,21 @@ impl<A: Accessibility> Executor<A> {
     /// `Act`: check actionability, read the state before, send the input.
     async fn on_act(&self, run: &mut Run<'_>, method: Method) -> Report {
         run.notes.push(None);
-        (run.press, run.acked, run.receipt_told) = (None, false, false);
+        (run.press, run.acked, run.receipt_told, run.press_unseen_told) = (None, false, false, false);
         if run.how.is_some() && run.target.is_none() {
             let s = run.miss.as_ref().map_or_else(|| Symptoms::new("the target was not found"), Miss::symptoms);
             return Report::Refused(s);
         }
         run.hover = None;
-        if run.verify
-            && let Some((at, region)) = self.press_plan(run.action, run.target.as_ref(), method)
-        {
-            run.hover = self.hover_for_press(at, region).map(|first| (first, region));
+        if run.verify {
+            // The pointer goes onto the target before the actionability checks, as a careful
+            // person's hand does: a UI that changes under the pointer (a hover highlight, a
+            // widget rebuilt on hover) does so while the target is still being checked, so
+            // the change is seen before the click instead of swallowing it.
+            match self.press_plan(run.action, run.target.as_ref(), method) {
+                Some((at, region)) => run.hover = self.hover_for_press(at, region).map(|first| (first, region)),
+                None => self.approach(run.action, run.target.as_ref(), method),
+            }
         }
         if run.verify {
             run.pre = match self.wait_actionable(run, method, true).await {
@@ -509,6 +535,12 @@ impl<A: Accessibility> Executor<A> {
             if present && self.received(run) {
                 seen.feedback = true;
             }
+            let draws_press =
+                run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(|e| draws_press(&e.role));
+            gathered.press_unseen = draws_press && run.press.as_ref().is_some_and(|l| !l.pressed);
+            // News the engine has not heard changes what it may decide: reply at once (it
+            // asked for a read not before `not_before_ms`, and takes one at any time after).
+            let news = gathered.press_unseen && !run.press_unseen_told;
             gathered.absorb(&seen);
             let negatives = Instant::now() >= negatives_from;
             if let Some(b) = seen.blocking.filter(|_| negatives) {
@@ -518,6 +550,10 @@ impl<A: Accessibility> Executor<A> {
                 );
                 self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
                 return Report::NoChange(gathered.signals(Some(b)));
+            }
+            if news && negatives {
+                run.press_unseen_told = true;
+                return Report::NoChange(gathered.signals(None));
             }
             if Instant::now() >= until {
                 if let Some(note) = seen.note {

@@ -1,5 +1,6 @@
 //! Clicks: the no-fault baseline and each pointer fault, judged by the log.
 
+use deft_a11y::Accessibility;
 use deft_harness::fixture::FixtureOptions;
 use deft_types::Method;
 
@@ -274,7 +275,7 @@ fn a_second_click_whose_effect_does_not_show_is_received_not_repeated() {
 #[test]
 fn a_dropped_click_on_a_button_whose_effect_does_not_show_is_made_good_once() {
     // Hello has the focus and its effect shows already; the next two presses are dropped.
-    // No pressed look: the click was dropped, so the accessibility action follows, and the
+    // No receipt: the click was dropped, so the accessibility action follows, and the
     // app's accepting it is the receipt: exactly one more activation.
     let w = start(FixtureOptions { drop_clicks: 2, fault_target: Some("hello".into()), ..FixtureOptions::default() });
     let hello = click("role=push_button name=Hello");
@@ -286,7 +287,43 @@ fn a_dropped_click_on_a_button_whose_effect_does_not_show_is_made_good_once() {
     let methods: Vec<Method> = second.attempts.iter().map(|a| a.method).collect();
     assert_eq!(methods, [Method::CoordinateClick, Method::A11yAction], "{second:#?}");
     assert_eq!(second.attempts[1].result, deft_types::AttemptResult::Received, "{second:#?}");
+
     w.quiet("activation", is_activation);
     assert_eq!(w.app.count("fault", None), 2, "{:#?}", w.log());
     assert_eq!(w.app.count("button_activated", Some("hello")), 2, "{:#?}", w.log());
+}
+
+#[test]
+fn a_press_that_never_shows_on_a_focused_button_falls_back_early() {
+    // Submit order has the keyboard focus, so the press is watched for its pressed look;
+    // the app swallows the press, the look never comes: dropped, so the accessibility
+    // action follows at the early checkpoint instead of after the whole window.
+    let w = start(FixtureOptions { drop_clicks: 1, ..FixtureOptions::default() });
+    // The app's loading panel is work in progress, which rightly forbids an early fallback.
+    w.app.wait_for(|e| e.kind == "loading_done", WAIT).expect("loading done");
+    let submit = sel("role=push_button name=\"Submit order\"");
+    let found = w.rt.block_on(deft_a11y::find(w.exec.a11y(), &submit, &deft_a11y::SnapshotOptions::default()));
+    let id = found.expect("Submit order is there").element().id.clone();
+    w.rt.block_on(w.exec.a11y().focus(&id)).expect("focus through accessibility");
+    let outcome = w.perform(&click("role=push_button name=\"Submit order\""));
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    let methods: Vec<Method> = outcome.attempts.iter().map(|a| a.method).collect();
+    assert_eq!(methods, [Method::CoordinateClick, Method::A11yAction], "{outcome:#?}");
+    let reason = outcome.retry_reason.clone().unwrap_or_default();
+    assert!(reason.contains("showed no sign of being received"), "{outcome:#?}");
+    w.quiet("activation", is_activation);
+    assert_eq!(w.app.count("order_submitted", None), 1, "{:#?}", w.log());
+}
+
+#[test]
+fn a_check_box_rebuilt_under_the_pointer_is_found_again_and_toggled_once() {
+    // The pointer goes onto the target before the checks, so the check box that is
+    // re-created on hover is seen gone before any click, found again, and toggled once
+    // (a toggle that vanished mid-click could not be clicked again: it might undo it).
+    let w = start(FixtureOptions { stale: true, fault_target: Some("subscribe".into()), ..FixtureOptions::default() });
+    let outcome = w.perform(&click("role=check_box name=Subscribe"));
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    w.quiet("activation", is_activation);
+    assert_eq!(w.app.count("fault", None), 1, "{:#?}", w.log());
+    assert_eq!(w.app.count("checkbox_toggled", Some("subscribe")), 1, "{:#?}", w.log());
 }
