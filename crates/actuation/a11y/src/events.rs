@@ -97,7 +97,7 @@ impl A11yEvent {
 }
 
 /// Deft's states by their names in events (their serde names).
-const STATE_NAMES: [(State, &str); 15] = [
+const STATE_NAMES: [(State, &str); 16] = [
     (State::Enabled, "enabled"),
     (State::Showing, "showing"),
     (State::Visible, "visible"),
@@ -106,6 +106,7 @@ const STATE_NAMES: [(State, &str); 15] = [
     (State::Selected, "selected"),
     (State::Checked, "checked"),
     (State::Pressed, "pressed"),
+    (State::Armed, "armed"),
     (State::Expanded, "expanded"),
     (State::Expandable, "expandable"),
     (State::Busy, "busy"),

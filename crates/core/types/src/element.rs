@@ -91,6 +91,10 @@ pub enum State {
     Checked,
     /// Pressed (toggle buttons and buttons held down).
     Pressed,
+    /// Armed: a button held down that will activate when released (GTK reports it while
+    /// the pointer button is down on it). Transient, so it is the app's own word that a
+    /// press arrived.
+    Armed,
     /// Expanded (combo boxes, tree rows, menus).
     Expanded,
     /// Can be expanded.

@@ -276,6 +276,7 @@ fn state_words(s: State) -> (&'static str, &'static str) {
         State::Selected => ("selected", "deselected"),
         State::Checked => ("checked", "unchecked"),
         State::Pressed => ("pressed", "released"),
+        State::Armed => ("armed", "disarmed"),
         State::Expanded => ("expanded", "collapsed"),
         State::Expandable => ("expandable", "not expandable"),
         State::Busy => ("busy", "no longer busy"),

@@ -10,10 +10,10 @@
 //!   focus arriving shows that the click was received;
 //! - verified click on "Submit order", the policy's default verify delay (100 ms), always
 //!   on the same button, which keeps the keyboard focus between clicks: the click is a
-//!   press held until the button looks pressed (one frame of the app), see `press.rs`;
+//!   press held until the button reports itself armed, see `press.rs`;
 //! - verified click on "Submit order" with verify delay 0;
 //! - the same-button case 150 ms apart: the button's release animation from the click
-//!   before is waited out first;
+//!   before is still running, so only the app's `armed` state watches the press;
 //! - wait reaction: the app logs a change at time T (a click from another executor), a
 //!   concurrent `wait` for its text returns at T + x; x is the sample.
 //!
@@ -34,10 +34,10 @@ use tokio::runtime::Runtime;
 /// Samples per case unless `DEFT_BENCH_SAMPLES` says otherwise.
 const SAMPLES: usize = 21;
 /// Pause between two actions so the app is idle when the next one is sent (pacing only):
-/// longer than a GTK button's release animation (~225 ms), which a click on a button that
-/// has the focus waits out before it takes the look it watches for the pressed look.
+/// longer than a GTK button's release animation (~225 ms), so that a click on a button
+/// that has the focus watches its press with both witnesses (see `press.rs`).
 const PAUSE: Duration = Duration::from_millis(500);
-/// The short pacing of the one case that shows what that animation costs.
+/// The short pacing of the one case where the animation is still running.
 const SHORT_PAUSE: Duration = Duration::from_millis(150);
 
 /// CLOCK_MONOTONIC in ms: the clock the fixture app stamps its log with.
@@ -198,7 +198,7 @@ fn main() {
             &rt,
             a11y(),
             config(true, None),
-            "verified click on Submit, default delay, same button (has the focus: pressed look watched)",
+            "verified click on Submit, default delay, same button (has the focus: its press is watched)",
             &submit,
             samples,
             PAUSE,
@@ -208,7 +208,7 @@ fn main() {
             &rt,
             a11y(),
             config(true, None),
-            "verified click on Submit, same button, 150 ms after the last (release animation waited out)",
+            "verified click on Submit, same button, 150 ms after the last (press watched through accessibility only)",
             &submit,
             samples,
             SHORT_PAUSE,

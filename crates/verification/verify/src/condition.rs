@@ -53,6 +53,7 @@ pub(crate) fn state_name(s: State) -> &'static str {
         State::Selected => "selected",
         State::Checked => "checked",
         State::Pressed => "pressed",
+        State::Armed => "armed",
         State::Expanded => "expanded",
         State::Expandable => "expandable",
         State::Busy => "busy",

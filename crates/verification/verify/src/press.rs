@@ -1,54 +1,65 @@
-//! Pressed-look feedback: evidence that the app received a click, for a click whose effect
-//! may not show.
+//! Receipt of a click whose effect may not show: the press, watched while it is held.
 //!
 //! Pressing "Hello" when the status already says "Clicked Hello" changes nothing that
 //! stays: the state diff alone cannot tell that click from a dropped one, and falling back
-//! would press it again. But a button that gets the press draws itself pressed while the
-//! button is held, and goes back to how it looked once released. So, when no other
-//! feedback could show (the target already has the keyboard focus, or cannot take it),
-//! the click is sent as a press, held until the target's pixels change (about one frame
-//! of the app; at most [`HOLD_MAX`]), then a release. The receipt counts only once the
-//! target looks as it did before the press again: a change that stays (a hover highlight
-//! still fading in, a widget re-created elsewhere) is not a pressed look.
+//! would press it again. But while a pointer button is held on a button, the app says so:
+//! GTK reports the button `armed` through accessibility as soon as it handled the press,
+//! and draws it pressed a frame later. So, when no other feedback could show (the target
+//! already has the keyboard focus, or cannot take it), the click is sent as a press, held
+//! until the target reports itself armed (or looks pressed), then a release. That costs the
+//! app's reaction to a press: a few milliseconds through accessibility.
 //!
-//! A dropped press (the app swallows it, an invisible window intercepts it) shows no
-//! pressed look, so the engine falls back as before.
+//! The pixels are the second witness, for toolkits that do not report `armed`: a strong
+//! change of the target's look while held, that goes back after the release. They are only
+//! used from a look taken while the target was still (the pointer resting on it, no release
+//! animation of a click just before): an animation compared with a moving baseline proves
+//! nothing, and the look is never waited for, so this costs nothing when it cannot be used.
+//!
+//! A dropped press (the app swallows it) is neither armed nor drawn: the engine falls back,
+//! and early when both witnesses watched (see `Signals::press_unseen` in deft-retry).
 
 use std::time::{Duration, Instant};
 
 use deft_a11y::Accessibility;
 use deft_capture::Target as CaptureTarget;
 use deft_input::ButtonAction;
-use deft_types::{Action, Element, Frame, Method, MouseButton, Physical, Point, Rect, State};
-
 use deft_retry::Report;
+use deft_types::{Action, Element, ElementId, Frame, Method, MouseButton, Physical, Point, Rect, State};
 
 use crate::executor::{Executor, lock};
 use crate::resolve::Resolved;
 use crate::send::{Sent, input_refused};
 
-/// Longest hold while waiting for the pressed look. Long enough for a busy app to draw a
-/// frame (a pressed look that never comes allows an early fallback, so a slow app must
-/// not pass for one that dropped the press), short of a long press (GTK's is 500 ms).
+/// Longest hold while waiting for the press to show. Long enough for a busy app to handle
+/// it (a press that never shows allows an early fallback, so a slow app must not pass for
+/// one that dropped it), short of a long press (GTK's is 500 ms).
 const HOLD_MAX: Duration = Duration::from_millis(400);
-/// Time between two looks at the target while it is held or settling.
+/// Without a still look to compare pixels with, the hold ends once the app has answered
+/// this many state reads after the press without reporting it armed: it handled its
+/// events in between, so it either dropped the press or does not report `armed`.
+const READS_WITHOUT_ARMED: u32 = 3;
+/// Time between two looks at the target while it is held.
 const LOOK_EVERY: Duration = Duration::from_millis(2);
-/// The longest wait for the target to stop changing (a hover highlight fading in) before
-/// the look it is compared with is taken.
-const SETTLE_MAX: Duration = Duration::from_millis(300);
-/// How long the target must look the same to count as settled, when the pointer was
-/// already resting on it: one frame at 60 Hz.
-const SETTLED_FOR: Duration = Duration::from_millis(17);
-/// ... and when the pointer just entered it: a hover highlight is an animation whose
-/// first frames can look unchanged (GTK's transitions start at progress 0), so one still
-/// frame does not show that it is over.
-const SETTLED_AFTER_ENTER: Duration = Duration::from_millis(60);
-/// How long a release animation may run (GTK 3's Adwaita: about 225 ms), waited out
-/// before the look of a target clicked just before is taken: on a busy machine the app
-/// draws so seldom that a moving animation can look still for a frame.
+/// How long the target must have looked the same before the press for its look to be
+/// compared with, when the pointer was already resting on it: one frame at 60 Hz...
+const STILL_FOR: Duration = Duration::from_millis(17);
+/// ... and when the pointer just entered it: a hover highlight is an animation whose first
+/// frames can look unchanged (GTK's transitions start at progress 0).
+const STILL_AFTER_ENTER: Duration = Duration::from_millis(60);
+/// How long a release animation may run (GTK 3's Adwaita: about 225 ms): within it after
+/// a click on the same target, the look moves, so the pixels are not used.
 const RELEASE_ANIMATION: Duration = Duration::from_millis(400);
+/// Largest difference of one colour channel between a look and the one before the press
+/// that still counts as "back". The end of an eased animation moves pixels by a level or two.
+const BACK_WITHIN: u8 = 8;
+/// A pressed look: at least this share of the target's colour channels changed by more
+/// than [`PRESSED_BY`] levels. Measured on GTK 3 (Adwaita): a press changes about 70% of a
+/// button's channels by 30 levels within a frame; the tail of a hover highlight changes a
+/// few levels.
+const PRESSED_SHARE: f64 = 0.05;
+const PRESSED_BY: u8 = 16;
 
-/// Whether a click on `element` needs the pressed look to show that it was received: no
+/// Whether a click on `element` needs its press watched to show that it was received: no
 /// other feedback can, because the keyboard focus cannot move to it (it has it already,
 /// or cannot take it).
 pub(crate) fn wanted(element: &Element, button: MouseButton, count: u8) -> bool {
@@ -60,47 +71,44 @@ pub(crate) fn wanted(element: &Element, button: MouseButton, count: u8) -> bool 
 
 /// The pointer put on the target ahead of a held click, and a first look at it.
 pub(crate) struct Hover {
-    first: Frame,
+    first: Option<Frame>,
     at: Instant,
     /// The pointer was elsewhere before: a hover highlight may be starting.
     entered: bool,
 }
 
-/// The target's look before a held click, and what came of it.
+/// What the held press showed.
 pub(crate) struct PressLook {
     region: Rect<Physical>,
-    before: Frame,
-    /// The target's pixels changed while the button was held.
+    /// The still look from before the press, when there was one.
+    before: Option<Frame>,
+    /// The target reported itself armed (or newly pressed) while held.
+    pub armed: bool,
+    /// The target's look changed strongly while held.
     pub pressed: bool,
-    /// ... and later looked as before the press again: the app drew the press and the
-    /// release, so it received the click.
+    /// ... and later looked as before the press again.
     pub back: bool,
+    /// Both witnesses watched (a still look was there) and neither saw the press.
+    pub unseen: bool,
 }
 
 impl PressLook {
-    /// Receipt: the pressed look came and went.
+    /// Receipt: the app reported the press, or drew it and then the release.
     pub fn received(&self) -> bool {
-        self.pressed && self.back
+        self.armed || (self.pressed && self.back)
     }
 
     /// In words, for evidence.
     pub fn describe(&self) -> String {
-        format!("the target at {} drew itself pressed and released", self.region)
+        if self.armed {
+            "the target reported itself armed while the pointer button was held on it".to_string()
+        } else {
+            format!("the target at {} drew itself pressed and released", self.region)
+        }
     }
 }
 
-/// Largest difference of one colour channel between a look and the one before the press
-/// that still counts as "back". The end of an eased animation (a release fading out)
-/// moves pixels by a level or two for several frames.
-const BACK_WITHIN: u8 = 8;
-/// A pressed look: at least this share of the target's colour channels changed by more
-/// than [`PRESSED_BY`] levels. Measured on GTK 3 (Adwaita): a press changes about 70% of a
-/// button's channels by 30 levels within a frame; the tail of a hover highlight changes a
-/// few levels.
-const PRESSED_SHARE: f64 = 0.05;
-const PRESSED_BY: u8 = 16;
-
-/// Whether two looks are exactly the same (for "still": any change means it moves).
+/// Whether two looks are exactly the same.
 fn same(a: &Frame, b: &Frame) -> bool {
     a.width() == b.width() && a.height() == b.height() && a.pixels() == b.pixels()
 }
@@ -128,58 +136,52 @@ impl<A: Accessibility> Executor<A> {
     }
 
     /// Moves the pointer onto `at` ahead of the click and takes a first look at `region`,
-    /// so that the actionability checks run while a hover highlight draws. `None` without
-    /// a capturer (then the click is sent plainly).
+    /// so that the actionability checks run while a hover highlight draws.
     pub(crate) fn hover_for_press(&self, at: Point<Physical>, region: Rect<Physical>) -> Option<Hover> {
-        self.capture.as_ref()?;
         let entered = {
             let mut input = lock(&self.input);
             let was = input.position().ok().flatten();
-            // An error costs only the pressed look; the click itself reports its own.
+            // An error costs only the watch; the click itself reports its own.
             input.move_to(at).ok()?;
             was.is_none_or(|p| !region.contains(p))
         };
-        Some(Hover { first: self.look(region)?, at: Instant::now(), entered })
+        Some(Hover { first: self.look(region), at: Instant::now(), entered })
     }
 
-    /// The look to compare the press with: once the target has looked the same for a
-    /// frame (longer when the pointer just entered it) since the hover's first look
-    /// (taken before the actionability checks, so a target that was already still needs
-    /// no extra wait). `None` when it kept changing.
-    async fn settled(&self, region: Rect<Physical>, hover: Hover) -> Option<Frame> {
+    /// The look to compare the press with, if the target has been still since the hover's
+    /// first look (taken before the actionability checks) and no release animation of a
+    /// click just before is running. With the pointer resting on the target, the rest of
+    /// one frame is waited for (the checks usually took that long already); after it just
+    /// entered, the hover highlight would take far longer, so the pixels are not used then.
+    async fn still_look(&self, region: Rect<Physical>, hover: &Hover) -> Option<Frame> {
         let last = *self.last_press.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((r, released)) = last
-            && r.intersection(&region).is_some()
-        {
-            tokio::time::sleep_until((released + RELEASE_ANIMATION).into()).await;
+        let animating =
+            last.is_some_and(|(r, at)| r.intersection(&region).is_some() && at.elapsed() < RELEASE_ANIMATION);
+        if animating || (hover.entered && hover.at.elapsed() < STILL_AFTER_ENTER) {
+            return None;
         }
-        let start = Instant::now();
-        let still_for = if hover.entered { SETTLED_AFTER_ENTER } else { SETTLED_FOR };
-        let (mut last, mut since) = (hover.first, hover.at);
-        loop {
-            let now = self.look(region)?;
-            if !same(&now, &last) {
-                (last, since) = (now, Instant::now());
-            } else if since.elapsed() >= still_for {
-                return Some(last);
-            }
-            if start.elapsed() >= SETTLE_MAX {
-                return None;
-            }
-            tokio::time::sleep(LOOK_EVERY).await;
-        }
+        tokio::time::sleep_until((hover.at + STILL_FOR).into()).await;
+        let now = self.look(region)?;
+        hover.first.as_ref().filter(|first| same(first, &now)).map(|_| now)
     }
 
-    /// Clicks at `at` as a press held until `region` looks pressed (or [`HOLD_MAX`]) and a
-    /// release, after the `hover` [`Executor::hover_for_press`] made.
-    /// Returns what was sent, and the look to check the release against, when one was taken.
+    /// Whether `id` reports itself armed, or pressed when it was not before. `None` when it
+    /// could not be read.
+    async fn armed(&self, id: &ElementId, pressed_before: bool) -> Option<bool> {
+        let e = self.a11y.element(id).await.ok()?;
+        Some(e.has(State::Armed) || (e.has(State::Pressed) && !pressed_before))
+    }
+
+    /// Clicks `target` at `at` as a press held until it shows (armed, or a pressed look;
+    /// at most [`HOLD_MAX`]) and a release. Returns what was sent, and what the press showed.
     pub(crate) async fn held_click(
         &self,
         at: Point<Physical>,
         region: Rect<Physical>,
+        target: &Element,
         hover: Hover,
     ) -> (Sent, Option<PressLook>) {
-        let before = self.settled(region, hover).await;
+        let before = self.still_look(region, &hover).await;
         {
             let mut input = lock(&self.input);
             if let Err(e) = input.move_to(at) {
@@ -192,18 +194,26 @@ impl<A: Accessibility> Executor<A> {
             }
         }
         let held = Instant::now();
-        let mut pressed = false;
-        if let Some(before) = &before {
-            while held.elapsed() < HOLD_MAX {
-                match self.look(region) {
-                    Some(now) if looks_pressed(before, &now) => {
-                        pressed = true;
-                        break;
-                    }
-                    Some(_) => tokio::time::sleep(LOOK_EVERY).await,
-                    None => break,
+        let pressed_before = target.has(State::Pressed);
+        let (mut armed, mut pressed, mut reads) = (false, false, 0u32);
+        while held.elapsed() < HOLD_MAX {
+            match self.armed(&target.id, pressed_before).await {
+                Some(true) => {
+                    armed = true;
+                    break;
                 }
+                Some(false) => reads += 1,
+                None => {}
             }
+            match (&before, self.look(region)) {
+                (Some(b), Some(now)) if looks_pressed(b, &now) => {
+                    pressed = true;
+                    break;
+                }
+                (None, _) if reads >= READS_WITHOUT_ARMED => break,
+                _ => {}
+            }
+            tokio::time::sleep(LOOK_EVERY).await;
         }
         let held_ms = held.elapsed().as_millis();
         let released = lock(&self.input).button(MouseButton::Left, ButtonAction::Release);
@@ -211,16 +221,18 @@ impl<A: Accessibility> Executor<A> {
         if let Err(e) = released {
             return (Err(Report::SendUncertain { message: e.to_string() }), None);
         }
-        let what = match (&before, pressed) {
-            (Some(_), true) => format!("clicked at ({}, {}), held {held_ms} ms until it looked pressed", at.x, at.y),
-            (Some(_), false) => format!("clicked at ({}, {}), held {held_ms} ms: it never looked pressed", at.x, at.y),
-            (None, _) => format!("clicked at ({}, {}) (it kept changing: no pressed look taken)", at.x, at.y),
+        let shown = match (armed, pressed) {
+            (true, _) => "until it reported itself armed",
+            (false, true) => "until it looked pressed",
+            (false, false) => "and it never showed the press",
         };
-        (Ok(what), before.map(|before| PressLook { region, before, pressed, back: false }))
+        let what = format!("clicked at ({}, {}), held {held_ms} ms {shown}", at.x, at.y);
+        let unseen = !armed && !pressed && before.is_some() && reads > 0;
+        (Ok(what), Some(PressLook { region, before, armed, pressed, back: false, unseen }))
     }
 
     /// Where a click of `method` would land and the target's region, when it is a click
-    /// that needs its pressed look ([`wanted`]) and the screen can be read.
+    /// whose press needs watching ([`wanted`]).
     pub(crate) fn press_plan(
         &self,
         action: &Action,
@@ -231,7 +243,6 @@ impl<A: Accessibility> Executor<A> {
         if !matches!(method, Method::CoordinateClick | Method::OffsetClick) {
             return None;
         }
-        self.capture.as_ref()?;
         let t = target?;
         let e = t.element.as_ref()?;
         if !wanted(e, *button, (*count).max(1)) {
@@ -256,9 +267,10 @@ impl<A: Accessibility> Executor<A> {
     pub(crate) fn check_press_back(&self, look: &mut PressLook) {
         if look.pressed
             && !look.back
+            && let Some(before) = &look.before
             && let Some(now) = self.look(look.region)
         {
-            look.back = back_to(&look.before, &now);
+            look.back = back_to(before, &now);
         }
     }
 }

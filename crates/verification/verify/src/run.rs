@@ -29,8 +29,8 @@ const GONE_CONFIRM: Duration = Duration::from_millis(100);
 const OCR_EVERY: Duration = Duration::from_millis(300);
 
 /// Roles that draw themselves pressed while a pointer button is held on them, in every
-/// toolkit Deft knows (GTK, Qt, browsers): a watched press that never showed on one did not
-/// arrive.
+/// toolkit Deft knows (GTK, Qt, browsers): a press watched on one that neither reported nor
+/// drew itself did not arrive.
 fn draws_press(role: &Role) -> bool {
     role.as_str() == "push_button"
 }
@@ -368,14 +368,15 @@ impl<A: Accessibility> Executor<A> {
             _ => None,
         };
         let before = run.before_text.clone().unwrap_or_default();
-        let held = match (run.hover.take(), self.press_plan(run.action, run.target.as_ref(), method)) {
+        let element = run.target.as_ref().and_then(|t| t.element.clone());
+        let held = match (run.hover.take(), self.press_plan(run.action, run.target.as_ref(), method), element) {
             // Still where it was when the first look was taken (else that look is worthless).
-            (Some((first, region)), Some((at, now))) if now == region => Some((first, at, region)),
+            (Some((hover, region)), Some((at, now)), Some(e)) if now == region => Some((hover, at, region, e)),
             _ => None,
         };
         let sent = match held {
-            Some((first, at, region)) => {
-                let (sent, look) = self.held_click(at, region, first).await;
+            Some((hover, at, region, element)) => {
+                let (sent, look) = self.held_click(at, region, &element, hover).await;
                 run.press = look;
                 sent
             }
@@ -537,7 +538,7 @@ impl<A: Accessibility> Executor<A> {
             }
             let draws_press =
                 run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(|e| draws_press(&e.role));
-            gathered.press_unseen = draws_press && run.press.as_ref().is_some_and(|l| !l.pressed);
+            gathered.press_unseen = draws_press && run.press.as_ref().is_some_and(|l| l.unseen);
             // News the engine has not heard changes what it may decide: reply at once (it
             // asked for a read not before `not_before_ms`, and takes one at any time after).
             let news = gathered.press_unseen && !run.press_unseen_told;

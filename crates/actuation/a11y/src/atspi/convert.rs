@@ -144,6 +144,7 @@ pub(crate) fn role(n: u32) -> Role {
 /// AT-SPI state numbers (`AtspiStateType`) Deft reads.
 pub(crate) mod st {
     pub const ACTIVE: u32 = 1;
+    pub const ARMED: u32 = 2;
     pub const BUSY: u32 = 3;
     pub const CHECKED: u32 = 4;
     pub const DEFUNCT: u32 = 6;
@@ -191,6 +192,7 @@ impl Bits {
             (st::SELECTED, State::Selected),
             (st::CHECKED, State::Checked),
             (st::PRESSED, State::Pressed),
+            (st::ARMED, State::Armed),
             (st::EXPANDED, State::Expanded),
             (st::EXPANDABLE, State::Expandable),
             (st::BUSY, State::Busy),
@@ -215,6 +217,7 @@ pub(crate) fn state_by_name(name: &str) -> Option<State> {
         "selected" => State::Selected,
         "checked" => State::Checked,
         "pressed" => State::Pressed,
+        "armed" => State::Armed,
         "expanded" => State::Expanded,
         "expandable" => State::Expandable,
         "busy" => State::Busy,
