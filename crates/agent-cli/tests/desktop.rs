@@ -198,3 +198,24 @@ fn app_named_by_its_window_title_is_waited_for_while_it_starts() {
     std::thread::sleep(SETTLE);
     assert_eq!(app.count("button_activated", Some("hello")), 1, "{r:#?} {:?}", app.events());
 }
+
+#[test]
+fn an_app_without_accessibility_is_clicked_by_the_text_ocr_reads() {
+    // The fixture with GTK's accessibility bridge off: the tree has nothing, so `--text`
+    // is found on screen by OCR (the real models), the click lands at the text, and the
+    // pixels around it verify the effect. Judged by the app's log.
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let opts = FixtureOptions { env: vec![("NO_AT_BRIDGE".into(), "1".into())], ..FixtureOptions::default() };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    let r = cli(&desktop, &["click", "--text", "Hello", "--verify", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!(v["ok"], true, "{r:#?}");
+    assert_eq!(v["verified"], true, "{r:#?}");
+    let channels: Vec<&str> =
+        v["evidence"].as_array().into_iter().flatten().filter_map(|e| e["channel"].as_str()).collect();
+    assert!(channels.contains(&"pixels"), "verified by the pixels: {r:#?}");
+    std::thread::sleep(SETTLE);
+    assert_eq!(app.count("button_activated", Some("hello")), 1, "{r:#?} {:?}", app.events());
+    assert_eq!(app.count("button_activated", None), 1, "nothing else was clicked: {:?}", app.events());
+}

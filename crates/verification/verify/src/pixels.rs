@@ -32,7 +32,8 @@ pub(crate) struct PixelWatch {
     mask: NoiseMask,
 }
 
-/// The area to watch around `point`: its window when known, else a box around it.
+/// The area to watch around `point`: its window when known (an effect may be anywhere in
+/// it: a status line far below a button), else a box around it.
 pub(crate) fn area(point: Point<Physical>, window: Option<Rect<Physical>>) -> Rect<Physical> {
     window.filter(|w| w.contains(point)).unwrap_or_else(|| {
         let (w, h) = AROUND;
@@ -41,6 +42,13 @@ pub(crate) fn area(point: Point<Physical>, window: Option<Rect<Physical>>) -> Re
 }
 
 impl<A: Accessibility> Executor<A> {
+    /// The topmost window holding `point`, in screen pixels: what an input there can
+    /// change. `None` without a window backend.
+    pub(crate) fn window_at(&self, point: Point<Physical>) -> Option<Rect<Physical>> {
+        let windows = lock(self.windows.as_ref()?).windows(&deft_input::WindowQuery::default()).ok()?;
+        windows.into_iter().rev().find(|w| w.bounds.contains(point)).map(|w| w.bounds)
+    }
+
     fn grab(&self, region: Rect<Physical>) -> Option<Frame> {
         let capture = self.capture.as_ref()?;
         lock(capture).capture(&CaptureTarget::Region(region)).ok()

@@ -360,7 +360,7 @@ impl<A: Accessibility> Executor<A> {
             let unknown = run.target.as_ref().filter(|t| t.element.is_none());
             if let Some(point) = unknown.and_then(|t| t.point) {
                 let hover = method.is_pointer().then_some(point);
-                run.pixels = self.watch_pixels(area(point, None), hover).await;
+                run.pixels = self.watch_pixels(area(point, self.window_at(point)), hover).await;
             }
         }
         run.ocr_watch = match &run.goal {
