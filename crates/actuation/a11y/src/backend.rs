@@ -151,6 +151,14 @@ pub trait Accessibility: Send + Sync {
     /// Events matching `filter`, from now on.
     fn events(&self, filter: &EventFilter) -> impl Future<Output = Result<EventStream, A11yError>> + Send;
 
+    /// The toolkit of the application that owns `id` (`GTK`, `Qt`, ...), as the
+    /// application names it; `None` when it does not say. What a toolkit reports (a button
+    /// `armed` while pressed) can be relied on only when the toolkit is known.
+    fn toolkit(&self, id: &ElementId) -> impl Future<Output = Result<Option<String>, A11yError>> + Send {
+        let _ = id;
+        async { Ok(None) }
+    }
+
     /// Invoke the named action, e.g. `click`.
     fn do_action(&self, id: &ElementId, action: &str) -> impl Future<Output = Result<(), A11yError>> + Send {
         let op = Operation::Action(action.to_string());

@@ -105,3 +105,13 @@ fn element_reads_one_afresh() {
     let again = s.block(s.a11y().element(&hello.id)).unwrap();
     assert_eq!(&again, hello);
 }
+
+#[test]
+fn the_toolkit_is_named_by_the_application() {
+    let s = session();
+    let tree = s.tree();
+    let hello = &named(&tree, "push_button", "Hello").element;
+    let toolkit = s.block(s.a11y().toolkit(&hello.id)).unwrap();
+    let name = toolkit.expect("GTK names itself");
+    assert!(name.to_lowercase().starts_with("gtk"), "{name:?}");
+}

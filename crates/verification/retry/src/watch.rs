@@ -80,7 +80,9 @@ impl Watch {
 ///   accessibility calls are never given up early: their receipt is not visible as such;
 /// - **every read so far saw no feedback at all**, and each said it watched for it (an
 ///   unknown is not a no): feedback means the app has the input, whatever comes later;
-/// - **no loading was seen**: a busy app is working on something, maybe our input;
+/// - **no loading was seen**: a busy app is working on something, maybe our input; unless
+///   the press was watched and never showed (`press_unseen`): the app answered while the
+///   button was held and did not arm it, so the input is not what it is working on;
 /// - **the target is not a toggle**: a second input would undo a slow first one;
 /// - **the send was certain**: after a backend error, only the full window tells;
 /// - **there is a different next method and an attempt left for it**: concluding early
@@ -101,7 +103,7 @@ pub(crate) fn early_fallback_allowed(
         && w.method.is_pointer()
         && !w.feedback_seen
         && !w.feedback_unknown
-        && !w.loading_seen
+        && (!w.loading_seen || w.press_unseen)
         && !ctx.is_toggle
         && w.uncertain.is_none()
         && p.no_effect.fallback

@@ -618,6 +618,20 @@ fn a_press_that_never_showed_falls_back_early_on_any_button() {
         -> act a11y_action #2 at 400ms
         "#,
     );
+    // Work the app was already doing elsewhere does not hold it back either: the app
+    // answered while the button was held, so the press is not what it is busy with.
+    check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 100 no_change feedback=none loading press_unseen
+        -> verify 200ms..400ms
+        <- 400 no_change feedback=none loading
+        -> act a11y_action #2 at 400ms
+        "#,
+    );
     // Without that evidence the same button waits the whole window.
     check(
         ctx(ActionKind::Click),

@@ -35,9 +35,15 @@ use crate::send::{Sent, input_refused};
 /// one that dropped it), short of a long press (GTK's is 500 ms).
 const HOLD_MAX: Duration = Duration::from_millis(400);
 /// Without a still look to compare pixels with, the hold ends once the app has answered
-/// this many state reads after the press without reporting it armed: it handled its
-/// events in between, so it either dropped the press or does not report `armed`.
+/// this many state reads after the press without reporting it armed, and [`HOLD_MIN`]
+/// passed: it handled its events in between, so it either dropped the press or does not
+/// report `armed`.
 const READS_WITHOUT_ARMED: u32 = 3;
+const HOLD_MIN: Duration = Duration::from_millis(30);
+/// Toolkits that report a push button `armed` as soon as they handled a press on it
+/// (prefixes of `Application.ToolkitName`, lower case). Measured: GTK 3. In their apps a
+/// press never reported armed did not arrive, even without the pixel witness.
+const ARMED_TOOLKITS: [&str; 1] = ["gtk"];
 /// Time between two looks at the target while it is held.
 const LOOK_EVERY: Duration = Duration::from_millis(2);
 /// How long the target must have looked the same before the press for its look to be
@@ -59,14 +65,18 @@ const BACK_WITHIN: u8 = 8;
 const PRESSED_SHARE: f64 = 0.05;
 const PRESSED_BY: u8 = 16;
 
-/// Whether a click on `element` needs its press watched to show that it was received: no
-/// other feedback can, because the keyboard focus cannot move to it (it has it already,
-/// or cannot take it).
+/// Whether a click on `element` has its press watched: where no other feedback can show
+/// that it was received, because the keyboard focus cannot move to it (it has it already,
+/// or cannot take it), and on every push button.
+///
+/// A push button's press is always watched: it costs the app's reaction to a press (a few
+/// milliseconds in GTK), and when the press never shows, the fallback need not wait for
+/// the whole verification window (see [`PressLook::unseen`]).
 pub(crate) fn wanted(element: &Element, button: MouseButton, count: u8) -> bool {
     button == MouseButton::Left
         && count == 1
         && element.bounds.is_some()
-        && (element.has(State::Focused) || !element.has(State::Focusable))
+        && (element.has(State::Focused) || !element.has(State::Focusable) || element.role.as_str() == "push_button")
 }
 
 /// The pointer put on the target ahead of a held click, and a first look at it.
@@ -88,7 +98,8 @@ pub(crate) struct PressLook {
     pub pressed: bool,
     /// ... and later looked as before the press again.
     pub back: bool,
-    /// Both witnesses watched (a still look was there) and neither saw the press.
+    /// The press did not arrive: neither witness saw it, and both watched (a still look
+    /// was there) or the app's toolkit is one that reports `armed`.
     pub unseen: bool,
 }
 
@@ -172,6 +183,14 @@ impl<A: Accessibility> Executor<A> {
         Some(e.has(State::Armed) || (e.has(State::Pressed) && !pressed_before))
     }
 
+    /// Whether the toolkit of `id`'s application reports pressed buttons `armed`.
+    async fn reports_armed(&self, id: &ElementId) -> bool {
+        match self.a11y.toolkit(id).await {
+            Ok(Some(name)) => ARMED_TOOLKITS.iter().any(|t| name.to_lowercase().starts_with(t)),
+            _ => false,
+        }
+    }
+
     /// Clicks `target` at `at` as a press held until it shows (armed, or a pressed look;
     /// at most [`HOLD_MAX`]) and a release. Returns what was sent, and what the press showed.
     pub(crate) async fn held_click(
@@ -210,7 +229,7 @@ impl<A: Accessibility> Executor<A> {
                     pressed = true;
                     break;
                 }
-                (None, _) if reads >= READS_WITHOUT_ARMED => break,
+                (None, _) if reads >= READS_WITHOUT_ARMED && held.elapsed() >= HOLD_MIN => break,
                 _ => {}
             }
             tokio::time::sleep(LOOK_EVERY).await;
@@ -227,7 +246,10 @@ impl<A: Accessibility> Executor<A> {
             (false, false) => "and it never showed the press",
         };
         let what = format!("clicked at ({}, {}), held {held_ms} ms {shown}", at.x, at.y);
-        let unseen = !armed && !pressed && before.is_some() && reads > 0;
+        let unseen = !armed && !pressed && reads >= READS_WITHOUT_ARMED && {
+            // Asked only now, when the press did not show: a normal click never pays for it.
+            before.is_some() || self.reports_armed(&target.id).await
+        };
         (Ok(what), Some(PressLook { region, before, armed, pressed, back: false, unseen }))
     }
 

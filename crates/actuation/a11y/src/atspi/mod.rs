@@ -289,6 +289,10 @@ impl Accessibility for AtSpi {
         self.bounded("hit testing", ops::hit_test(&self.inner, point)).await
     }
 
+    async fn toolkit(&self, id: &ElementId) -> Result<Option<String>, A11yError> {
+        self.bounded("reading the toolkit name", ops::toolkit(&self.inner, id)).await
+    }
+
     async fn events(&self, filter: &EventFilter) -> Result<EventStream, A11yError> {
         self.bounded("subscribing to events", events::subscribe(self.inner.clone(), filter)).await
     }

@@ -88,6 +88,19 @@ pub(crate) async fn element(inner: &Inner, id: &ElementId) -> Result<deft_types:
     snapshot::read_one(inner, id).await
 }
 
+/// The `Application.ToolkitName` of the application that owns `id` (its root object).
+pub(crate) async fn toolkit(inner: &Inner, id: &ElementId) -> Result<Option<String>, A11yError> {
+    let (bus, _) = call::split_id(id)?;
+    let conn = inner.conn_for(bus).await;
+    let name: Result<String, Fail> =
+        call::property(&conn, inner.timeout(), bus, call::ROOT_PATH, iface::APPLICATION, "ToolkitName").await;
+    match name {
+        Ok(n) if !n.trim().is_empty() => Ok(Some(n.trim().to_string())),
+        Ok(_) | Err(Fail::NoMethod) => Ok(None),
+        Err(f) => Err(inner.error(f, "reading the toolkit name", Some(id), bus).await),
+    }
+}
+
 /// Do `op` to element `id`.
 pub(crate) async fn perform(inner: &Inner, id: &ElementId, op: &Operation) -> Result<(), A11yError> {
     let (bus, path) = call::split_id(id)?;
