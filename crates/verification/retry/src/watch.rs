@@ -83,7 +83,8 @@ impl Watch {
 /// - **no loading was seen**: a busy app is working on something, maybe our input; unless
 ///   the press was watched and never showed (`press_unseen`): the app answered while the
 ///   button was held and did not arm it, so the input is not what it is working on;
-/// - **the target is not a toggle**: a second input would undo a slow first one;
+/// - **the target is not a toggle**: a second input would undo a slow first one; unless the
+///   press never showed and the toggle's state reads unchanged: nothing arrived to flip it;
 /// - **the send was certain**: after a backend error, only the full window tells;
 /// - **there is a different next method and an attempt left for it**: concluding early
 ///   with nothing to try would only turn a slow success into a failure report.
@@ -104,7 +105,7 @@ pub(crate) fn early_fallback_allowed(
         && !w.feedback_seen
         && !w.feedback_unknown
         && (!w.loading_seen || w.press_unseen)
-        && !ctx.is_toggle
+        && (!ctx.is_toggle || (w.press_unseen && w.toggle == Toggle::Unchanged))
         && w.uncertain.is_none()
         && p.no_effect.fallback
         && next.is_some_and(|n| n != w.method)

@@ -354,7 +354,8 @@ fn check_repeat(
     };
     prop_assert!(policy_allows, "early input the policy does not allow");
     prop_assert!(f.method.is_pointer(), "early fallback after {:?}", f.method);
-    prop_assert!(!ctx.is_toggle && !f.uncertain);
+    prop_assert!(!ctx.is_toggle || (unseen && last.toggle == Toggle::Unchanged), "early input on a toggle");
+    prop_assert!(!f.uncertain);
     prop_assert!(!f.reads.is_empty());
     prop_assert!(
         f.reads.iter().all(|s| s.feedback == Feedback::NotSeen)

@@ -632,6 +632,20 @@ fn a_press_that_never_showed_falls_back_early_on_any_button() {
         -> act a11y_action #2 at 400ms
         "#,
     );
+    // A toggle too, when its state reads unchanged: nothing arrived to flip it.
+    let toggle = ActionContext { is_toggle: true, ..ctx(ActionKind::Click) };
+    check(
+        toggle,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 100 no_change feedback=none press_unseen toggle=same
+        -> verify 200ms..400ms
+        <- 400 no_change feedback=none toggle=same
+        -> act a11y_action #2 at 400ms
+        "#,
+    );
     // Without that evidence the same button waits the whole window.
     check(
         ctx(ActionKind::Click),

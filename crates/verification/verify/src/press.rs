@@ -65,18 +65,24 @@ const BACK_WITHIN: u8 = 8;
 const PRESSED_SHARE: f64 = 0.05;
 const PRESSED_BY: u8 = 16;
 
+/// Roles of buttons that toolkits report `armed` (GTK: every `GtkButton`, check boxes and
+/// radio buttons included) and draw pressed while the pointer button is held on them.
+pub(crate) fn reports_press(role: &deft_types::Role) -> bool {
+    matches!(role.as_str(), "push_button" | "toggle_button" | "check_box" | "radio_button")
+}
+
 /// Whether a click on `element` has its press watched: where no other feedback can show
 /// that it was received, because the keyboard focus cannot move to it (it has it already,
-/// or cannot take it), and on every push button.
+/// or cannot take it), and on every button.
 ///
-/// A push button's press is always watched: it costs the app's reaction to a press (a few
+/// A button's press ([`reports_press`]) is always watched: it costs the app's reaction to a press (a few
 /// milliseconds in GTK), and when the press never shows, the fallback need not wait for
 /// the whole verification window (see [`PressLook::unseen`]).
 pub(crate) fn wanted(element: &Element, button: MouseButton, count: u8) -> bool {
     button == MouseButton::Left
         && count == 1
         && element.bounds.is_some()
-        && (element.has(State::Focused) || !element.has(State::Focusable) || element.role.as_str() == "push_button")
+        && (element.has(State::Focused) || !element.has(State::Focusable) || reports_press(&element.role))
 }
 
 /// The pointer put on the target ahead of a held click, and a first look at it.

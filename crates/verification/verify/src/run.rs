@@ -28,13 +28,6 @@ const GONE_CONFIRM: Duration = Duration::from_millis(100);
 /// Least time between two OCR reads while watching (OCR costs far more than a tree read).
 const OCR_EVERY: Duration = Duration::from_millis(300);
 
-/// Roles that draw themselves pressed while a pointer button is held on them, in every
-/// toolkit Deft knows (GTK, Qt, browsers): a press watched on one that neither reported nor
-/// drew itself did not arrive.
-fn draws_press(role: &Role) -> bool {
-    role.as_str() == "push_button"
-}
-
 /// Roles whose activation selects or shows something that a second activation leaves as
 /// it is (a tab, a list row, a link): pressing twice is harmless, so a click on one that
 /// showed no feedback may fall back early. Anything else is idempotent only when the
@@ -536,8 +529,11 @@ impl<A: Accessibility> Executor<A> {
             if present && self.received(run) {
                 seen.feedback = true;
             }
-            let draws_press =
-                run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(|e| draws_press(&e.role));
+            let draws_press = run
+                .target
+                .as_ref()
+                .and_then(|t| t.element.as_ref())
+                .is_some_and(|e| crate::press::reports_press(&e.role));
             gathered.press_unseen = draws_press && run.press.as_ref().is_some_and(|l| l.unseen);
             // News the engine has not heard changes what it may decide: reply at once (it
             // asked for a read not before `not_before_ms`, and takes one at any time after).
