@@ -222,13 +222,16 @@ impl<A: Accessibility> Executor<A> {
         let pressed_before = target.has(State::Pressed);
         let (mut armed, mut pressed, mut reads) = (false, false, 0u32);
         while held.elapsed() < HOLD_MAX {
-            match self.armed(&target.id, pressed_before).await {
-                Some(true) => {
+            // Bounded by what is left of the hold: a hung app must not turn it into a long press.
+            let left = HOLD_MAX.saturating_sub(held.elapsed());
+            match tokio::time::timeout(left, self.armed(&target.id, pressed_before)).await {
+                Ok(Some(true)) => {
                     armed = true;
                     break;
                 }
-                Some(false) => reads += 1,
-                None => {}
+                Ok(Some(false)) => reads += 1,
+                Ok(None) => {}
+                Err(_) => break,
             }
             match (&before, self.look(region)) {
                 (Some(b), Some(now)) if looks_pressed(b, &now) => {
