@@ -174,17 +174,6 @@ async fn normalise_action(a11y: &AtSpi, action: Action, patience: Duration) -> R
     })
 }
 
-fn target_of(action: &Action) -> Option<&Target> {
-    match action {
-        Action::Click { target, .. }
-        | Action::Type { target, .. }
-        | Action::SetValue { target, .. }
-        | Action::Invoke { target, .. }
-        | Action::Scroll { target, .. } => Some(target),
-        Action::Key { .. } | Action::Wait { .. } => None,
-    }
-}
-
 /// The exit code of an outcome. A target the executor could not pin down is resolved once
 /// more here, only to tell "not found" (3) from "ambiguous" (4) and list the candidates.
 async fn classify(session: &Session, action: &Action, o: &Outcome) -> (Exit, Option<CliError>) {
@@ -197,7 +186,7 @@ async fn classify(session: &Session, action: &Action, o: &Outcome) -> (Exit, Opt
     let permanent_miss =
         o.attempts.iter().all(|a| matches!(a.result, AttemptResult::Failed { class: ErrorClass::Permanent, .. }));
     if o.suggested_action == Some(SuggestedAction::RefineSelector) || (o.target.is_none() && permanent_miss) {
-        let sel = match target_of(action) {
+        let sel = match action.target() {
             Some(Target::Selector(s)) => Some(s.clone()),
             Some(Target::Text(t)) => Some(deft_types::Selector { text: Some(t.clone()), ..Default::default() }),
             _ => None,

@@ -144,6 +144,18 @@ pub enum Action {
 }
 
 impl Action {
+    /// What the action acts on; `None` for a key chord (whatever has the focus) and a wait.
+    pub fn target(&self) -> Option<&Target> {
+        match self {
+            Action::Click { target, .. }
+            | Action::Type { target, .. }
+            | Action::SetValue { target, .. }
+            | Action::Invoke { target, .. }
+            | Action::Scroll { target, .. } => Some(target),
+            Action::Key { .. } | Action::Wait { .. } => None,
+        }
+    }
+
     /// The kind of this action.
     pub fn kind(&self) -> ActionKind {
         match self {

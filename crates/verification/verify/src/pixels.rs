@@ -49,7 +49,7 @@ impl<A: Accessibility> Executor<A> {
         windows.into_iter().rev().find(|w| w.bounds.contains(point)).map(|w| w.bounds)
     }
 
-    fn grab(&self, region: Rect<Physical>) -> Option<Frame> {
+    pub(crate) fn grab(&self, region: Rect<Physical>) -> Option<Frame> {
         let capture = self.capture.as_ref()?;
         lock(capture).capture(&CaptureTarget::Region(region)).ok()
     }

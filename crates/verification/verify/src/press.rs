@@ -21,7 +21,6 @@
 use std::time::{Duration, Instant};
 
 use deft_a11y::Accessibility;
-use deft_capture::Target as CaptureTarget;
 use deft_input::ButtonAction;
 use deft_retry::Report;
 use deft_types::{Action, Element, ElementId, Frame, Method, MouseButton, Physical, Point, Rect, State};
@@ -147,11 +146,6 @@ fn looks_pressed(before: &Frame, now: &Frame) -> bool {
 }
 
 impl<A: Accessibility> Executor<A> {
-    fn look(&self, region: Rect<Physical>) -> Option<Frame> {
-        let capture = self.capture.as_ref()?;
-        lock(capture).capture(&CaptureTarget::Region(region)).ok()
-    }
-
     /// Moves the pointer onto `at` ahead of the click and takes a first look at `region`,
     /// so that the actionability checks run while a hover highlight draws.
     pub(crate) fn hover_for_press(&self, at: Point<Physical>, region: Rect<Physical>) -> Option<Hover> {
@@ -162,7 +156,7 @@ impl<A: Accessibility> Executor<A> {
             input.move_to(at).ok()?;
             was.is_none_or(|p| !region.contains(p))
         };
-        Some(Hover { first: self.look(region), at: Instant::now(), entered })
+        Some(Hover { first: self.grab(region), at: Instant::now(), entered })
     }
 
     /// The look to compare the press with, if the target has been still since the hover's
@@ -178,7 +172,7 @@ impl<A: Accessibility> Executor<A> {
             return None;
         }
         tokio::time::sleep_until((hover.at + STILL_FOR).into()).await;
-        let now = self.look(region)?;
+        let now = self.grab(region)?;
         hover.first.as_ref().filter(|first| same(first, &now)).map(|_| now)
     }
 
@@ -233,7 +227,7 @@ impl<A: Accessibility> Executor<A> {
                 Ok(None) => {}
                 Err(_) => break,
             }
-            match (&before, self.look(region)) {
+            match (&before, self.grab(region)) {
                 (Some(b), Some(now)) if looks_pressed(b, &now) => {
                     pressed = true;
                     break;
@@ -299,7 +293,7 @@ impl<A: Accessibility> Executor<A> {
         if look.pressed
             && !look.back
             && let Some(before) = &look.before
-            && let Some(now) = self.look(look.region)
+            && let Some(now) = self.grab(look.region)
         {
             look.back = back_to(before, &now);
         }

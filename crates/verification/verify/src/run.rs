@@ -6,7 +6,7 @@ use deft_a11y::{Accessibility, Scope, SnapshotOptions};
 use deft_retry::{ActionContext, Engine, Feedback, Observation, Report, Signals, Step, Symptoms, Toggle, Verdict};
 use deft_types::{
     Action, ActionKind, Attempt, AttemptResult, Blocking, Channel, Condition, ErrorClass, Evidence, Method, Outcome,
-    Physical, Rect, Role, Target,
+    Physical, Rect, Role,
 };
 
 use crate::clock::Clock;
@@ -42,17 +42,6 @@ fn is_toggle_role(role: &Role) -> bool {
         role.as_str(),
         "check_box" | "toggle_button" | "radio_button" | "check_menu_item" | "radio_menu_item" | "switch"
     )
-}
-
-fn target_of(action: &Action) -> Option<&Target> {
-    match action {
-        Action::Click { target, .. }
-        | Action::Type { target, .. }
-        | Action::SetValue { target, .. }
-        | Action::Invoke { target, .. }
-        | Action::Scroll { target, .. } => Some(target),
-        Action::Key { .. } | Action::Wait { .. } => None,
-    }
 }
 
 /// Everything one action keeps between the engine's steps.
@@ -193,7 +182,7 @@ impl<A: Accessibility> Executor<A> {
             clock,
             action,
             verify,
-            how: target_of(action).map(How::of),
+            how: action.target().map(How::of),
             target: None,
             miss: None,
             goal,
@@ -330,8 +319,6 @@ impl<A: Accessibility> Executor<A> {
                 Some((at, region)) => run.hover = self.hover_for_press(at, region).map(|first| (first, region)),
                 None => self.approach(run.action, run.target.as_ref(), method),
             }
-        }
-        if run.verify {
             run.pre = match self.wait_actionable(run, method, true).await {
                 Ok(Some(pre)) => Some(pre),
                 Ok(None) => match self.read(&run.scope()).await {
