@@ -278,6 +278,9 @@ fn a_dropped_click_on_a_button_whose_effect_does_not_show_is_made_good_once() {
     // No receipt: the click was dropped, so the accessibility action follows, and the
     // app's accepting it is the receipt: exactly one more activation.
     let w = start(FixtureOptions { drop_clicks: 2, fault_target: Some("hello".into()), ..FixtureOptions::default() });
+    // The loading panel's relayout a frame after it shows "Content ready" is a change no
+    // rule explains yet (see the issue note); this test is about receipt, so it waits.
+    w.app.wait_for(|e| e.kind == "loading_done", WAIT).expect("loading done");
     let hello = click("role=push_button name=Hello");
     let first = w.perform(&hello);
     assert!(first.ok && first.verified == Some(true), "{first:#?}");
