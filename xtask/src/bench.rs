@@ -36,6 +36,8 @@ const SUITES: &[(&str, &[Target])] = &[
     ),
     ("actuation", &[target("deft-a11y", "snapshot", &[]), target("deft-input", "latency", &[])]),
     ("verify", &[target("deft-verify", "overhead", &[])]),
+    ("toolbelt", &[target("deft-toolbelt", "outline", &[])]),
+    ("mcp", &[target("agent-cli", "mcp", &[])]),
 ];
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {

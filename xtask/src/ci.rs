@@ -26,6 +26,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         )
     })?;
     step("layers", &|| crate::layers::run(&[]))?;
+    step("tidy", &|| crate::tidy::run(&[]))?;
     // Advisories need the internet, which CI machines do not have; see deny.toml.
     step("deny", &|| run_step("cargo", &["deny", "--locked", "check", "bans", "licenses", "sources"]))?;
     step("test", &|| run_step("cargo", &["test", "--workspace", "--all-features", "--locked"]))?;

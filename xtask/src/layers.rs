@@ -14,11 +14,18 @@ use anyhow::Context;
 const LAYERS: &[(&str, Layer)] = &[
     ("crates/core/types", Layer::At(0)),
     ("crates/core/bus", Layer::At(1)),
+    // What a run leaves beside its trace (frames within a budget) and the redaction of secrets.
+    ("crates/core/trace", Layer::At(1)),
+    // Platform readings shared by perception and actuation (the one X11 window finder).
+    ("crates/platform/", Layer::At(1)),
     ("crates/perception/", Layer::At(2)),
     ("crates/actuation/", Layer::At(2)),
     ("crates/verification/", Layer::At(3)),
-    ("crates/cognition/", Layer::At(4)),
-    ("crates/agent-cli", Layer::At(5)),
+    // The toolbelt: one definition of each tool, below every face (the CLI, the agent,
+    // the MCP server), above the executor it runs them through.
+    ("crates/toolbelt", Layer::At(4)),
+    ("crates/cognition/", Layer::At(5)),
+    ("crates/agent-cli", Layer::At(6)),
     ("xtask", Layer::Tooling),
     ("tests/", Layer::Tooling),
 ];

@@ -11,6 +11,8 @@ mod faults;
 mod fixtures;
 mod layers;
 mod setup;
+mod test_fast;
+mod tidy;
 
 use std::process::ExitCode;
 
@@ -23,8 +25,10 @@ commands:
   desktop -- CMD...  run CMD on a fresh headless desktop (Xvfb, D-Bus, AT-SPI, openbox)
   layers             check that no crate depends on a crate of a higher layer
   fixtures [--check] render the OCR fixture screens (tests/fixtures/screens), or check they are fresh
-  bench [SUITE...]   run benchmarks (all, or: bus, snapshot, perception, actuation, verify, faults)
+  bench [SUITE...]   run benchmarks (all, or: bus, snapshot, perception, actuation, verify, toolbelt, faults)
   demo               a verified multi-step task through agent-cli on the faulty fixture app
+  test --no-desktop  the tests that need no display, accessibility bus or root (a few minutes)
+  tidy               the house rules of STYLE.md on every Rust file (also run by ci)
 ";
 
 fn main() -> ExitCode {
@@ -41,6 +45,8 @@ fn main() -> ExitCode {
         "fixtures" => fixtures::run(rest),
         "bench" => bench::run(rest),
         "demo" => demo::run(rest),
+        "test" => test_fast::run(rest),
+        "tidy" => tidy::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

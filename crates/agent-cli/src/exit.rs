@@ -3,6 +3,8 @@
 use std::fmt;
 use std::process::ExitCode;
 
+use deft_toolbelt::{ToolError, ToolErrorKind};
+use deft_types::{Candidate, FailureKind, Outcome};
 use serde::Serialize;
 
 /// What the process exit status means. The numbers are a contract: scripts and other
@@ -27,6 +29,9 @@ pub enum Exit {
     TimedOut = 6,
     /// No display, no accessibility bus, or a capability this build lacks.
     Environment = 7,
+    /// `run` paused on a question nobody could answer now: the result carries the
+    /// question and the run id; continue with `run --resume RUN --answer TEXT`.
+    NeedsInput = 8,
 }
 
 /// The table printed in `--help` and kept in the README.
@@ -39,7 +44,8 @@ Exit codes:
   4  ambiguous target: several elements match (all are listed; add --index N)
   5  blocked: a dialog or popup covers the target (it is described)
   6  timed out: the condition of `wait` did not hold in time
-  7  environment: no display, no accessibility bus, or not available in this build";
+  7  environment: no display, no accessibility bus, or not available in this build
+  8  needs input: `run` asks a question (in the JSON result); continue with --resume RUN --answer TEXT";
 
 impl Exit {
     /// The numeric status.
@@ -58,6 +64,7 @@ impl Exit {
             Exit::Blocked => "blocked",
             Exit::TimedOut => "timed_out",
             Exit::Environment => "environment",
+            Exit::NeedsInput => "needs_input",
         }
     }
 }
@@ -68,35 +75,35 @@ impl From<Exit> for ExitCode {
     }
 }
 
-/// An element named in an error, so a person or an agent can pick another.
-#[derive(Clone, PartialEq, Debug, Serialize)]
-pub struct Candidate {
-    /// Its id (pass it back with `--id`).
-    pub id: String,
-    /// Its role.
-    pub role: String,
-    /// Its name.
-    pub name: String,
-    /// Its application.
-    pub app: String,
-    /// Its window, when it is in one.
-    pub window: Option<String>,
-    /// The selector that picks exactly this one.
-    pub selector: String,
+/// The exit code of an action's outcome: the executor's own failure category.
+pub fn of_outcome(o: &Outcome) -> Exit {
+    if o.ok {
+        return Exit::Ok;
+    }
+    match o.failure.as_ref().map(|f| f.kind) {
+        Some(FailureKind::NotFound) => Exit::NotFound,
+        Some(FailureKind::Ambiguous) => Exit::Ambiguous,
+        Some(FailureKind::Blocked) => Exit::Blocked,
+        Some(FailureKind::TimedOut) => Exit::TimedOut,
+        Some(FailureKind::Unavailable) => Exit::Environment,
+        Some(FailureKind::NotActionable | FailureKind::NoEffect) | None => Exit::Failed,
+    }
 }
 
-impl fmt::Display for Candidate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {:?} in {:?}", self.role, self.name, self.app)?;
-        if let Some(w) = &self.window {
-            write!(f, " window {w:?}")?;
-        }
-        // The short form `--id` accepts (the numeric end of an AT-SPI path), else the whole id.
-        match self.id.rsplit_once('/') {
-            Some((_, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => write!(f, " (--id {n})"),
-            _ => write!(f, " (--id '{}')", self.id),
-        }
+/// A candidate on one line: `push_button "OK" in "demo" window "Main" (--id 2)`.
+pub fn candidate_line(c: &Candidate) -> String {
+    let mut s = format!("{} {:?} in {:?}", c.role, c.name, c.app);
+    if let Some(w) = &c.window {
+        s.push_str(&format!(" window {w:?}"));
     }
+    // The short form `--id` accepts (the numeric end of an AT-SPI path), else the whole id.
+    let short = deft_a11y::short_id(&c.id);
+    if short != c.id.0 {
+        s.push_str(&format!(" (--id {short})"));
+    } else {
+        s.push_str(&format!(" (--id '{}')", c.id));
+    }
+    s
 }
 
 /// Every failure the CLI reports, with its exit code. `message` says what was wrong and
@@ -126,11 +133,18 @@ impl CliError {
     pub fn environment(message: impl Into<String>) -> CliError {
         CliError::new(Exit::Environment, message)
     }
+}
 
-    /// With candidates attached.
-    pub fn with_candidates(mut self, candidates: Vec<Candidate>) -> CliError {
-        self.candidates = candidates;
-        self
+impl From<ToolError> for CliError {
+    fn from(e: ToolError) -> CliError {
+        let exit = match e.kind {
+            ToolErrorKind::Usage => Exit::Usage,
+            ToolErrorKind::NotFound | ToolErrorKind::StaleRef => Exit::NotFound,
+            ToolErrorKind::Ambiguous => Exit::Ambiguous,
+            ToolErrorKind::Unavailable => Exit::Environment,
+            ToolErrorKind::Failed => Exit::Failed,
+        };
+        CliError { exit, message: e.message, candidates: e.candidates }
     }
 }
 
@@ -157,6 +171,7 @@ mod tests {
             Exit::Blocked,
             Exit::TimedOut,
             Exit::Environment,
+            Exit::NeedsInput,
         ];
         for (i, e) in all.iter().enumerate() {
             assert_eq!(usize::from(e.code()), i);

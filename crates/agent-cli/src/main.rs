@@ -2,28 +2,31 @@
 //!
 //! The key design decision: **the CLI decides nothing about actions.** It reads argv,
 //! the config file and the environment (the only Deft crate that does), turns them into a
-//! `deft_types::Action` and an `ExecutorConfig`, and hands both to deft-verify's executor;
+//! tool call and an `ExecutorConfig`, and hands both to deft-toolbelt, over deft-verify's executor;
 //! resolving, acting, verifying and retrying all happen there. What the CLI owns is the
 //! contract at the edge: clear usage errors before anything touches the desktop, the
 //! outcome as JSON/YAML or a short human summary, and documented exit codes.
 //!
-//! Modules: `cli` (clap), `config` (defaults < file < env < flags), `selector` and
-//! `expect` (target and condition syntax), `actions` (verb arguments to actions), `act`
-//! (the executor session), `observe` and `screen` (read, find, screenshot, ocr), `output`,
-//! `exit`, `trace`, `spinner`, `desktop` (accessibility connection and error mapping).
+//! Modules: `cli` (clap), `config` (defaults < file < env < flags), `calls` (a verb's
+//! flags to the toolbelt's tool call), `act` (the toolbelt session for actions and
+//! `wait`), `observe` (read, find, screenshot, ocr), `mcp` (the MCP server on stdio),
+//! `run` (the agent's face: `run` and `calibrate`), `report` (the HTML report of a trace),
+//! `output`, `exit`, `trace`, `spinner`.
+//! What a tool means, how a target is resolved and what a condition says are the
+//! toolbelt's (deft-toolbelt) and below: this crate only presents them.
 
 mod act;
-mod actions;
 mod app;
+mod calls;
 mod cli;
 mod config;
-mod desktop;
 mod exit;
-mod expect;
+mod mcp;
 mod observe;
 mod output;
-mod screen;
-mod selector;
+mod report;
+mod run;
+mod secrets;
 mod spinner;
 mod trace;
 

@@ -8,7 +8,9 @@ use deft_types::{AttemptResult, Outcome, SuggestedAction};
 use serde::Serialize;
 
 use crate::config::{ColorChoice, Format};
-use crate::exit::{Candidate, CliError};
+use deft_types::Candidate;
+
+use crate::exit::{CliError, candidate_line};
 
 /// How to print.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -231,9 +233,14 @@ fn suggestion(s: SuggestedAction) -> &'static str {
 
 /// `error: ...` and the candidates, one per line.
 pub fn error_human(e: &CliError, st: &Style) -> String {
-    let mut out = format!("{} {}\n", st.red("error:"), e.message);
-    for (i, c) in e.candidates.iter().enumerate() {
-        out.push_str(&format!("  {}. {c}\n     {} {}\n", i, st.dim("select with:"), c.selector));
+    format!("{} {}\n{}", st.red("error:"), e.message, candidates_human(&e.candidates, st))
+}
+
+/// The candidates of a miss, one per line, each with the selector that picks it.
+pub fn candidates_human(candidates: &[Candidate], st: &Style) -> String {
+    let mut out = String::new();
+    for (i, c) in candidates.iter().enumerate() {
+        out.push_str(&format!("  {}. {}\n     {} {}\n", i, candidate_line(c), st.dim("select with:"), c.selector));
     }
     out
 }
@@ -257,6 +264,8 @@ mod tests {
                 role: Some(Role::new("push_button")),
                 name: "Submit".into(),
                 bounds: Some(Rect::new(10, 20, 80, 30)),
+                app: None,
+                window: None,
             }),
             expected: "any UI change on or around the target".into(),
             observed: "dialog \"Saved\" appeared".into(),
@@ -271,6 +280,7 @@ mod tests {
             ],
             blocking: None,
             suggested_action: None,
+            failure: None,
             evidence: vec![],
             elapsed_ms: 520,
         }
@@ -298,6 +308,7 @@ mod tests {
                 texts: vec!["You have a new event".into(), "OK".into()],
             }),
             suggested_action: Some(SuggestedAction::DismissPopupThenRetry),
+            failure: None,
             elapsed_ms: 35,
             ..retried_click()
         }
@@ -362,6 +373,8 @@ mod tests {
               - 20
               - 80
               - 30
+              app: null
+              window: null
             expected: any UI change on or around the target
             observed: dialog "Saved" appeared
             attempts:
@@ -375,6 +388,7 @@ mod tests {
               observed: null
             blocking: null
             suggested_action: null
+            failure: null
             evidence: []
             elapsed_ms: 520
         "#]]
@@ -383,17 +397,19 @@ mod tests {
 
     #[test]
     fn errors_list_candidates() {
-        let e =
-            CliError::new(crate::exit::Exit::Ambiguous, "`role=push_button` matches 2 elements").with_candidates(vec![
-                Candidate {
-                    id: ":1.1|/1".into(),
-                    role: "push_button".into(),
-                    name: "Hello".into(),
-                    app: "deft-fixture".into(),
-                    window: Some("Deft Fixture".into()),
-                    selector: "window=\"Deft Fixture\" path=0/0".into(),
-                },
-            ]);
+        let e = CliError {
+            candidates: vec![Candidate {
+                id: ElementId(":1.1|/1".into()),
+                role: Role::new("push_button"),
+                name: "Hello".into(),
+                app: "deft-fixture".into(),
+                window: Some("Deft Fixture".into()),
+                path: vec![0, 0],
+                selector: "window=\"Deft Fixture\" path=0/0".into(),
+                similarity: 100,
+            }],
+            ..CliError::new(crate::exit::Exit::Ambiguous, "`role=push_button` matches 2 elements")
+        };
         expect![[r#"
             error: `role=push_button` matches 2 elements
               0. push_button "Hello" in "deft-fixture" window "Deft Fixture" (--id 1)

@@ -1,10 +1,14 @@
-//! `--trace DIR`: record every bus event to `DIR/trace-<UTC time>-<pid>.jsonl`, and say
-//! where on stderr.
+//! `--trace DIR`: record every bus event to `DIR/trace-<UTC time>-<pid>.jsonl`, the
+//! executor's frames to `DIR/frames/<digest>.png` (deft-trace's store, within the run's
+//! budget), and say where on stderr.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use deft_bus::{Bus, TraceRecorder};
+use deft_trace::{FrameBudget, FrameStore};
+use deft_verify::{FrameRecorder, FrameSink, VerifyEvent};
 use serde::Serialize;
 
 use crate::exit::CliError;
@@ -13,6 +17,7 @@ use crate::exit::CliError;
 pub struct Trace {
     recorder: TraceRecorder,
     path: PathBuf,
+    frames: Option<Arc<FrameRecorder>>,
 }
 
 impl Trace {
@@ -23,11 +28,28 @@ impl Trace {
         let path = dir.join(file_name(SystemTime::now(), std::process::id()));
         let recorder = TraceRecorder::start(bus, &path).map_err(|e| CliError::usage(e.to_string()))?;
         eprintln!("trace: recording the bus to {}", path.display());
-        Ok(Trace { recorder, path })
+        Ok(Trace { recorder, path, frames: None })
+    }
+
+    /// [`Trace::start`] on an executor's bus, with its frames stored beside the trace:
+    /// give [`Trace::frame_sink`] to the executor's configuration.
+    pub fn start_with_frames(bus: &Bus<VerifyEvent>, dir: &Path) -> Result<Trace, CliError> {
+        let mut trace = Trace::start(bus, dir)?;
+        trace.frames = Some(frame_recorder(bus, dir)?);
+        Ok(trace)
+    }
+
+    /// Where the executor hands its frames, when they are recorded.
+    pub fn frame_sink(&self) -> Option<Arc<dyn FrameSink>> {
+        self.frames.clone().map(|f| f as Arc<dyn FrameSink>)
     }
 
     /// Stop, flush, and say how many events were written.
     pub fn finish(self) {
+        // Frames first: their records are published on the bus the trace records.
+        if let Some(f) = &self.frames {
+            say_frames(&f.finish());
+        }
         match self.recorder.finish() {
             Ok(s) => {
                 let lag = if s.lagged > 0 {
@@ -40,6 +62,20 @@ impl Trace {
             Err(e) => eprintln!("trace: recording to {} failed: {e}", self.path.display()),
         }
     }
+}
+
+/// A frame recorder writing into `dir/frames/` within the default budget, its records
+/// published on `bus` (for faces that record their executor's bus themselves).
+pub fn frame_recorder(bus: &Bus<VerifyEvent>, dir: &Path) -> Result<Arc<FrameRecorder>, CliError> {
+    let store = FrameStore::open(dir, FrameBudget::default()).map_err(|e| CliError::usage(e.to_string()))?;
+    FrameRecorder::start(store, bus.clone())
+        .map_err(|e| CliError::usage(format!("cannot start the frame writer thread: {e}")))
+}
+
+/// One line on stderr about the frames a run kept.
+pub fn say_frames(s: &deft_verify::FramesSummary) {
+    let skipped = if s.skipped > 0 { format!(", {} not saved (see the trace)", s.skipped) } else { String::new() };
+    eprintln!("trace: {} frames ({} new files, {:.2} MB){skipped}", s.saved, s.new_files, s.bytes as f64 / 1e6);
 }
 
 /// `trace-20260122T053351.123Z-4242.jsonl`: sorts by time, unique per process.

@@ -135,5 +135,18 @@ fn no_desktop_is_an_environment_error() {
     let dir = scratch("args-shot");
     let r = cli(&["screenshot", "-o", dir.join("s.png").to_str().unwrap()]);
     r.expect_code(7);
-    assert!(r.stderr.contains("cannot connect to X display"), "{r:#?}");
+    assert!(r.stderr.contains("cannot connect to the X display"), "{r:#?}");
+}
+
+#[test]
+fn tools_are_the_toolbelts_specs() {
+    // The schemas a face shows come from the toolbelt's one definition, unchanged.
+    let r = cli(&["tools", "--json"]);
+    r.expect_code(0);
+    let want = serde_json::to_value(deft_toolbelt::specs()).unwrap();
+    assert_eq!(r.json(), want);
+    let r = cli(&["tools", "set-value", "--json"]);
+    r.expect_code(0);
+    assert_eq!(r.json()[0]["name"], "set_value");
+    cli(&["tools", "clack"]).expect_code(2);
 }

@@ -91,7 +91,8 @@ fn ambiguous_and_missing_targets_exit_4_and_3() {
     let r = cli(&desktop, &["click", "--role", "push_button", "--json"]);
     r.expect_code(4);
     let v = r.json();
-    let names: Vec<&str> = v["candidates"].as_array().unwrap().iter().filter_map(|c| c["name"].as_str()).collect();
+    let names: Vec<&str> =
+        v["failure"]["candidates"].as_array().unwrap().iter().filter_map(|c| c["name"].as_str()).collect();
     assert!(names.contains(&"Hello") && names.contains(&"Submit order"), "{r:#?}");
     let r = cli(&desktop, &["click", "--name", "Sumbit order", "--timeout", "1500"]);
     r.expect_code(3);
@@ -150,8 +151,14 @@ fn expect_wait_and_trace() {
     let v = r.json();
     assert_eq!((v["ok"].as_bool(), v["verified"].as_bool()), (Some(true), Some(true)), "{r:#?}");
     assert!(r.stderr.contains("trace: recording the bus to"), "{r:#?}");
-    let files: Vec<_> = std::fs::read_dir(&traces).unwrap().map(|e| e.unwrap().path()).collect();
+    // One trace file (its frames go in a folder beside it).
+    let files: Vec<_> = std::fs::read_dir(&traces)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
     assert_eq!(files.len(), 1, "{files:?}");
+    assert!(traces.join("frames").is_dir(), "the frames folder beside the trace");
     let trace = std::fs::read_to_string(&files[0]).unwrap();
     assert!(trace.contains("\"action_finished\""), "{trace}");
     std::thread::sleep(SETTLE);
@@ -159,7 +166,7 @@ fn expect_wait_and_trace() {
 
     let r = cli(&desktop, &["wait", r#"title:"Save complete""#, "--timeout", "5000"]);
     r.expect_code(0);
-    assert!(r.stdout.starts_with("✓ a window whose title contains \"Save complete\" exists"), "{r:#?}");
+    assert!(r.stdout.starts_with("✓ a window whose title contains \"Save complete\" is shown"), "{r:#?}");
     let r = cli(&desktop, &["wait", "--text", "Never shown", "--timeout", "500", "--json"]);
     r.expect_code(6);
     let v = r.json();
@@ -218,4 +225,58 @@ fn an_app_without_accessibility_is_clicked_by_the_text_ocr_reads() {
     std::thread::sleep(SETTLE);
     assert_eq!(app.count("button_activated", Some("hello")), 1, "{r:#?} {:?}", app.events());
     assert_eq!(app.count("button_activated", None), 1, "nothing else was clicked: {:?}", app.events());
+}
+
+/// The fields of an outcome that say what happened (not how long it took).
+fn gist(o: &serde_json::Value) -> serde_json::Value {
+    let attempts: Vec<serde_json::Value> =
+        o["attempts"].as_array().unwrap().iter().map(|a| serde_json::json!([a["method"], a["result"]])).collect();
+    let candidates: Vec<serde_json::Value> = o["failure"]["candidates"]
+        .as_array()
+        .map(|c| c.iter().map(|c| c["name"].clone()).collect())
+        .unwrap_or_default();
+    serde_json::json!({
+        "ok": o["ok"], "action": o["action"], "verified": o["verified"],
+        "target": [o["target"]["role"], o["target"]["name"], o["target"]["app"], o["target"]["window"]],
+        "attempts": attempts, "failure": o["failure"]["kind"], "candidates": candidates,
+    })
+}
+
+#[test]
+fn the_cli_and_the_toolbelt_give_the_same_outcome() {
+    use deft_toolbelt::{AsParams, BeltSettings, LazyOcr, ToolCall, ToolOutput, Toolbelt};
+    let (desktop, app) = start();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let config = deft_verify::ExecutorConfig {
+        display: Some(desktop.display().to_string()),
+        actionability_timeout_ms: 1500,
+        ..deft_verify::ExecutorConfig::default()
+    };
+    let a11y = deft_a11y::AtSpiConfig { session_bus: Some(desktop.bus_address().to_string()), ..Default::default() };
+    let ocr = std::sync::Arc::new(LazyOcr::default());
+    let exec = rt.block_on(deft_verify::Executor::connect_with(config, a11y, Some(Box::new(ocr.clone())))).unwrap();
+    let settings = BeltSettings { changes_after_action: None, ..BeltSettings::for_models() };
+    let belt = Toolbelt::new(exec, ocr, settings);
+    let api = |args: serde_json::Value| {
+        let call = ToolCall::parse("click", args).unwrap();
+        match rt.block_on(belt.call(&call, &AsParams)).unwrap() {
+            ToolOutput::Action(r) => serde_json::to_value(&r.outcome).unwrap(),
+            other => panic!("{other:?}"),
+        }
+    };
+
+    // A check box: each click has its own visible effect (checked, then unchecked).
+    let via_api = api(serde_json::json!({"name": "Subscribe", "verify": true}));
+    let r = cli(&desktop, &["click", "--name", "Subscribe", "--verify", "--json"]);
+    r.expect_code(0);
+    assert_eq!(gist(&r.json()), gist(&via_api), "CLI {:#?}\nAPI {via_api:#}", r.json());
+    std::thread::sleep(SETTLE);
+    assert_eq!(app.count("checkbox_toggled", None), 2, "{:?}", app.events());
+
+    let via_api = api(serde_json::json!({"name": "Sumbit order", "verify": true}));
+    let r = cli(&desktop, &["click", "--name", "Sumbit order", "--verify", "--timeout", "1500", "--json"]);
+    r.expect_code(3);
+    assert_eq!(gist(&r.json()), gist(&via_api), "CLI {:#?}\nAPI {via_api:#}", r.json());
+    assert_eq!(via_api["failure"]["kind"], "not_found");
+    assert_eq!(via_api["failure"]["candidates"][0]["name"], "Submit order", "{via_api:#}");
 }

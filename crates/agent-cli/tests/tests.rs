@@ -1,10 +1,16 @@
 //! agent-cli's integration tests: they run the built binary. One binary, one module per
 //! topic: `args` needs nothing but the binary; `desktop` starts a headless desktop and the
-//! fixture app for each test and judges by the app's ground-truth log.
+//! fixture app for each test and judges by the app's ground-truth log; `mcp` drives
+//! `agent-cli mcp` with the official MCP Python SDK.
 
+mod agent;
 mod args;
 mod campaign;
 mod desktop;
+mod mcp;
+mod real_apps;
+mod redact;
+mod report;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

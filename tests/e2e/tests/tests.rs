@@ -2,3 +2,4 @@
 
 mod drivers;
 mod fixture_faults;
+mod ports;

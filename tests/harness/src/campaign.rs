@@ -6,6 +6,10 @@
 //! sleep, no verification). A driver's own report decides nothing but `reported_ok`; the
 //! verdict comes from what the app logged after the action, once the fault's delay plus a
 //! margin has passed, so a late second effect cannot hide.
+//!
+//! The same scenarios run on every port of the fixture app ([`Toolkit`], chosen in each
+//! scenario's [`FixtureOptions`]); after each scenario the app must still be alive and
+//! answering ([`FixtureApp::check_alive`]), or the report counts it crashed or frozen.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -14,11 +18,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::fixture::{Event, FixtureApp, FixtureOptions, Ready};
+use crate::fixture::{Event, FixtureApp, FixtureOptions, Ready, Toolkit};
 use crate::{Desktop, HarnessError};
 
 /// How long after an action returns (on top of a fault's delay) late effects are awaited.
 const SETTLE: Duration = Duration::from_millis(400);
+/// How long an app has to answer the after-scenario accessibility read.
+const ALIVE_LIMIT: Duration = Duration::from_secs(20);
 
 /// A fault of FIXTURE-APP.md, as one run of the app has it.
 #[derive(Clone, Debug, PartialEq)]
@@ -156,6 +162,17 @@ impl Scenario {
         let fixture = fault.options(step.widget(), 0);
         Scenario { name: name.to_string(), fault, fixture, steps: vec![step] }
     }
+
+    /// The same scenario on another port of the fixture app.
+    pub fn on(mut self, toolkit: Toolkit) -> Scenario {
+        self.fixture.toolkit = toolkit;
+        self
+    }
+}
+
+/// `scenarios`, each on `toolkit`'s port.
+pub fn on_toolkit(scenarios: Vec<Scenario>, toolkit: Toolkit) -> Vec<Scenario> {
+    scenarios.into_iter().map(|s| s.on(toolkit)).collect()
 }
 
 /// Every fault of FIXTURE-APP.md, on clicks and on typing.
@@ -480,8 +497,13 @@ pub struct ActionRecord {
 pub struct Report {
     /// The driver's label.
     pub driver: String,
+    /// The port the scenarios ran on (the first scenario's).
+    pub toolkit: Toolkit,
     /// The actions, in order.
     pub records: Vec<ActionRecord>,
+    /// Every app launched, by scenario: `None` when it was alive and answering after the
+    /// scenario, else what was wrong.
+    pub apps: Vec<(String, Option<String>)>,
 }
 
 /// Run `scenarios` with `driver`, each on a fresh fixture app on `desktop`.
@@ -489,14 +511,16 @@ pub fn run(desktop: &Desktop, scenarios: &[Scenario], driver: &Driver) -> Result
     let home = desktop.scratch_dir().join("campaign-home");
     std::fs::create_dir_all(&home)
         .map_err(|source| HarnessError::Io { context: format!("creating {}", home.display()), source })?;
-    let mut layout: Option<Ready> = None;
+    let mut layout: Option<(Toolkit, Ready)> = None;
     let mut records = Vec::new();
+    let mut apps = Vec::new();
     for sc in scenarios {
+        let toolkit = sc.fixture.toolkit;
         let (app, first) = if let Fault::SlowStart(_) = sc.fault {
             let known = match &layout {
-                Some(l) => l.clone(),
-                None => {
-                    let probe = FixtureApp::launch(desktop, &FixtureOptions::default())?;
+                Some((t, l)) if *t == toolkit => l.clone(),
+                _ => {
+                    let probe = FixtureApp::launch(desktop, &FixtureOptions { toolkit, ..FixtureOptions::default() })?;
                     probe.ready().clone()
                 }
             };
@@ -518,7 +542,9 @@ pub fn run(desktop: &Desktop, scenarios: &[Scenario], driver: &Driver) -> Result
         } else {
             (FixtureApp::launch(desktop, &sc.fixture)?, None)
         };
-        layout.get_or_insert_with(|| app.ready().clone());
+        if layout.as_ref().is_none_or(|(t, _)| *t != toolkit) {
+            layout = Some((toolkit, app.ready().clone()));
+        }
         let mut first = first;
         for (i, step) in sc.steps.iter().enumerate() {
             let before = if i == 0 && first.is_some() { 0 } else { app.events().len() };
@@ -536,9 +562,11 @@ pub fn run(desktop: &Desktop, scenarios: &[Scenario], driver: &Driver) -> Result
             let slow_start = i == 0 && matches!(sc.fault, Fault::SlowStart(_));
             records.push(judge(sc, step, &events[..before], &events[before..], reported, elapsed, slow_start));
         }
+        apps.push((sc.name.clone(), app.check_alive(desktop, ALIVE_LIMIT).err()));
         drop(app);
     }
-    Ok(Report { driver: driver.label(), records })
+    let toolkit = scenarios.first().map(|s| s.fixture.toolkit).unwrap_or_default();
+    Ok(Report { driver: driver.label(), toolkit, records, apps })
 }
 
 fn judge(
@@ -674,6 +702,11 @@ impl Report {
             .collect()
     }
 
+    /// Apps that were not alive and answering after their scenario: (scenario, what).
+    pub fn crashed_or_frozen(&self) -> Vec<(&str, &str)> {
+        self.apps.iter().filter_map(|(sc, err)| Some((sc.as_str(), err.as_deref()?))).collect()
+    }
+
     /// Median time per action, ms.
     pub fn median_ms(&self) -> f64 {
         quantile(self.records.iter().map(|r| r.elapsed).collect(), 0.5)
@@ -718,18 +751,24 @@ impl Report {
         let _ = writeln!(
             out,
             "\nsilent failures: {}, double effects: {}, stray effects: {} (and {} taken back before the action returned), \
-             recoverable faults recovered: {rec}/{hit}",
+             recoverable faults recovered: {rec}/{hit}, apps crashed or frozen: {}/{}",
             self.silent_failures(),
             self.double_effects(),
             self.stray_effects(),
-            self.records.iter().filter(|r| r.stray_undone).count()
+            self.records.iter().filter(|r| r.stray_undone).count(),
+            self.crashed_or_frozen().len(),
+            self.apps.len()
         );
         out
     }
 
-    /// Every action that did not end as it should, with expected vs observed.
+    /// Every action that did not end as it should, with expected vs observed, and every
+    /// app that crashed or froze.
     pub fn failures_markdown(&self) -> String {
         let mut out = String::new();
+        for (scenario, what) in self.crashed_or_frozen() {
+            let _ = writeln!(out, "- {scenario}: the app crashed or froze: {what}");
+        }
         for r in self.unrecovered() {
             let _ = writeln!(
                 out,

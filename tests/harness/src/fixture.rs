@@ -3,6 +3,7 @@
 //! The app (`tests/fixtures/app/fixture_app.py`) appends one JSON object per line for
 //! every real effect. Tests judge Deft by that log, never by Deft's own report, so this
 //! module only launches the app, reads the log and waits on it; it knows nothing of Deft.
+//! Its ports to other toolkits ([`Toolkit`]) take the same flags and write the same log.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,6 +15,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::{Desktop, HarnessError, procs, python, workspace_root};
+
+mod toolkit;
+pub use toolkit::Toolkit;
 
 /// How often the log file is re-read while waiting.
 const POLL: Duration = Duration::from_millis(15);
@@ -30,9 +34,24 @@ pub fn a11y_driver_script() -> PathBuf {
     workspace_root().join("tests/fixtures/app/a11y_driver.py")
 }
 
+/// The same driver, fit for every port (`tests/fixtures/common/a11y_ports.py`): among
+/// elements of one name it prefers one that has the action, and it reads GTK 4's
+/// `visible` as showing.
+pub fn a11y_ports_script() -> PathBuf {
+    workspace_root().join("tests/fixtures/common/a11y_ports.py")
+}
+
+/// Watches a button's states while xdotool holds the pointer button on it
+/// (`tests/fixtures/common/press_probe.py`).
+pub fn press_probe_script() -> PathBuf {
+    workspace_root().join("tests/fixtures/common/press_probe.py")
+}
+
 /// Faults and settings for one run of the app. Everything is off by default.
 #[derive(Clone, Debug)]
 pub struct FixtureOptions {
+    /// Which port runs (GTK 3 unless said otherwise).
+    pub toolkit: Toolkit,
     /// Seed for the app's randomness (`--seed`).
     pub seed: u64,
     /// The widget id the faults act on (`--fault-target`); `None` means `submit` for
@@ -63,13 +82,15 @@ pub struct FixtureOptions {
     pub extra_args: Vec<String>,
     /// Extra environment for the app, e.g. `GDK_SCALE=2` for a scaled window.
     pub env: Vec<(String, String)>,
-    /// How long to wait for `ready`, on top of `slow_start`.
+    /// How long to wait for `ready`, on top of `slow_start` (a browser's cold start
+    /// included).
     pub ready_timeout: Duration,
 }
 
 impl Default for FixtureOptions {
     fn default() -> Self {
         FixtureOptions {
+            toolkit: Toolkit::Gtk3,
             seed: 0,
             fault_target: None,
             drop_clicks: 0,
@@ -246,6 +267,7 @@ pub struct FixtureApp {
     log: PathBuf,
     stderr: PathBuf,
     ready: Ready,
+    toolkit: Toolkit,
 }
 
 impl FixtureApp {
@@ -257,8 +279,23 @@ impl FixtureApp {
         let stderr = desktop.scratch_dir().join(format!("fixture-{n}.stderr"));
         let stderr_file = std::fs::File::create(&stderr)
             .map_err(|source| HarnessError::Io { context: format!("creating {}", stderr.display()), source })?;
+        let toolkit = opts.toolkit;
+        // (The GTK3 app's start stays as it always was: its packages are the desktop's.)
+        if let Some(why) = (toolkit != Toolkit::Gtk3).then(|| toolkit.missing()).flatten() {
+            return Err(HarnessError::Other(why));
+        }
+        let profile = desktop.scratch_dir().join(format!("fixture-{n}-profile"));
+        toolkit
+            .prepare(&profile)
+            .map_err(|source| HarnessError::Io { context: format!("preparing {}", profile.display()), source })?;
+        let (before, after) = toolkit.args(&profile);
         let mut cmd = desktop.command(python());
-        cmd.arg(app_script()).arg("--log").arg(&log).args(opts.args()).envs(opts.env.iter().cloned());
+        cmd.arg(toolkit.script()).args(before).arg("--log").arg(&log).args(opts.args()).args(after);
+        cmd.envs(toolkit.env()).envs(opts.env.iter().cloned());
+        if toolkit.is_web() {
+            // A browser's settings go to the desktop's scratch, not $HOME.
+            cmd.env("XDG_CONFIG_HOME", profile.join("config"));
+        }
         cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(stderr_file);
         let child = cmd.spawn().map_err(|source| HarnessError::Io {
             context: format!("starting the fixture app with {}", python()),
@@ -268,7 +305,7 @@ impl FixtureApp {
         // A placeholder until the real one is read; `wait_for` does not look at it.
         let placeholder =
             Ready { pid: child.id(), t: 0.0, window: Rect { x: 0, y: 0, w: 0, h: 0 }, widgets: BTreeMap::new() };
-        let mut app = FixtureApp { child: Mutex::new(child), log, stderr, ready: placeholder };
+        let mut app = FixtureApp { child: Mutex::new(child), log, stderr, ready: placeholder, toolkit };
         let limit = opts.ready_timeout + opts.slow_start.unwrap_or_default();
         let ready = app.wait_for(|e| e.kind == "ready", limit)?;
         app.ready = Ready::from_event(&ready)?;
@@ -285,9 +322,54 @@ impl FixtureApp {
         &self.log
     }
 
-    /// The app's process id.
+    /// The app's process id (the browser's, for the web page).
     pub fn pid(&self) -> u32 {
         self.ready.pid
+    }
+
+    /// Which port this is.
+    pub fn toolkit(&self) -> Toolkit {
+        self.toolkit
+    }
+
+    /// Whether the app is alive and answering, checked without Deft: its process (and the
+    /// web page's server) is running and neither a zombie nor stopped, it has not logged
+    /// `exit`, and an accessibility client (pyatspi, `a11y_ports.py dump`) reads its window
+    /// named "Deft Fixture" within `limit`: a frozen main loop (GTK, Qt) or a dead page
+    /// does not answer. `Err` says what is wrong.
+    pub fn check_alive(&self, desktop: &Desktop, limit: Duration) -> Result<(), String> {
+        if let Some(status) = self.exited() {
+            return Err(format!("the app's process exited ({status}); {}", self.diagnostics()));
+        }
+        let state = std::fs::read_to_string(format!("/proc/{}/stat", self.pid()))
+            .ok()
+            .and_then(|s| s.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next()));
+        if matches!(state, None | Some('Z' | 'T' | 't' | 'X')) {
+            return Err(format!("the app (pid {}) is in process state {state:?}", self.pid()));
+        }
+        if let Some(exit) = self.events().iter().find(|e| e.kind == "exit") {
+            return Err(format!("the app logged {}", exit.raw));
+        }
+        let script = a11y_ports_script();
+        let secs = limit.as_secs().max(1).to_string();
+        let out = desktop
+            .command("timeout")
+            .arg(&secs)
+            .arg(python())
+            .arg(&script)
+            .args(["--app", self.toolkit.accessible_app(), "--timeout", &secs, "dump"])
+            .output()
+            .map_err(|e| format!("could not run {}: {e}", script.display()))?;
+        let dump = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() || !dump.contains("\"name\": \"Deft Fixture\"") {
+            return Err(format!(
+                "the app did not answer an accessibility read within {limit:?} ({}, {} lines read; {})",
+                out.status,
+                dump.lines().count(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(())
     }
 
     /// Every complete line of the log so far, in order.

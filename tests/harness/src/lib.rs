@@ -9,11 +9,13 @@
 //! Each [`Desktop`] has its own display number (chosen by Xvfb with `-displayfd`), its own
 //! session bus and its own runtime directory, so tests run in parallel without colliding.
 
+pub mod apps;
 pub mod campaign;
 pub mod desktop;
 pub mod fixture;
 mod procs;
 pub mod system;
+pub mod test_model;
 
 pub use desktop::{Desktop, DesktopConfig, HarnessError};
 

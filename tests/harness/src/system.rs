@@ -55,8 +55,23 @@ pub const BUILD: &[Requirement] = &[
     },
 ];
 
-/// Packages needed to run the desktop tests.
-pub const RUNTIME: &[Requirement] = &[
+/// Packages needed to run the desktop tests: the desktop and its tools, then the corpus of
+/// real applications ([`CORPUS`]), which setup installs like the rest.
+pub const RUNTIME: &[Requirement] = &RUNTIME_ALL;
+
+/// The corpus of real applications the desktop tests read and act on, one per toolkit
+/// (`deft_harness::apps`): the tail of [`RUNTIME`].
+///
+/// Measured on this kind of machine (2 cores, Debian 12, `apt-get install
+/// --no-install-recommends`; `docs/real-apps.md`): 236 MB downloaded, 825 MB on disk, 42 s,
+/// Chromium and Firefox ESR most of each. LibreOffice is left out (`docs/real-apps.md` says
+/// why).
+pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
+
+/// How many of [`RUNTIME_ALL`] come before the corpus.
+const RUNTIME_BASE: usize = 16;
+
+const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 8] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
     Requirement { package: "dbus", probe: Probe::File("/usr/bin/dbus-daemon"), why: "the session bus" },
     Requirement {
@@ -97,10 +112,68 @@ pub const RUNTIME: &[Requirement] = &[
         probe: Probe::File("/usr/bin/xsetroot"),
         why: "xsetroot paints known pixels for capture tests",
     },
+    // The fixture app's ports (`deft_harness::fixture::Toolkit`). Measured with
+    // `apt-get install --no-install-recommends` on Debian 12, the corpus already there:
+    // 8.8 MB downloaded, 44 MB on disk, 6 s for the three.
+    Requirement {
+        package: "gir1.2-gtk-4.0",
+        probe: Probe::Typelib("Gtk-4.0"),
+        why: "the GTK 4 fixture app (tests/fixtures/gtk4)",
+    },
+    Requirement {
+        package: "python3-pyqt5",
+        probe: Probe::PythonModule("PyQt5.QtWidgets"),
+        why: "the Qt 5 fixture app",
+    },
+    Requirement {
+        package: "python3-pyqt6",
+        probe: Probe::PythonModule("PyQt6.QtWidgets"),
+        why: "the Qt 6 fixture app",
+    },
+    Requirement {
+        package: "zenity",
+        probe: Probe::File("/usr/bin/zenity"),
+        why: "`agent-cli run --ask dialog`: the agent's question as a dialog on the user's desktop",
+    },
     Requirement {
         package: "gtk-3-examples",
         probe: Probe::File("/usr/bin/gtk3-widget-factory"),
-        why: "a large real app for accessibility tests and benchmarks",
+        why: "corpus: GTK 3 (atk-bridge), every GTK 3 widget; also the benchmarks' large app",
+    },
+    Requirement {
+        package: "gtk-4-examples",
+        probe: Probe::File("/usr/bin/gtk4-widget-factory"),
+        why: "corpus: GTK 4 (its own AT-SPI over GDBus)",
+    },
+    Requirement {
+        package: "featherpad",
+        probe: Probe::File("/usr/bin/featherpad"),
+        why: "corpus: Qt 5, a text editor",
+    },
+    Requirement {
+        package: "designer-qt6",
+        probe: Probe::File("/usr/lib/qt6/bin/designer"),
+        why: "corpus: Qt 6 (Qt Designer)",
+    },
+    Requirement {
+        package: "qt6-qpa-plugins",
+        probe: Probe::Glob("/usr/lib/*/qt6/plugins/platforms/libqxcb.so"),
+        why: "corpus: Qt 6's X11 platform plugin (only recommended by Qt 6, so not pulled in)",
+    },
+    Requirement {
+        package: "mousepad",
+        probe: Probe::File("/usr/bin/mousepad"),
+        why: "corpus: GTK 3 (atk-bridge), a plain editor with menus and file dialogs",
+    },
+    Requirement {
+        package: "chromium",
+        probe: Probe::File("/usr/bin/chromium"),
+        why: "corpus: Chromium (atk-bridge) on a local page",
+    },
+    Requirement {
+        package: "firefox-esr",
+        probe: Probe::File("/usr/bin/firefox-esr"),
+        why: "corpus: Firefox ESR (atk-bridge) on a local page",
     },
 ];
 
@@ -110,8 +183,69 @@ pub const BENCH: &[Requirement] = &[
     Requirement { package: "imagemagick", probe: Probe::File("/usr/bin/import"), why: "capture peer (import)" },
     Requirement { package: "tesseract-ocr", probe: Probe::File("/usr/bin/tesseract"), why: "OCR peer" },
     Requirement { package: "python3-dogtail", probe: Probe::PythonModule("dogtail"), why: "accessibility peer" },
-    Requirement { package: "python3-pip", probe: Probe::PythonModule("pip"), why: "installs the mss capture peer" },
+    Requirement {
+        package: "python3-pip",
+        probe: Probe::PythonModule("pip"),
+        why: "installs the mss capture peer and the Python packages of [`PIP`]",
+    },
 ];
+
+/// A Python package from PyPI that tests need, at an exact version. `cargo xtask setup`
+/// installs it with pip into [`python_packages_dir`], never into the system's
+/// site-packages (Debian owns those); scripts get that directory as `PYTHONPATH`.
+#[derive(Clone, Copy, Debug)]
+pub struct PipRequirement {
+    /// The distribution name on PyPI.
+    pub package: &'static str,
+    /// The exact version (tests are written against its API).
+    pub version: &'static str,
+    /// A module it provides, whose import proves it is there.
+    pub module: &'static str,
+    /// Why Deft needs it.
+    pub why: &'static str,
+}
+
+/// Python packages the tests need.
+pub const PIP: &[PipRequirement] = &[PipRequirement {
+    package: "mcp",
+    version: "2.3.0",
+    module: "mcp",
+    why: "the official MCP SDK's client, which drives `agent-cli mcp` in its tests (tests/mcp/)",
+}];
+
+/// Where setup installs [`PIP`]: `$XDG_CACHE_HOME/deft/python` (or `~/.cache/deft/python`),
+/// kept across checkouts.
+pub fn python_packages_dir() -> std::path::PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    cache.join("deft").join("python")
+}
+
+impl PipRequirement {
+    /// `mcp==2.3.0`.
+    pub fn spec(&self) -> String {
+        format!("{}=={}", self.package, self.version)
+    }
+
+    /// Whether this exact version is importable from [`python_packages_dir`].
+    pub fn is_met(&self) -> bool {
+        let check = format!(
+            "import importlib.metadata as m, sys, {module}; sys.exit(m.version({package:?}) != {version:?})",
+            module = self.module,
+            package = self.package,
+            version = self.version
+        );
+        std::process::Command::new(crate::python())
+            .args(["-c", &check])
+            .env("PYTHONPATH", python_packages_dir())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+}
 
 impl Requirement {
     /// Whether the requirement is met on this machine.

@@ -9,6 +9,10 @@
 //! run weighs on every tool. Prints a Markdown table with medians and ratios, and whether
 //! the targets (full snapshot at most 15 ms median, at least 10x faster than pyatspi) hold.
 //!
+//! Then the rest of the corpus of real applications (GTK 4, Qt 5 and 6, Mousepad, Chromium,
+//! Firefox, each started as the harness starts it): one full read each, deft-a11y against
+//! pyatspi, and a check that the app still answers afterwards.
+//!
 //! Options: `--runs N` (deft runs per half, default 20), `--peer-runs N` (default 20).
 
 use std::path::PathBuf;
@@ -17,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use deft_a11y::{Accessibility, AppInfo, AtSpi, AtSpiConfig, Scope, SnapshotOptions};
 use deft_harness::Desktop;
+use deft_harness::apps::{CorpusApp, RunningApp};
 use deft_harness::fixture::{FixtureApp, FixtureOptions};
 
 const TARGET_MS: f64 = 15.0;
@@ -134,7 +139,11 @@ fn main() {
     let fixture = FixtureApp::launch(&desktop, &FixtureOptions::default()).expect("fixture app");
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let _inside = rt.enter();
-    let config = AtSpiConfig { session_bus: Some(desktop.bus_address().to_string()), ..AtSpiConfig::default() };
+    let config = AtSpiConfig {
+        session_bus: Some(desktop.bus_address().to_string()),
+        display: Some(desktop.display().to_string()),
+        ..AtSpiConfig::default()
+    };
     let direct = rt.block_on(AtSpi::connect(config.clone())).expect("connect");
     let via_bus = rt.block_on(AtSpi::connect(AtSpiConfig { peer_to_peer: false, ..config })).expect("connect");
 
@@ -181,6 +190,39 @@ fn main() {
         rows.push(py);
         rows.push(dog);
         rows.push(py_win);
+    }
+    // The rest of the corpus of real applications: a full read each, deft-a11y against
+    // pyatspi in the same run (issue: `read` time per corpus app).
+    for app in [
+        CorpusApp::Gtk4WidgetFactory,
+        CorpusApp::FeatherPad,
+        CorpusApp::QtDesigner,
+        CorpusApp::Mousepad,
+        CorpusApp::Chromium,
+        CorpusApp::Firefox,
+    ] {
+        if let Some(why) = app.missing() {
+            eprintln!("skipping {}: {why}", app.accessible_name());
+            continue;
+        }
+        let mut running = RunningApp::launch(&desktop, app).expect("corpus app starts");
+        running.wait_registered(&desktop, Duration::from_secs(60)).expect("corpus app registers");
+        let name = app.accessible_name();
+        let found = settle(&rt, &direct, name);
+        let pid = running.pid();
+        let before = cpu_ms(pid);
+        let (full, nodes) = time_deft(&rt, &direct, &Scope::App(found.id.clone()), runs);
+        let per_read = (cpu_ms(pid) - before) / (runs + 1) as f64;
+        let full = deft_row(name, "deft-a11y", full, nodes, per_read);
+        let py = peer(&desktop, "pyatspi_snapshot.py", name, None, peer_runs, pid);
+        verdicts.push(format!(
+            "{name}: full snapshot {:.1} ms median for {nodes} elements, {:.1}x pyatspi",
+            full.median_ms,
+            py.median_ms / full.median_ms
+        ));
+        rows.push(full);
+        rows.push(py);
+        running.check_responsive(&desktop, Duration::from_secs(5)).expect("the app still answers after the reads");
     }
     let _ = fixture.shutdown();
     let _ = factory.kill();

@@ -1,14 +1,12 @@
 //! The seam: the [`Accessibility`] trait every platform backend implements, and its types.
 
 use std::future::Future;
-use std::pin::Pin;
 
 use deft_types::{Element, ElementId, Logical, Point, Rect, Role, States};
-use futures_util::Stream;
 use serde::{Deserialize, Serialize};
 
 use crate::error::A11yError;
-use crate::events::{A11yEvent, EventFilter};
+use crate::events::{EventFilter, EventStream};
 use crate::tree::Tree;
 
 /// An application on the accessibility bus, with its top-level windows.
@@ -117,9 +115,6 @@ impl Hit {
     }
 }
 
-/// A stream of accessibility events; it ends when the backend's connection does.
-pub type EventStream = Pin<Box<dyn Stream<Item = Result<A11yEvent, A11yError>> + Send>>;
-
 /// An accessibility backend: AT-SPI2 on Linux today; Windows UI Automation and macOS AX
 /// fit the same shape (their element references become opaque [`ElementId`] strings,
 /// their patterns and attributes map onto [`Operation`]).
@@ -157,6 +152,26 @@ pub trait Accessibility: Send + Sync {
     fn toolkit(&self, id: &ElementId) -> impl Future<Output = Result<Option<String>, A11yError>> + Send {
         let _ = id;
         async { Ok(None) }
+    }
+
+    /// Whether an action invoked through accessibility on `id`'s application runs inside
+    /// the accessibility call, so that a modal dialog it opens keeps that call's connection
+    /// busy until the dialog closes (GTK 3's atk-bridge runs `gtk_dialog_run` there): when
+    /// the caller then exits, the application freezes for good (`docs/real-apps.md`). A
+    /// caller activates such an application's controls with the pointer where it can.
+    /// `false` by default.
+    fn actions_hold_the_call(&self, id: &ElementId) -> impl Future<Output = bool> + Send {
+        let _ = id;
+        async { false }
+    }
+
+    /// Whether `id`'s application reports a button `armed` or `pressed` while the pointer
+    /// button is held on it, as soon as it handled the press: then a press that never
+    /// shows it did not arrive. Measured: GTK 3 (`armed`), Qt 5 and 6 (`pressed`); GTK 4,
+    /// Chromium and Firefox show nothing. `false` by default.
+    fn reports_held_press(&self, id: &ElementId) -> impl Future<Output = bool> + Send {
+        let _ = id;
+        async { false }
     }
 
     /// Invoke the named action, e.g. `click`.

@@ -4,15 +4,16 @@ use std::time::Duration;
 
 use deft_types::{ElementId, ErrorClass};
 
-use crate::selector::{ResolveError, SelectorError};
+use crate::selector::{ResolveError, SyntaxError};
 
 /// An accessibility error. [`A11yError::class`] tells a caller whether to retry.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum A11yError {
     /// The accessibility bus (or the session bus that announces it) cannot be reached.
     #[error(
-        "the accessibility bus is not reachable: {detail}. Is the AT-SPI bus running? \
-         Start the app on a desktop with accessibility, e.g. `cargo xtask desktop -- <command>`"
+        "the accessibility bus is not reachable: {detail}. Is the AT-SPI bus running? Deft needs a desktop \
+         session with accessibility on: DBUS_SESSION_BUS_ADDRESS set, and at-spi-bus-launcher (package \
+         at-spi2-core) started by the session"
     )]
     BusUnavailable {
         /// What failed, in plain words.
@@ -74,9 +75,9 @@ pub enum A11yError {
         /// Why it is not valid.
         why: String,
     },
-    /// The selector text does not parse.
+    /// A selector or condition text does not parse.
     #[error(transparent)]
-    Selector(#[from] SelectorError),
+    Syntax(#[from] SyntaxError),
     /// The selector matched nothing, or more than one element.
     #[error(transparent)]
     Resolve(#[from] ResolveError),
@@ -107,7 +108,7 @@ impl A11yError {
             | A11yError::NoSuchAction { .. }
             | A11yError::Refused { .. }
             | A11yError::InvalidId { .. }
-            | A11yError::Selector(_)
+            | A11yError::Syntax(_)
             | A11yError::Resolve(_) => ErrorClass::Permanent,
         }
     }
@@ -131,7 +132,7 @@ mod tests {
         assert!(t.is_retryable());
         let bus = A11yError::BusUnavailable { detail: "no socket".into() };
         assert_eq!(bus.class(), ErrorClass::Permanent);
-        assert!(bus.to_string().contains("cargo xtask desktop"), "{bus}");
+        assert!(bus.to_string().contains("at-spi2-core") && !bus.to_string().contains("xtask"), "{bus}");
         let none = A11yError::NoSuchAction {
             id: ElementId("x".into()),
             action: "press".into(),

@@ -1,12 +1,16 @@
 //! Typed accessibility events, and the glue that publishes them onto a [`deft_bus::Bus`].
 
+use std::pin::Pin;
+
 use deft_bus::Bus;
 use deft_types::{ElementId, State};
-use futures_util::StreamExt;
+use futures_util::{Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 
-use crate::backend::EventStream;
 use crate::error::A11yError;
+
+/// A stream of accessibility events; it ends when the backend's connection does.
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<A11yEvent, A11yError>> + Send>>;
 
 /// Something changed in an application's UI.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -6,8 +6,9 @@ use std::sync::Mutex;
 use deft_types::{Element, ElementId, Logical, Point, State};
 use tokio::sync::broadcast;
 
-use crate::backend::{AppInfo, EventStream, Hit, Operation, Scope, SnapshotOptions, WindowInfo};
+use crate::backend::{AppInfo, Hit, Operation, Scope, SnapshotOptions, WindowInfo};
 use crate::error::A11yError;
+use crate::events::EventStream;
 use crate::events::{A11yEvent, EventFilter};
 use crate::tree::{RootContext, Tree, TreeBuilder};
 use crate::{Accessibility, tree};

@@ -101,9 +101,9 @@ mod tree;
 
 #[cfg(feature = "atspi")]
 pub use crate::atspi::{AtSpi, AtSpiConfig};
-pub use backend::{Accessibility, AppInfo, EventStream, Hit, Operation, Scope, SnapshotOptions, WindowInfo};
+pub use backend::{Accessibility, AppInfo, Hit, Operation, Scope, SnapshotOptions, WindowInfo};
 pub use error::A11yError;
-pub use events::{A11yEvent, EventFilter, EventKind};
+pub use events::{A11yEvent, EventFilter, EventKind, EventStream};
 pub use fake::{FakeAccessibility, demo_tree};
-pub use find::{Found, find};
+pub use find::{Found, Scoped, app_as_window, find, find_all, find_with, is_short_id, read_scope, short_id};
 pub use tree::{BuildId, Node, Relation, RootContext, Tree, TreeBuilder, element};

@@ -36,6 +36,7 @@ pub fn config(desktop: &Desktop) -> AtSpiConfig {
         session_bus: Some(desktop.bus_address().to_string()),
         call_timeout: Duration::from_secs(2),
         read_deadline: Duration::from_secs(8),
+        display: Some(desktop.display().to_string()),
         ..AtSpiConfig::default()
     }
 }

@@ -5,7 +5,9 @@
 mod support;
 
 mod act;
+mod corpus;
 mod events;
 mod failure;
 mod read;
 mod select;
+mod toolkits;

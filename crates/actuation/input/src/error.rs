@@ -8,8 +8,7 @@ use deft_types::ErrorClass;
 pub enum InputError {
     /// No display server to talk to: nothing will work until the environment is fixed.
     #[error(
-        "{} does not answer ({detail}); run Deft inside a desktop session, \
-         or on a headless one with `cargo xtask desktop -- <command>`",
+        "{} does not answer ({detail}); run Deft inside a desktop session: set DISPLAY to a running X server (e.g. DISPLAY=:0), or start a headless one with Xvfb (e.g. `Xvfb :99 &` then DISPLAY=:99)",
         display_name(display)
     )]
     NoDisplay {
@@ -97,7 +96,7 @@ mod tests {
         let e = InputError::NoDisplay { display: Some(":7".into()), detail: "connection refused".into() };
         let msg = e.to_string();
         assert!(msg.contains("the X server at :7 does not answer"), "{msg}");
-        assert!(msg.contains("cargo xtask desktop --"), "{msg}");
+        assert!(msg.contains("Xvfb") && !msg.contains("xtask"), "{msg}");
         assert_eq!(e.class(), ErrorClass::Permanent);
         let unset = InputError::NoDisplay { display: None, detail: "no DISPLAY".into() };
         assert!(unset.to_string().starts_with("DISPLAY is not set"), "{unset}");

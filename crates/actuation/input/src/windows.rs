@@ -45,7 +45,7 @@ impl fmt::Display for WindowQuery {
 
 /// A visible top-level window.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WindowInfo {
+pub struct WindowGeometry {
     /// The platform's window id (an X window id).
     pub id: u64,
     /// The owning process, when the window says.
@@ -60,11 +60,19 @@ pub struct WindowInfo {
 pub trait WindowLocator {
     /// Every visible top-level window matching `query`, in stacking order from the bottom
     /// when the platform knows it.
-    fn windows(&self, query: &WindowQuery) -> Result<Vec<WindowInfo>, InputError>;
+    fn windows(&self, query: &WindowQuery) -> Result<Vec<WindowGeometry>, InputError>;
 
     /// The one window matching `query` (the topmost when several do).
-    fn window(&self, query: &WindowQuery) -> Result<WindowInfo, InputError> {
+    fn window(&self, query: &WindowQuery) -> Result<WindowGeometry, InputError> {
         self.windows(query)?.pop().ok_or_else(|| InputError::WindowNotFound(query.to_string()))
+    }
+
+    /// Ask the window manager to raise and activate window `id`, the way a taskbar does
+    /// (on X11, a `_NET_ACTIVE_WINDOW` request). The window manager decides; callers check
+    /// the result. Not every backend can: the default says so.
+    fn activate(&self, id: u64) -> Result<(), InputError> {
+        let _ = id;
+        Err(InputError::Backend { what: "window activation", detail: "not supported by this backend".into() })
     }
 }
 

@@ -171,6 +171,7 @@ impl Action {
 }
 
 /// The kind of an action: what policies and reports are keyed by. Named as the CLI verbs.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ActionKind {
@@ -203,9 +204,30 @@ impl ActionKind {
             ActionKind::Wait => "wait",
         }
     }
+
+    /// The kind's name as policies, outcomes and tool definitions write it (its serde
+    /// form: `set_value` where the CLI verb is `set-value`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Click => "click",
+            ActionKind::Type => "type",
+            ActionKind::SetValue => "set_value",
+            ActionKind::Action => "action",
+            ActionKind::Key => "key",
+            ActionKind::Scroll => "scroll",
+            ActionKind::Wait => "wait",
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A way of carrying out an action: the links of a fallback chain.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
@@ -232,6 +254,36 @@ pub enum Method {
 }
 
 impl Method {
+    /// Every method, in declaration order.
+    pub const ALL: [Method; 10] = [
+        Method::CoordinateClick,
+        Method::A11yAction,
+        Method::OffsetClick,
+        Method::Keystrokes,
+        Method::A11ySet,
+        Method::FocusSelectAllKeystrokes,
+        Method::Wheel,
+        Method::A11yScroll,
+        Method::KeyChord,
+        Method::Wait,
+    ];
+
+    /// The method's name as policies, outcomes and reports write it (its serde form).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::CoordinateClick => "coordinate_click",
+            Method::A11yAction => "a11y_action",
+            Method::OffsetClick => "offset_click",
+            Method::Keystrokes => "keystrokes",
+            Method::A11ySet => "a11y_set",
+            Method::FocusSelectAllKeystrokes => "focus_select_all_keystrokes",
+            Method::Wheel => "wheel",
+            Method::A11yScroll => "a11y_scroll",
+            Method::KeyChord => "key_chord",
+            Method::Wait => "wait",
+        }
+    }
+
     /// Whether the method moves the pointer and clicks: such methods are the ones a
     /// modal popup or an overlay can intercept.
     pub fn is_pointer(self) -> bool {

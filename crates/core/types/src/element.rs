@@ -9,6 +9,7 @@ use crate::geometry::{Logical, Rect};
 
 /// An element's identity, as stable as the platform allows (on AT-SPI: bus name + object
 /// path). Opaque to callers: compare, hash and print it, never parse it.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ElementId(pub String);
@@ -22,6 +23,7 @@ impl fmt::Display for ElementId {
 /// An element's role in snake case, as the platform names it (`push_button`, `check_box`,
 /// `text`, `dialog`, ...). A string rather than an enum: platforms add roles, and an
 /// unknown role must still be selectable by name.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
 #[serde(from = "String", into = "String")]
 pub struct Role(pub String);
@@ -111,6 +113,84 @@ pub enum State {
     Active,
 }
 
+impl State {
+    /// Every state, in declaration order.
+    pub const ALL: [State; 16] = [
+        State::Enabled,
+        State::Showing,
+        State::Visible,
+        State::Focused,
+        State::Focusable,
+        State::Selected,
+        State::Checked,
+        State::Pressed,
+        State::Armed,
+        State::Expanded,
+        State::Expandable,
+        State::Busy,
+        State::Editable,
+        State::SingleLine,
+        State::Modal,
+        State::Active,
+    ];
+
+    /// The state's name as written in selectors, conditions, configs and reports (the
+    /// same spelling as its serde form).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Enabled => "enabled",
+            State::Showing => "showing",
+            State::Visible => "visible",
+            State::Focused => "focused",
+            State::Focusable => "focusable",
+            State::Selected => "selected",
+            State::Checked => "checked",
+            State::Pressed => "pressed",
+            State::Armed => "armed",
+            State::Expanded => "expanded",
+            State::Expandable => "expandable",
+            State::Busy => "busy",
+            State::Editable => "editable",
+            State::SingleLine => "single_line",
+            State::Modal => "modal",
+            State::Active => "active",
+        }
+    }
+
+    /// Every state name, comma separated, for help texts and error messages.
+    pub fn names() -> String {
+        State::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A state name that is not one of [`State::ALL`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownState(pub String);
+
+impl fmt::Display for UnknownState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown state '{}'; the states are: {}", self.0, State::names())
+    }
+}
+
+impl std::error::Error for UnknownState {}
+
+impl std::str::FromStr for State {
+    type Err = UnknownState;
+
+    /// Any spelling a person writes: `single_line`, `single-line`, `Single Line`.
+    fn from_str(s: &str) -> Result<State, UnknownState> {
+        let norm = Role::new(s);
+        State::ALL.into_iter().find(|st| st.as_str() == norm.as_str()).ok_or_else(|| UnknownState(s.trim().to_string()))
+    }
+}
+
 /// A set of states, kept sorted so that equality and serialization are canonical.
 pub type States = BTreeSet<State>;
 
@@ -182,5 +262,16 @@ mod tests {
         assert!(Role::new("Dialog").is_dialog_like());
         let r: Role = serde_json::from_str("\"Progress Bar\"").unwrap();
         assert_eq!(r.as_str(), "progress_bar");
+    }
+
+    #[test]
+    fn state_names_are_their_serde_names_and_parse_back() {
+        for st in State::ALL {
+            assert_eq!(serde_json::to_string(&st).unwrap(), format!("\"{st}\""));
+            assert_eq!(st.as_str().parse::<State>(), Ok(st));
+        }
+        assert_eq!("Single Line".parse::<State>(), Ok(State::SingleLine));
+        let e = "bogus".parse::<State>().unwrap_err().to_string();
+        assert!(e.starts_with("unknown state 'bogus'; the states are: enabled, showing") && e.contains("armed"), "{e}");
     }
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::geometry::{Physical, Rect};
 
 /// The channel an observation came through, cheapest first.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Channel {
@@ -18,9 +19,12 @@ pub enum Channel {
     Vision,
     /// The input backend itself (e.g. an injection error).
     Input,
+    /// The display server's own window list (X11 window titles).
+    Display,
 }
 
 /// One observation that supports a verdict.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct Evidence {
     /// How it was seen.

@@ -316,6 +316,25 @@ impl<S: CoordSpace> Serialize for Rect<S> {
     }
 }
 
+// The schema of what `Serialize` writes: `[x, y, w, h]`, the same for every space.
+#[cfg(feature = "schemars")]
+impl<S: CoordSpace> schemars::JsonSchema for Rect<S> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Rect".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "[x, y, width, height]",
+            "type": "array",
+            "prefixItems": [{"type": "integer"}, {"type": "integer"}, {"type": "integer", "minimum": 0}, {"type": "integer", "minimum": 0}],
+            "items": false,
+            "minItems": 4,
+            "maxItems": 4
+        })
+    }
+}
+
 impl<'de, S: CoordSpace> Deserialize<'de> for Rect<S> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let (x, y, w, h) = <(i32, i32, u32, u32)>::deserialize(d)?;

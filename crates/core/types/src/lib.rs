@@ -22,9 +22,11 @@ mod outcome;
 mod selector;
 
 pub use action::{Action, ActionKind, Condition, KeyChord, Method, MouseButton, Target};
-pub use element::{Element, ElementId, Role, State, States};
+pub use element::{Element, ElementId, Role, State, States, UnknownState};
 pub use evidence::{Channel, Evidence};
 pub use frame::{Frame, FrameError};
 pub use geometry::{CoordSpace, Logical, Physical, Point, Rect, ScaleError, ScaleFactor, Screenshot, Size};
-pub use outcome::{Attempt, AttemptResult, Blocking, ErrorClass, Outcome, SuggestedAction, TargetInfo};
+pub use outcome::{
+    Attempt, AttemptResult, Blocking, Candidate, ErrorClass, Failure, FailureKind, Outcome, SuggestedAction, TargetInfo,
+};
 pub use selector::{Selector, TextMatch};

@@ -1,4 +1,4 @@
-//! The outcome of an action: what users and other agents rely on (VERIFICATION.md).
+//! The outcome of an action: what users and other agents rely on (docs/VERIFICATION.md).
 
 use serde::{Deserialize, Serialize};
 
@@ -8,6 +8,7 @@ use crate::evidence::Evidence;
 use crate::geometry::{Logical, Rect};
 
 /// Why an attempt did not work, which decides what happens next.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorClass {
@@ -40,6 +41,7 @@ impl ErrorClass {
 }
 
 /// What one attempt came to.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AttemptResult {
@@ -64,6 +66,7 @@ pub enum AttemptResult {
 }
 
 /// One attempt of the fallback chain.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct Attempt {
     /// How it was tried.
@@ -78,6 +81,7 @@ pub struct Attempt {
 }
 
 /// The element acted on, as it was resolved.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct TargetInfo {
     /// Its id, when it came from the accessibility tree.
@@ -91,9 +95,16 @@ pub struct TargetInfo {
     /// Its bounds, when known.
     #[serde(default)]
     pub bounds: Option<Rect<Logical>>,
+    /// Its application's name, when known.
+    #[serde(default)]
+    pub app: Option<String>,
+    /// The title of its top-level window, when known.
+    #[serde(default)]
+    pub window: Option<String>,
 }
 
 /// Something that intercepts input meant for the target.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct Blocking {
     /// Its role (`dialog`, `alert`, ...).
@@ -106,6 +117,7 @@ pub struct Blocking {
 }
 
 /// What the caller might do next.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SuggestedAction {
@@ -119,7 +131,83 @@ pub enum SuggestedAction {
     RefineSelector,
 }
 
+/// An element a failed resolution names, so that a person or an agent can pick another:
+/// the closest elements to a selector that matched nothing, or every element of an
+/// ambiguous one.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Candidate {
+    /// Its id.
+    pub id: ElementId,
+    /// Its role.
+    pub role: Role,
+    /// Its name.
+    pub name: String,
+    /// Its application.
+    pub app: String,
+    /// The title of its window, when it is in one.
+    #[serde(default)]
+    pub window: Option<String>,
+    /// Its path of child indices from the window.
+    #[serde(default)]
+    pub path: Vec<u32>,
+    /// A selector, in the text syntax, that names exactly this element.
+    pub selector: String,
+    /// How close it comes to what was asked, in percent (100 for an actual match).
+    pub similarity: u8,
+}
+
+/// Why an action failed, in the categories callers branch on (the CLI's exit codes, an
+/// agent's next move). Decided once, by the executor.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// No element (or text on screen) matches the target.
+    NotFound,
+    /// Several elements match the target; the candidates list them all.
+    Ambiguous,
+    /// A dialog, popup or other element intercepts the input.
+    Blocked,
+    /// The target is there but cannot take the input (disabled, hidden, off screen).
+    NotActionable,
+    /// The input was sent but the expected effect did not show.
+    NoEffect,
+    /// A wait ran out of time.
+    TimedOut,
+    /// The desktop, the accessibility bus or the application could not be reached.
+    Unavailable,
+}
+
+impl FailureKind {
+    /// The kind's name (its serde form).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::NotFound => "not_found",
+            FailureKind::Ambiguous => "ambiguous",
+            FailureKind::Blocked => "blocked",
+            FailureKind::NotActionable => "not_actionable",
+            FailureKind::NoEffect => "no_effect",
+            FailureKind::TimedOut => "timed_out",
+            FailureKind::Unavailable => "unavailable",
+        }
+    }
+}
+
+/// Why an action failed, and the elements that could be meant instead.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Failure {
+    /// The category.
+    pub kind: FailureKind,
+    /// For `not_found`: the closest elements, most similar first; for `ambiguous`: every
+    /// match, in the order `index` counts them. Empty otherwise.
+    #[serde(default)]
+    pub candidates: Vec<Candidate>,
+}
+
 /// The outcome of one action, verified or not.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct Outcome {
     /// The intended effect was observed (or, without verification, the input was sent).
@@ -149,6 +237,9 @@ pub struct Outcome {
     /// What the caller might do next.
     #[serde(default)]
     pub suggested_action: Option<SuggestedAction>,
+    /// Why it failed, when it did (`None` when `ok`).
+    #[serde(default)]
+    pub failure: Option<Failure>,
     /// The evidence behind the verdict.
     #[serde(default)]
     pub evidence: Vec<Evidence>,

@@ -27,6 +27,8 @@ fn sample_outcome() -> Outcome {
             role: Some(Role::new("push button")),
             name: "Submit".into(),
             bounds: Some(Rect::new(10, 20, 80, 30)),
+            app: Some("deft-fixture".into()),
+            window: Some("Deft Fixture".into()),
         }),
         expected: "any UI change on or around the target".into(),
         observed: "dialog 'Saved' appeared; target gone".into(),
@@ -46,6 +48,7 @@ fn sample_outcome() -> Outcome {
         ],
         blocking: None,
         suggested_action: None,
+        failure: None,
         evidence: vec![Evidence {
             channel: Channel::Accessibility,
             what: "dialog 'Saved' appeared".into(),
@@ -66,6 +69,37 @@ fn outcome_roundtrips_and_reads_like_the_contract() {
     assert_eq!(v["attempts"][0]["result"], "no_change");
     assert_eq!(v["target"]["bounds"], serde_json::json!([10, 20, 80, 30]));
     assert_eq!(v["blocking"], serde_json::Value::Null);
+    assert_eq!(v["failure"], serde_json::Value::Null);
+}
+
+#[test]
+fn failures_name_their_kind_and_candidates() {
+    let mut o = sample_outcome();
+    o.ok = false;
+    o.failure = Some(Failure {
+        kind: FailureKind::Ambiguous,
+        candidates: vec![Candidate {
+            id: ElementId(":1.2|/a/7".into()),
+            role: Role::new("push_button"),
+            name: "Submit".into(),
+            app: "deft-fixture".into(),
+            window: Some("Deft Fixture".into()),
+            path: vec![0, 2],
+            selector: "app=deft-fixture window=\"Deft Fixture\" path=0/2".into(),
+            similarity: 100,
+        }],
+    });
+    roundtrip(&o);
+    let v = serde_json::to_value(&o).unwrap();
+    assert_eq!(v["failure"]["kind"], "ambiguous");
+    assert_eq!(v["failure"]["candidates"][0]["similarity"], 100);
+    for k in [FailureKind::NotFound, FailureKind::NotActionable, FailureKind::TimedOut] {
+        assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
+    }
+    for m in Method::ALL {
+        assert_eq!(serde_json::to_value(m).unwrap(), m.as_str());
+    }
+    assert_eq!(serde_json::to_value(ActionKind::SetValue).unwrap(), ActionKind::SetValue.as_str());
 }
 
 #[test]

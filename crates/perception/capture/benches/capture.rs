@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use deft_capture::{Capture, Target, X11Capture, X11Options};
+use deft_capture::{Capture, CaptureTarget, X11Capture, X11Options};
 use deft_harness::{Desktop, DesktopConfig};
 use deft_types::Rect;
 
@@ -60,11 +60,11 @@ fn run_all(desktop: &Desktop, mss_path: Option<&Path>) -> Vec<Row> {
     {
         let mut cap = X11Capture::connect_with(Some(desktop.display()), &X11Options { shm }).expect("connects");
         assert_eq!(cap.backend_name() == "x11-shm", shm, "{:?}", cap.shm_unavailable());
-        let times = time(|| drop(cap.capture(&Target::Screen).expect("captures")));
+        let times = time(|| drop(cap.capture(&CaptureTarget::Screen).expect("captures")));
         rows.push(row(label, &times, ""));
     }
     let mut cap = X11Capture::connect(Some(desktop.display())).expect("connects");
-    let region = Target::Region(Rect::new(100, 100, 200, 200));
+    let region = CaptureTarget::Region(Rect::new(100, 100, 200, 200));
     let times = time(|| drop(cap.capture(&region).expect("captures")));
     rows.push(row("deft x11-shm: 200x200 region", &times, "a typical verification crop"));
     rows.push(xcap_row(desktop));

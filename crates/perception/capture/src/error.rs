@@ -7,10 +7,10 @@ use deft_types::{ErrorClass, Physical, Rect, Size};
 pub enum CaptureError {
     /// No display to capture from: the X server is not there, or `DISPLAY` is wrong.
     #[error(
-        "cannot connect to X display '{display}': {why}; is DISPLAY set? run under `cargo xtask desktop -- ...` for a headless one"
+        "cannot connect to {display}: {why}; is DISPLAY set? set DISPLAY to a running X server (e.g. DISPLAY=:0), or start a headless one with Xvfb (e.g. `Xvfb :99 &` then DISPLAY=:99)"
     )]
     NoDisplay {
-        /// The display asked for (`$DISPLAY` when none was named).
+        /// The display asked for, in words (`the X display ':7'`, or the one DISPLAY names).
         display: String,
         /// What the connection attempt said.
         why: String,
@@ -49,6 +49,20 @@ pub enum CaptureError {
         /// Why nothing of it can be captured.
         why: String,
     },
+    /// Other windows are stacked over part of the window: a capture would show their
+    /// pixels there. Raise it first (as the toolbelt's `screenshot` and `ocr` do).
+    #[error("window {window} is covered by {}: a capture would show their pixels; raise it first", by.join(", "))]
+    WindowCovered {
+        /// The window as asked for.
+        window: String,
+        /// Its X window id, to raise it by.
+        id: u64,
+        /// Where its contents lie on screen (what a capture of that region shows now is
+        /// partly the covering windows).
+        bounds: Rect<Physical>,
+        /// The windows over it, by title.
+        by: Vec<String>,
+    },
     /// The backend failed.
     #[error("{backend} capture failed: {message}")]
     Backend {
@@ -68,6 +82,7 @@ impl CaptureError {
     pub fn class(&self) -> ErrorClass {
         match self {
             CaptureError::WindowNotFound { .. } | CaptureError::WindowNotVisible { .. } => ErrorClass::Stale,
+            CaptureError::WindowCovered { .. } => ErrorClass::Transient,
             CaptureError::Backend { transient: true, .. } => ErrorClass::Transient,
             CaptureError::NoDisplay { .. }
             | CaptureError::BadRegion { .. }
@@ -93,9 +108,9 @@ mod tests {
 
     #[test]
     fn messages_say_what_and_how_to_fix() {
-        let e = CaptureError::NoDisplay { display: ":999".into(), why: "connection refused".into() };
+        let e = CaptureError::NoDisplay { display: "the X display ':999'".into(), why: "connection refused".into() };
         let text = e.to_string();
-        assert!(text.contains("':999'") && text.contains("is DISPLAY set?") && text.contains("cargo xtask desktop"));
+        assert!(text.contains("':999'") && text.contains("is DISPLAY set?") && text.contains("Xvfb"), "{text}");
         assert_eq!(e.class(), ErrorClass::Permanent);
 
         let e = CaptureError::BadRegion {

@@ -3,7 +3,7 @@
 use deft_types::{Frame, Physical, Point, Rect, ScaleFactor, Size};
 
 use crate::error::{CaptureError, show_rect};
-use crate::target::{self, Monitor, Target, WindowRef};
+use crate::target::{self, CaptureTarget, Monitor, WindowRef};
 use crate::{Capture, pixels};
 
 /// A window of a [`FakeCapture`] screen.
@@ -88,18 +88,18 @@ impl FakeCapture {
 }
 
 impl Capture for FakeCapture {
-    fn capture(&mut self, what: &Target) -> Result<Frame, CaptureError> {
+    fn capture(&mut self, what: &CaptureTarget) -> Result<Frame, CaptureError> {
         let size = self.size();
         let at =
             |monitors: &[Monitor], r: Rect<Physical>| (r, target::monitor_at(monitors, &r).map(|m| m.name.clone()));
         let (rect, monitor) = match what {
-            Target::Screen => (Rect::new(0, 0, size.w, size.h), None),
-            Target::Monitor(name) => {
+            CaptureTarget::Screen => (Rect::new(0, 0, size.w, size.h), None),
+            CaptureTarget::Monitor(name) => {
                 let m = target::find_monitor(&self.monitors, name)?;
                 (target::clip_region(m.rect, size)?, Some(m.name.clone()))
             }
-            Target::Region(region) => at(&self.monitors, target::clip_region(*region, size)?),
-            Target::Window(which) => {
+            CaptureTarget::Region(region) => at(&self.monitors, target::clip_region(*region, size)?),
+            CaptureTarget::Window(which) => {
                 let window = self.window(which)?;
                 let not_visible = |why: String| CaptureError::WindowNotVisible { window: which.to_string(), why };
                 if !window.visible {
@@ -154,16 +154,16 @@ mod tests {
     #[test]
     fn regions_windows_and_monitors_are_cut_from_the_screen() {
         let mut fake = fake();
-        let f = fake.capture(&Target::Region(Rect::new(-1, 1, 3, 9))).unwrap();
+        let f = fake.capture(&CaptureTarget::Region(Rect::new(-1, 1, 3, 9))).unwrap();
         assert_eq!((f.width(), f.height(), f.origin), (2, 2, Point::new(0, 1)));
         assert_eq!(f.pixel(1, 1), Some([1, 2, 0, 255]));
         assert_eq!(f.monitor.as_deref(), Some("screen"));
 
-        let f = fake.capture(&Target::Window(WindowRef::Title("Not".into()))).unwrap();
+        let f = fake.capture(&CaptureTarget::Window(WindowRef::Title("Not".into()))).unwrap();
         assert_eq!(f.screen_rect(), Rect::new(2, 1, 2, 2), "clipped to the screen");
         assert_eq!(f.pixel(0, 0), Some([2, 1, 0, 255]));
 
-        let f = fake.capture(&Target::Monitor("screen".into())).unwrap();
+        let f = fake.capture(&CaptureTarget::Monitor("screen".into())).unwrap();
         assert_eq!(f.pixels(), screen().pixels());
         assert!(f.timestamp_us > 0);
         assert_eq!(fake.captures(), 3);
@@ -172,14 +172,14 @@ mod tests {
     #[test]
     fn hidden_missing_and_off_screen_windows_are_errors() {
         let mut fake = fake();
-        let e = fake.capture(&Target::Window(WindowRef::Id(8))).unwrap_err();
+        let e = fake.capture(&CaptureTarget::Window(WindowRef::Id(8))).unwrap_err();
         assert!(matches!(e, CaptureError::WindowNotVisible { .. }), "{e}");
-        let e = fake.capture(&Target::Window(WindowRef::Title("Hidden".into()))).unwrap_err();
+        let e = fake.capture(&CaptureTarget::Window(WindowRef::Title("Hidden".into()))).unwrap_err();
         assert!(matches!(e, CaptureError::WindowNotFound { .. }), "a hidden window has no visible title: {e}");
-        let e = fake.capture(&Target::Window(WindowRef::Id(9))).unwrap_err();
+        let e = fake.capture(&CaptureTarget::Window(WindowRef::Id(9))).unwrap_err();
         assert_eq!(e.to_string(), "window 0x9 not found: there is no such window (it may have been closed)");
         fake.windows_mut()[0].rect = Rect::new(10, 10, 2, 2);
-        let e = fake.capture(&Target::Window(WindowRef::Id(7))).unwrap_err();
+        let e = fake.capture(&CaptureTarget::Window(WindowRef::Id(7))).unwrap_err();
         assert!(e.to_string().contains("entirely outside the 4x3 screen, at 10,10 2x2"), "{e}");
     }
 }

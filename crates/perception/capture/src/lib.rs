@@ -1,6 +1,6 @@
 //! Screen and window capture: the seam between Deft and the pixels on screen.
 //!
-//! The seam is [`Capture`]: capture a [`Target`] (the screen, a monitor, a window, a region)
+//! The seam is [`Capture`]: capture a [`CaptureTarget`] (the screen, a monitor, a window, a region)
 //! as a [`Frame`] that carries its screen position, a `CLOCK_MONOTONIC` timestamp, the
 //! monitor and the scale factor; its coordinates are [`deft_types::Physical`] pixels.
 //!
@@ -38,7 +38,7 @@ mod xcap_backend;
 pub use deft_types::Frame;
 pub use error::CaptureError;
 pub use fake::{FakeCapture, FakeWindow};
-pub use target::{Monitor, Target, WindowRef};
+pub use target::{CaptureTarget, Monitor, WindowRef};
 #[cfg(target_os = "linux")]
 pub use x11::{X11Capture, X11Options};
 #[cfg(feature = "xcap")]
@@ -47,7 +47,7 @@ pub use xcap_backend::XcapCapture;
 /// Something that captures the screen.
 pub trait Capture {
     /// Capture `what` now.
-    fn capture(&mut self, what: &Target) -> Result<Frame, CaptureError>;
+    fn capture(&mut self, what: &CaptureTarget) -> Result<Frame, CaptureError>;
 
     /// The monitors, in the screen's physical pixels; never empty on a working display.
     fn monitors(&mut self) -> Result<Vec<Monitor>, CaptureError>;
@@ -73,7 +73,7 @@ pub fn open_default(display: Option<&str>) -> Result<Box<dyn Capture + Send>, Ca
         fallback(
             display,
             CaptureError::NoDisplay {
-                display: display.unwrap_or("(the platform's default)").to_string(),
+                display: display.map_or_else(|| "the default display".into(), |d| format!("display '{d}'")),
                 why: "only the xcap backend captures on this platform".into(),
             },
         )

@@ -6,7 +6,7 @@ use crate::error::{CaptureError, show_rect};
 
 /// What to capture.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Target {
+pub enum CaptureTarget {
     /// The whole screen: on X11 the root window, which spans every monitor.
     Screen,
     /// One monitor, by the name [`crate::Capture::monitors`] reports.

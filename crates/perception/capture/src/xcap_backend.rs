@@ -3,7 +3,7 @@
 use deft_types::{Frame, Physical, Rect, ScaleFactor, Size};
 
 use crate::error::{CaptureError, show_rect};
-use crate::target::{self, Monitor, Target, WindowRef};
+use crate::target::{self, CaptureTarget, Monitor, WindowRef};
 use crate::{Capture, pixels};
 
 const NAME: &str = "xcap";
@@ -23,10 +23,10 @@ impl XcapCapture {
     /// A capturer, after checking that xcap sees at least one monitor.
     pub fn new() -> Result<XcapCapture, CaptureError> {
         let monitors = xcap::Monitor::all()
-            .map_err(|e| CaptureError::NoDisplay { display: "(the platform's default)".into(), why: e.to_string() })?;
+            .map_err(|e| CaptureError::NoDisplay { display: "the default display".into(), why: e.to_string() })?;
         if monitors.is_empty() {
             return Err(CaptureError::NoDisplay {
-                display: "(the platform's default)".into(),
+                display: "the default display".into(),
                 why: "xcap found no monitor".into(),
             });
         }
@@ -78,14 +78,14 @@ impl XcapCapture {
 }
 
 impl Capture for XcapCapture {
-    fn capture(&mut self, what: &Target) -> Result<Frame, CaptureError> {
+    fn capture(&mut self, what: &CaptureTarget) -> Result<Frame, CaptureError> {
         let timestamp_us = crate::now_us();
         let (rect, pixels, monitor, scale) = match what {
-            Target::Screen => {
+            CaptureTarget::Screen => {
                 let (rect, pixels) = self.screen()?;
                 (rect, pixels, None, ScaleFactor::ONE)
             }
-            Target::Monitor(name) => {
+            CaptureTarget::Monitor(name) => {
                 let all = xcap::Monitor::all().map_err(failed)?;
                 let described = all.iter().map(describe).collect::<Result<Vec<_>, _>>()?;
                 let m = target::find_monitor(&described, name)?;
@@ -94,7 +94,7 @@ impl Capture for XcapCapture {
                 let rect = Rect::new(m.rect.x, m.rect.y, image.width(), image.height());
                 (rect, image.into_raw(), Some(m.name.clone()), m.scale)
             }
-            Target::Region(region) => {
+            CaptureTarget::Region(region) => {
                 let monitors = self.monitors()?;
                 let bounds = bounds(&monitors);
                 let rect = target::clip_to(*region, bounds, Size::new(bounds.w, bounds.h))?;
@@ -108,7 +108,7 @@ impl Capture for XcapCapture {
                     m.map_or(ScaleFactor::ONE, |m| m.scale),
                 )
             }
-            Target::Window(which) => {
+            CaptureTarget::Window(which) => {
                 let (rect, pixels) = self.window(which)?;
                 let monitors = self.monitors()?;
                 let m = target::monitor_at(&monitors, &rect);

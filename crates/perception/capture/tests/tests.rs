@@ -8,7 +8,7 @@ use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use deft_capture::{Capture, CaptureError, Target, WindowRef, X11Capture, X11Options};
+use deft_capture::{Capture, CaptureError, CaptureTarget, WindowRef, X11Capture, X11Options};
 use deft_harness::{Desktop, DesktopConfig};
 use deft_types::{Frame, Rect};
 
@@ -39,7 +39,7 @@ fn all_pixels(frame: &Frame, rgba: [u8; 4]) -> bool {
 
 /// Capture `target` until `ready` holds for the frame, for at most 10 s (drawing by
 /// another process is asynchronous; no fixed sleep guesses how long it takes).
-fn capture_until(cap: &mut X11Capture, target: &Target, ready: impl Fn(&Frame) -> bool) -> Frame {
+fn capture_until(cap: &mut X11Capture, target: &CaptureTarget, ready: impl Fn(&Frame) -> bool) -> Frame {
     let start = Instant::now();
     loop {
         let frame = cap.capture(target);
@@ -97,7 +97,7 @@ mod screen {
         let mut cap = connect(&desktop, true);
         assert_eq!(cap.backend_name(), "x11-shm", "MIT-SHM on a local Xvfb: {:?}", cap.shm_unavailable());
         let before = monotonic_us();
-        let frame = cap.capture(&Target::Screen).unwrap();
+        let frame = cap.capture(&CaptureTarget::Screen).unwrap();
         let after = monotonic_us();
         assert_eq!((frame.width(), frame.height()), (1280, 800));
         assert_eq!(frame.screen_rect(), Rect::new(0, 0, 1280, 800));
@@ -112,7 +112,7 @@ mod screen {
 
         // Same connection, same segment: the next capture sees the new colour.
         set_root(&desktop, "#00ff00");
-        let frame = cap.capture(&Target::Screen).unwrap();
+        let frame = cap.capture(&CaptureTarget::Screen).unwrap();
         assert!(all_pixels(&frame, GREEN), "first pixel {:?}", frame.pixel(0, 0));
     }
 
@@ -125,11 +125,11 @@ mod screen {
         assert!(!monitors.is_empty());
         let first = &monitors[0];
         assert_eq!(first.rect, Rect::new(0, 0, 1280, 800), "{monitors:?}");
-        let frame = cap.capture(&Target::Monitor(first.name.clone())).unwrap();
+        let frame = cap.capture(&CaptureTarget::Monitor(first.name.clone())).unwrap();
         assert_eq!(frame.screen_rect(), first.rect);
         assert_eq!(frame.monitor.as_deref(), Some(first.name.as_str()));
         assert!(all_pixels(&frame, RED));
-        let e = cap.capture(&Target::Monitor("HDMI-9".into())).unwrap_err();
+        let e = cap.capture(&CaptureTarget::Monitor("HDMI-9".into())).unwrap_err();
         assert!(matches!(e, CaptureError::MonitorNotFound { .. }), "{e}");
         assert!(e.to_string().contains(&first.name), "the error lists the monitors: {e}");
     }
@@ -142,14 +142,14 @@ mod screen {
         let mut shm = connect(&desktop, true);
         let mut plain = connect(&desktop, false);
         assert_eq!((shm.backend_name(), plain.backend_name()), ("x11-shm", "x11-getimage"));
-        let target = Target::Window(WindowRef::Id(window.xid));
+        let target = CaptureTarget::Window(WindowRef::Id(window.xid));
         // Column 1 of the stripes is (1, 7, 13).
         let striped = capture_until(&mut shm, &target, |f| f.pixel(1, 60) == Some([1, 7, 13, 255]));
         assert_eq!(striped.pixel(255, 5), Some([255, (7 * 255 % 256) as u8, (13 * 255 % 256) as u8, 255]));
         for target in [
-            Target::Screen,
-            Target::Window(WindowRef::Id(window.xid)),
-            Target::Region(Rect::new(striped.origin.x - 3, striped.origin.y + 7, 101, 33)),
+            CaptureTarget::Screen,
+            CaptureTarget::Window(WindowRef::Id(window.xid)),
+            CaptureTarget::Region(Rect::new(striped.origin.x - 3, striped.origin.y + 7, 101, 33)),
         ] {
             // The window manager may still be redrawing decorations just after the map:
             // compare only when the SHM frames before and after the plain one agree.
@@ -180,12 +180,12 @@ mod regions {
         let desktop = desktop(false);
         set_root(&desktop, "#ff0000");
         let mut cap = connect(&desktop, true);
-        let frame = cap.capture(&Target::Region(Rect::new(100, 50, 33, 17))).unwrap();
+        let frame = cap.capture(&CaptureTarget::Region(Rect::new(100, 50, 33, 17))).unwrap();
         assert_eq!(frame.screen_rect(), Rect::new(100, 50, 33, 17));
         assert!(all_pixels(&frame, RED));
         assert!(frame.monitor.is_some(), "a region names the monitor it lies on");
 
-        let frame = cap.capture(&Target::Region(Rect::new(1200, -20, 500, 60))).unwrap();
+        let frame = cap.capture(&CaptureTarget::Region(Rect::new(1200, -20, 500, 60))).unwrap();
         assert_eq!(frame.screen_rect(), Rect::new(1200, 0, 80, 40), "clipped to the screen");
         assert!(all_pixels(&frame, RED));
     }
@@ -195,18 +195,18 @@ mod regions {
         let desktop = desktop(false);
         for shm in [true, false] {
             let mut cap = connect(&desktop, shm);
-            let e = cap.capture(&Target::Region(Rect::new(10, 10, 0, 5))).unwrap_err();
+            let e = cap.capture(&CaptureTarget::Region(Rect::new(10, 10, 0, 5))).unwrap_err();
             assert_eq!(
                 e.to_string(),
                 "cannot capture region 10,10 0x5 of the 1280x800 screen: it is empty (zero width or height)"
             );
-            let e = cap.capture(&Target::Region(Rect::new(2000, 10, 50, 50))).unwrap_err();
+            let e = cap.capture(&CaptureTarget::Region(Rect::new(2000, 10, 50, 50))).unwrap_err();
             assert!(matches!(e, CaptureError::BadRegion { .. }), "{e}");
             assert!(e.to_string().contains("2000,10 50x50") && e.to_string().contains("entirely outside"), "{e}");
-            let e = cap.capture(&Target::Region(Rect::new(i32::MIN, i32::MIN, 10, 10))).unwrap_err();
+            let e = cap.capture(&CaptureTarget::Region(Rect::new(i32::MIN, i32::MIN, 10, 10))).unwrap_err();
             assert!(matches!(e, CaptureError::BadRegion { .. }), "{e}");
             // The capturer is still usable after refusing.
-            assert!(cap.capture(&Target::Region(Rect::new(0, 0, 1, 1))).is_ok());
+            assert!(cap.capture(&CaptureTarget::Region(Rect::new(0, 0, 1, 1))).is_ok());
         }
     }
 }
@@ -220,16 +220,16 @@ mod windows {
         set_root(&desktop, "#ff0000");
         let window = ColourWindow::open(&desktop, "deft-capture-green", (200, 100), "00ff00");
         let mut cap = connect(&desktop, true);
-        let by_id = Target::Window(WindowRef::Id(window.xid));
+        let by_id = CaptureTarget::Window(WindowRef::Id(window.xid));
         let frame = capture_until(&mut cap, &by_id, |f| all_pixels(f, GREEN));
         assert_eq!((frame.width(), frame.height()), (200, 100), "contents only, no decoration");
         // Around it: decoration or the red root, never green.
         let around = Rect::new(frame.origin.x - 40, frame.origin.y + 10, 30, 30);
-        let outside = cap.capture(&Target::Region(around)).unwrap();
+        let outside = cap.capture(&CaptureTarget::Region(around)).unwrap();
         assert_eq!(outside.pixel(35, 5), None);
         assert!(!outside.pixels().chunks_exact(4).any(|p| p == GREEN), "the window's frame is exactly its contents");
 
-        let by_title = cap.capture(&Target::Window(WindowRef::Title("capture-green".into()))).unwrap();
+        let by_title = cap.capture(&CaptureTarget::Window(WindowRef::Title("capture-green".into()))).unwrap();
         assert_eq!(by_title.screen_rect(), frame.screen_rect());
         assert!(all_pixels(&by_title, GREEN));
     }
@@ -239,17 +239,17 @@ mod windows {
         let desktop = desktop(true);
         let window = ColourWindow::open(&desktop, "deft-capture-hidden", (50, 50), "0000ff");
         let mut cap = connect(&desktop, true);
-        let e = cap.capture(&Target::Window(WindowRef::Title("no such title".into()))).unwrap_err();
+        let e = cap.capture(&CaptureTarget::Window(WindowRef::Title("no such title".into()))).unwrap_err();
         assert!(matches!(e, CaptureError::WindowNotFound { .. }), "{e}");
         assert!(e.to_string().contains("deft-capture-hidden"), "the error lists visible titles: {e}");
-        let e = cap.capture(&Target::Window(WindowRef::Id(0x7fff_fff0))).unwrap_err();
+        let e = cap.capture(&CaptureTarget::Window(WindowRef::Id(0x7fff_fff0))).unwrap_err();
         assert!(matches!(e, CaptureError::WindowNotFound { .. }), "{e}");
-        let e = cap.capture(&Target::Window(WindowRef::Id(u64::MAX))).unwrap_err();
+        let e = cap.capture(&CaptureTarget::Window(WindowRef::Id(u64::MAX))).unwrap_err();
         assert!(matches!(e, CaptureError::WindowNotFound { .. }), "{e}");
 
         let status = desktop.command("xdotool").args(["windowunmap", "--sync", &window.xid.to_string()]).status();
         assert!(status.is_ok_and(|s| s.success()), "xdotool unmaps the window");
-        let e = cap.capture(&Target::Window(WindowRef::Id(window.xid))).unwrap_err();
+        let e = cap.capture(&CaptureTarget::Window(WindowRef::Id(window.xid))).unwrap_err();
         assert!(matches!(e, CaptureError::WindowNotVisible { .. }), "{e}");
         assert!(e.is_retryable(), "a window may come back: {e}");
     }
@@ -263,7 +263,7 @@ mod errors {
         let e = X11Capture::connect(Some(":999")).err().expect("there is no display :999");
         assert!(matches!(e, CaptureError::NoDisplay { .. }), "{e}");
         let text = e.to_string();
-        assert!(text.starts_with("cannot connect to X display ':999': "), "{text}");
+        assert!(text.starts_with("cannot connect to the X display ':999': "), "{text}");
         assert!(text.contains("is DISPLAY set?"), "{text}");
         let e = deft_capture::open_default(Some(":999")).err().expect("no backend for a missing display");
         assert!(matches!(e, CaptureError::NoDisplay { .. }), "{e}");
@@ -276,7 +276,7 @@ mod errors {
         let desktop = desktop(false);
         let mut cap = deft_capture::open_default(Some(desktop.display())).unwrap();
         assert_eq!(cap.backend_name(), "x11-shm");
-        assert_eq!(cap.capture(&Target::Screen).unwrap().width(), 1280);
+        assert_eq!(cap.capture(&CaptureTarget::Screen).unwrap().width(), 1280);
     }
 }
 
@@ -294,7 +294,7 @@ mod xcap {
             let mut x11 = X11Capture::connect(None).unwrap();
             let mut xcap = XcapCapture::new().unwrap();
             assert_eq!(xcap.backend_name(), "xcap");
-            for target in [Target::Screen, Target::Region(Rect::new(10, 20, 30, 40))] {
+            for target in [CaptureTarget::Screen, CaptureTarget::Region(Rect::new(10, 20, 30, 40))] {
                 let a = x11.capture(&target).unwrap();
                 let b = xcap.capture(&target).unwrap();
                 assert_eq!(a.screen_rect(), b.screen_rect(), "{target:?}");

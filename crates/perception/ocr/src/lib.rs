@@ -19,7 +19,7 @@
 //! plus the pixel offset. [`find_text`] searches a result with fuzzy matching.
 //!
 //! The models are the official ocrs models by Robert Knight (CC BY-SA 4.0; see `NOTICE`),
-//! embedded from crates.io and checked against their SHA-256 at load.
+//! embedded from the model crates (see `NOTICE`) and checked against their SHA-256 at load.
 
 mod detect_model;
 mod engine;

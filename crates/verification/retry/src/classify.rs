@@ -1,4 +1,4 @@
-//! From evidence to an error class: the table of VERIFICATION.md as a function.
+//! From evidence to an error class: the table of docs/VERIFICATION.md as a function.
 
 use deft_types::{Blocking, ErrorClass};
 use serde::{Deserialize, Serialize};

@@ -4,7 +4,7 @@
 //! observed, it returns the next step, and the executor only carries steps out. It reads
 //! no clock (time comes in as `at_ms` on every [`Observation`]), does no I/O and never
 //! sleeps (waits go out as `not_before_ms` on every [`Step`]). So the hazard rules of
-//! VERIFICATION.md are enforced in one place that tests can drive through any sequence of
+//! docs/VERIFICATION.md are enforced in one place that tests can drive through any sequence of
 //! observations, instead of being spread over the executor's loops:
 //!
 //! - a delayed effect is not a missed input: no input follows a sent one before its

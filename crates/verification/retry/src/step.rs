@@ -100,7 +100,7 @@ impl Step {
     }
 }
 
-/// How the action ended: the engine's part of the outcome (VERIFICATION.md). The executor
+/// How the action ended: the engine's part of the outcome (docs/VERIFICATION.md). The executor
 /// adds what only it knows (target, expected, observed, evidence).
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct Verdict {

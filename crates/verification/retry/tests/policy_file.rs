@@ -1,4 +1,4 @@
-//! Policy files: the defaults reproduce VERIFICATION.md, and bad files say where and why.
+//! Policy files: the defaults reproduce docs/VERIFICATION.md, and bad files say where and why.
 
 use deft_retry::{ALL_KINDS, EarlyFallback, Overrides, PolicyError, PolicySet, table_name};
 use deft_types::{ActionKind, Method};
@@ -10,10 +10,10 @@ fn error(src: &str) -> PolicyError {
 #[test]
 fn defaults_reproduce_the_fallback_chains_of_verification_md() {
     use Method::*;
-    // The "fallback chain (in order)" column of the verbs table in VERIFICATION.md.
+    // The "fallback chain (in order)" column of the verbs table in docs/VERIFICATION.md.
     let expected: [(ActionKind, &[Method]); 7] = [
         (ActionKind::Click, &[CoordinateClick, A11yAction, OffsetClick]),
-        (ActionKind::Type, &[Keystrokes, A11ySet]),
+        (ActionKind::Type, &[Keystrokes, A11ySet, FocusSelectAllKeystrokes]),
         (ActionKind::SetValue, &[A11ySet, FocusSelectAllKeystrokes]),
         (ActionKind::Action, &[A11yAction]),
         (ActionKind::Key, &[KeyChord]),

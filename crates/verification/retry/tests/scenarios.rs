@@ -1,4 +1,4 @@
-//! Scenarios from VERIFICATION.md, each a transcript of steps and observations.
+//! Scenarios from docs/VERIFICATION.md, each a transcript of steps and observations.
 
 use deft_retry::{ActionContext, Overrides, PolicySet, Step};
 use deft_types::{ActionKind, ErrorClass, SuggestedAction};

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use deft_types::{Element, ElementId, Physical, Rect};
 
 use crate::diff::{ElementChange, FieldChange, SnapshotDiff};
-use crate::snapshot::{RegionDigest, Snapshot, SnapshotError, WindowInfo, region_key};
+use crate::snapshot::{RegionDigest, Snapshot, SnapshotError, WindowState, region_key};
 
 /// Why a diff does not apply to a snapshot: it was taken from another one.
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
@@ -110,8 +110,8 @@ fn apply_field(el: &mut Element, parent: &mut Option<ElementId>, change: &FieldC
     }
 }
 
-fn apply_windows(base: &[WindowInfo], diff: &SnapshotDiff) -> Result<Vec<WindowInfo>, ApplyError> {
-    let mut windows: HashMap<&ElementId, &WindowInfo> = base.iter().map(|w| (&w.id, w)).collect();
+fn apply_windows(base: &[WindowState], diff: &SnapshotDiff) -> Result<Vec<WindowState>, ApplyError> {
+    let mut windows: HashMap<&ElementId, &WindowState> = base.iter().map(|w| (&w.id, w)).collect();
     for w in &diff.windows_closed {
         if windows.remove(&w.id) != Some(w) {
             return Err(ApplyError::WindowConflict(w.id.clone()));
@@ -157,7 +157,7 @@ mod tests {
             .root(el("w", "frame", "Main"))
             .child(&id("w"), el("ok", "push_button", "OK"))
             .child(&id("w"), el("name", "text", ""))
-            .window(WindowInfo::new("w", "Main", "frame"))
+            .window(WindowState::new("w", "Main", "frame"))
             .region(Rect::new(0, 0, 10, 10), 7)
             .build()
             .unwrap()
@@ -172,8 +172,8 @@ mod tests {
             .root(el("w", "frame", "Main"))
             .child(&id("w"), field)
             .child(&id("w"), el("msg", "label", "Saved"))
-            .window(WindowInfo::new("w", "Main", "frame"))
-            .window(WindowInfo::new("d", "Saved", "dialog"))
+            .window(WindowState::new("w", "Main", "frame"))
+            .window(WindowState::new("d", "Saved", "dialog"))
             .region(Rect::new(0, 0, 10, 10), 8)
             .build()
             .unwrap();
@@ -190,7 +190,7 @@ mod tests {
             .root(el("w", "frame", "Main"))
             .child(&id("w"), renamed)
             .child(&id("w"), el("name", "text", ""))
-            .window(WindowInfo::new("w", "Main", "frame"))
+            .window(WindowState::new("w", "Main", "frame"))
             .region(Rect::new(0, 0, 10, 10), 7)
             .build()
             .unwrap();

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use deft_types::{Element, ElementId, Logical, Physical, Rect, Role, State};
 use serde::{Deserialize, Serialize};
 
-use crate::snapshot::{Node, RegionDigest, Snapshot, WindowInfo, region_key};
+use crate::snapshot::{RegionDigest, Snapshot, SnapshotNode, WindowState, region_key};
 
 /// An element with the parent it has (added) or had (removed).
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
@@ -125,9 +125,9 @@ pub struct ElementChange {
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct WindowChange {
     /// Before.
-    pub before: WindowInfo,
+    pub before: WindowState,
     /// After.
-    pub after: WindowInfo,
+    pub after: WindowState,
 }
 
 /// A region whose digest differs, or that is digested on one side only.
@@ -153,9 +153,9 @@ pub struct SnapshotDiff {
     /// Elements in both that differ.
     pub changed: Vec<ElementChange>,
     /// Windows only in the second snapshot.
-    pub windows_opened: Vec<WindowInfo>,
+    pub windows_opened: Vec<WindowState>,
     /// Windows only in the first snapshot.
-    pub windows_closed: Vec<WindowInfo>,
+    pub windows_closed: Vec<WindowState>,
     /// Windows in both that differ.
     pub windows_changed: Vec<WindowChange>,
     /// Regions whose pixels differ.
@@ -246,7 +246,7 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> SnapshotDiff {
     out
 }
 
-fn placed(n: &Node) -> PlacedElement {
+fn placed(n: &SnapshotNode) -> PlacedElement {
     PlacedElement { element: n.element().clone(), parent: n.parent().cloned() }
 }
 
@@ -282,7 +282,7 @@ fn merge<'a, T: 'a>(
 
 /// `a == b` for two nodes already known to share an id: the id is not compared again, and
 /// cheap fields go first. Ids are long on AT-SPI and string compares dominate a diff.
-fn same_node(a: &Node, b: &Node) -> bool {
+fn same_node(a: &SnapshotNode, b: &SnapshotNode) -> bool {
     let (x, y) = (a.element(), b.element());
     x.child_count == y.child_count
         && x.bounds == y.bounds
@@ -296,7 +296,7 @@ fn same_node(a: &Node, b: &Node) -> bool {
         && a.parent() == b.parent()
 }
 
-fn element_change(a: &Node, b: &Node) -> ElementChange {
+fn element_change(a: &SnapshotNode, b: &SnapshotNode) -> ElementChange {
     let (x, y) = (a.element(), b.element());
     let mut changes = Vec::new();
     if x.role != y.role {

@@ -14,7 +14,7 @@ pub const FEEDBACK_STATES: [State; 3] = [State::Pressed, State::Focused, State::
 /// verification window (a delayed effect is not a missed click); without any, it may fall
 /// back to the next method early.
 #[derive(Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
-pub struct Feedback {
+pub struct ImmediateFeedback {
     /// [`FEEDBACK_STATES`] that appeared on the target, in state order.
     pub target_states: Vec<State>,
     /// Other elements that became busy.
@@ -22,8 +22,8 @@ pub struct Feedback {
 }
 
 /// The feedback in `diff` for an input sent to `target`, or `None` when there is none.
-pub fn immediate_feedback(diff: &SnapshotDiff, target: &ElementId) -> Option<Feedback> {
-    let mut feedback = Feedback::default();
+pub fn immediate_feedback(diff: &SnapshotDiff, target: &ElementId) -> Option<ImmediateFeedback> {
+    let mut feedback = ImmediateFeedback::default();
     for change in &diff.changed {
         for field in &change.changes {
             let FieldChange::StateAdded(state) = field else { continue };

@@ -6,6 +6,7 @@ use deft_types::{Element, ElementId, Role, State};
 
 use crate::clock::only_clock_changed;
 use crate::diff::{FieldChange, SnapshotDiff, diff, topmost};
+use crate::explained::says_loading;
 use crate::relevance::{Effect, EffectKind, Judgement, Noise, NoiseKind, NoiseSource, Relation, RelevanceConfig};
 use crate::snapshot::Snapshot;
 
@@ -59,7 +60,9 @@ pub fn judge(diff: &SnapshotDiff, before: &Snapshot, after: &Snapshot, config: &
         let texts = appeared_texts(after, id);
         j.loading |= places.is_activity(&added.element.role)
             || added.element.has(State::Busy)
-            || std::iter::once(added.element.visible_text()).chain(texts.iter().map(String::as_str)).any(says_loading);
+            || std::iter::once(added.element.visible_text())
+                .chain(texts.iter().map(String::as_str))
+                .any(|t| says_loading(t, config));
         j.effects.push(effect(
             EffectKind::Appeared { element: added.element.clone(), parent: added.parent.clone(), descendants, texts },
             places.relation(id),
@@ -85,7 +88,7 @@ pub fn judge(diff: &SnapshotDiff, before: &Snapshot, after: &Snapshot, config: &
         let mut relevant = Vec::new();
         for change in &c.changes {
             j.loading |= matches!(change, FieldChange::StateAdded(State::Busy))
-                || matches!(change, FieldChange::Text { new: Some(t), .. } | FieldChange::Value { new: Some(t), .. } if says_loading(t));
+                || matches!(change, FieldChange::Text { new: Some(t), .. } | FieldChange::Value { new: Some(t), .. } if says_loading(t, config));
             let kind = if ignored {
                 Some(NoiseKind::Ignored)
             } else {
@@ -93,7 +96,10 @@ pub fn judge(diff: &SnapshotDiff, before: &Snapshot, after: &Snapshot, config: &
             };
             match kind {
                 Some(kind) => {
-                    j.loading |= kind == NoiseKind::Activity;
+                    // Activity churn says work goes on only while the activity is shown: a
+                    // spinner or progress bar that was hidden has finished (compared with the
+                    // reading from before the input, its hiding would say "loading" forever).
+                    j.loading |= kind == NoiseKind::Activity && after.get(&c.id).is_some_and(|e| e.has(State::Showing));
                     let source = NoiseSource::Field { id: c.id.clone(), change: change.clone() };
                     j.noise.push(Noise { kind, source });
                 }
@@ -117,6 +123,7 @@ pub fn judge(diff: &SnapshotDiff, before: &Snapshot, after: &Snapshot, config: &
         }
     }
 
+    crate::explained::settle(&mut j, before, after, config);
     j.effects.sort_by_key(|e| (priority(e), e.relation));
     j
 }
@@ -137,11 +144,6 @@ fn priority(e: &Effect) -> u8 {
         EffectKind::WindowChanged(_) => 7,
         EffectKind::PixelsChanged(_) => 8,
     }
-}
-
-fn says_loading(text: &str) -> bool {
-    let t = text.trim_start().to_lowercase();
-    t.starts_with("loading") || t.starts_with("please wait")
 }
 
 fn appeared_texts(after: &Snapshot, id: &ElementId) -> Vec<String> {

@@ -19,7 +19,7 @@
 //! Pure: no I/O, no platform. Snapshots come from the accessibility and capture crates.
 //!
 //! ```
-//! use deft_snapshot::{Judgement, RelevanceConfig, Snapshot, WindowInfo, decode, diff, encode};
+//! use deft_snapshot::{Judgement, RelevanceConfig, Snapshot, WindowState, decode, diff, encode};
 //! use deft_types::{Element, ElementId, Role};
 //!
 //! let button = Element {
@@ -35,7 +35,7 @@
 //!     child_count: 0,
 //! };
 //! let before = Snapshot::builder().root(button).build()?;
-//! let after = Snapshot::builder().window(WindowInfo::new("d", "Saved", "dialog")).build()?;
+//! let after = Snapshot::builder().window(WindowState::new("d", "Saved", "dialog")).build()?;
 //!
 //! assert_eq!(diff(&before, &after).to_string(), r#"dialog "Saved" appeared; "Submit" gone"#);
 //! let judgement = Judgement::between(&before, &after, &RelevanceConfig::for_target(ElementId("ok".into())));
@@ -48,6 +48,7 @@ mod apply;
 mod clock;
 mod codec;
 mod diff;
+mod explained;
 mod feedback;
 mod judge;
 mod relevance;
@@ -60,8 +61,9 @@ mod wire;
 pub use apply::{ApplyError, apply};
 pub use codec::{CodecError, DECODE_LIMIT_BYTES, decode, encode};
 pub use diff::{ElementChange, FieldChange, PlacedElement, RegionChange, SnapshotDiff, WindowChange, diff};
-pub use feedback::{FEEDBACK_STATES, Feedback, immediate_feedback};
+pub use explained::{says_loading, working_zones};
+pub use feedback::{FEEDBACK_STATES, ImmediateFeedback, immediate_feedback};
 pub use judge::judge;
 pub use relevance::{Effect, EffectKind, Judgement, Noise, NoiseKind, NoiseSource, Relation, RelevanceConfig};
 pub use render::{RenderConfig, render_diff, render_observed};
-pub use snapshot::{Node, Preorder, RegionDigest, Snapshot, SnapshotBuilder, SnapshotError, WindowInfo};
+pub use snapshot::{Preorder, RegionDigest, Snapshot, SnapshotBuilder, SnapshotError, SnapshotNode, WindowState};

@@ -4,7 +4,7 @@ use deft_types::{Element, ElementId, Physical, Rect, Role, State};
 use serde::{Deserialize, Serialize};
 
 use crate::diff::{FieldChange, RegionChange, WindowChange};
-use crate::snapshot::WindowInfo;
+use crate::snapshot::WindowState;
 
 /// What counts as noise, and around which target. Data, so it can be loaded from TOML.
 ///
@@ -31,6 +31,29 @@ pub struct RelevanceConfig {
     pub masks: Vec<Rect<Physical>>,
     /// Elements whose changes (and their subtrees' changes) are noise.
     pub ignore: Vec<ElementId>,
+    /// States whose coming and going is incidental to an input (focus and activation move
+    /// when windows come and go and a click lands): noise on their own.
+    pub incidental_states: Vec<State>,
+    /// A push button's `pressed` or `armed` coming and going is the press being handled
+    /// (receipt, not the click's effect; Qt shows `pressed` through its accessibility
+    /// press action for a moment). A toggle button's `pressed` is its state and counts.
+    pub button_press_noise: bool,
+    /// Elements that appear with nothing of them shown are noise: no one sees them (Firefox
+    /// adds its background tabs' pages to the tree when it gets to them).
+    pub hidden_noise: bool,
+    /// A child count that changes is noise: the children that came or went are listed.
+    pub child_count_noise: bool,
+    /// A window that only became (in)active, or moved by jitter, is noise.
+    pub window_activation_noise: bool,
+    /// An element gone and an equal one (same role and name) appeared in its place is a
+    /// widget rebuilt, noise by itself.
+    pub recreated_noise: bool,
+    /// Changes inside a container that was already loading before the input (a spinner,
+    /// a progress bar, a "Loading..." text, a busy state in it) are the end of that work,
+    /// not an effect.
+    pub preloading_noise: bool,
+    /// Openings of texts that say work is in progress, compared ignoring case.
+    pub loading_texts: Vec<String>,
 }
 
 impl Default for RelevanceConfig {
@@ -43,6 +66,14 @@ impl Default for RelevanceConfig {
             caret_max_px: 3,
             masks: Vec::new(),
             ignore: Vec::new(),
+            incidental_states: Vec::new(),
+            button_press_noise: false,
+            hidden_noise: false,
+            child_count_noise: false,
+            window_activation_noise: false,
+            recreated_noise: false,
+            preloading_noise: false,
+            loading_texts: vec!["loading".into(), "please wait".into()],
         }
     }
 }
@@ -51,6 +82,23 @@ impl RelevanceConfig {
     /// The default rules around `target`.
     pub fn for_target(target: ElementId) -> Self {
         RelevanceConfig { target: Some(target), ..RelevanceConfig::default() }
+    }
+
+    /// The rules for judging what an input did (the executor's): the defaults, plus the
+    /// changes that explain themselves once an input was sent (see the `explained` rules:
+    /// focus and activation moves, child counts, re-created widgets, work already loading
+    /// before the input).
+    pub fn after_input() -> Self {
+        RelevanceConfig {
+            incidental_states: vec![State::Focused, State::Active],
+            button_press_noise: true,
+            hidden_noise: true,
+            child_count_noise: true,
+            window_activation_noise: true,
+            recreated_noise: true,
+            preloading_noise: true,
+            ..RelevanceConfig::default()
+        }
     }
 }
 
@@ -86,9 +134,9 @@ pub struct Effect {
 #[serde(rename_all = "snake_case")]
 pub enum EffectKind {
     /// A window or dialog opened.
-    WindowOpened(WindowInfo),
+    WindowOpened(WindowState),
     /// A window or dialog closed.
-    WindowClosed(WindowInfo),
+    WindowClosed(WindowState),
     /// A window's title, activation, modality or bounds changed (beyond jitter).
     WindowChanged(WindowChange),
     /// An element appeared (with `descendants` more under it).
@@ -140,6 +188,14 @@ pub enum NoiseKind {
     Masked,
     /// An element the configuration ignores.
     Ignored,
+    /// Focus, activation or a child count moving with the input, not its effect.
+    Incidental,
+    /// A widget destroyed and rebuilt equal in its place.
+    Recreated,
+    /// A change inside a container that was already loading before the input.
+    PreLoading,
+    /// Elements that appeared without anything of them shown (a background tab's page).
+    Hidden,
 }
 
 impl NoiseKind {
@@ -152,6 +208,10 @@ impl NoiseKind {
             NoiseKind::Caret => "caret",
             NoiseKind::Masked => "masked region",
             NoiseKind::Ignored => "ignored element",
+            NoiseKind::Incidental => "incidental focus or activation",
+            NoiseKind::Recreated => "re-created widget",
+            NoiseKind::PreLoading => "work loading since before the input",
+            NoiseKind::Hidden => "appeared hidden",
         }
     }
 }
@@ -182,6 +242,20 @@ pub enum NoiseSource {
     Window(WindowChange),
     /// A pixel region.
     Region(RegionChange),
+    /// A widget gone and its equal that appeared in its place.
+    Recreated {
+        /// The element as last seen.
+        gone: Box<Element>,
+        /// The one that took its place.
+        appeared: Box<Element>,
+    },
+    /// An element changed inside a container that was loading before the input.
+    Zone {
+        /// The container.
+        zone: ElementId,
+        /// The element the change is about.
+        id: ElementId,
+    },
 }
 
 /// The verdict on a diff: its effects, most telling first, and its noise.

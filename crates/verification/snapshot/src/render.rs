@@ -6,7 +6,7 @@ use deft_types::{Element, Role, State};
 
 use crate::diff::{FieldChange, RegionChange, SnapshotDiff, WindowChange, topmost};
 use crate::relevance::{EffectKind, Judgement};
-use crate::snapshot::WindowInfo;
+use crate::snapshot::WindowState;
 
 /// How much a rendering may say.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -133,7 +133,7 @@ impl Renderer<'_> {
         if title.is_empty() { kind.to_owned() } else { format!("{kind} {}", self.quote(title)) }
     }
 
-    fn window_subject(&self, w: &WindowInfo) -> String {
+    fn window_subject(&self, w: &WindowState) -> String {
         let kind = match (w.is_dialog(), w.role.is_dialog_like()) {
             (true, true) => words(&w.role),
             (true, false) => "dialog".into(),
@@ -142,12 +142,12 @@ impl Renderer<'_> {
         self.titled(&kind, &w.title)
     }
 
-    fn window_opened(&self, w: &WindowInfo) -> String {
+    fn window_opened(&self, w: &WindowState) -> String {
         let verb = if w.is_dialog() { "appeared" } else { "opened" };
         format!("{} {verb}", self.window_subject(w))
     }
 
-    fn window_closed(&self, w: &WindowInfo) -> String {
+    fn window_closed(&self, w: &WindowState) -> String {
         format!("{} closed", self.window_subject(w))
     }
 
@@ -316,7 +316,7 @@ mod tests {
         let after = Snapshot::builder()
             .root(el("w", "frame", "Main"))
             .child(&id("w"), field)
-            .window(WindowInfo::new("d", "Saved", "dialog"))
+            .window(WindowState::new("d", "Saved", "dialog"))
             .build()
             .unwrap();
         assert_eq!(

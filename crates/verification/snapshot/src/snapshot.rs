@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// A top-level window or dialog, as the window list reports it.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
-pub struct WindowInfo {
+pub struct WindowState {
     /// Identity, stable across reads (the window's accessible id where it has one).
     pub id: ElementId,
     /// Title.
@@ -22,10 +22,10 @@ pub struct WindowInfo {
     pub bounds: Option<Rect<Logical>>,
 }
 
-impl WindowInfo {
+impl WindowState {
     /// A plain, inactive, non-modal window with unknown bounds.
-    pub fn new(id: impl Into<String>, title: impl Into<String>, role: &str) -> WindowInfo {
-        WindowInfo {
+    pub fn new(id: impl Into<String>, title: impl Into<String>, role: &str) -> WindowState {
+        WindowState {
             id: ElementId(id.into()),
             title: title.into(),
             role: Role::new(role),
@@ -57,13 +57,13 @@ pub(crate) fn region_key(r: &Rect<Physical>) -> (i32, i32, u32, u32) {
 
 /// One element of a snapshot with its place in the tree.
 #[derive(Clone, Debug)]
-pub struct Node {
+pub struct SnapshotNode {
     element: Element,
     parent: Option<ElementId>,
     children: Vec<ElementId>,
 }
 
-impl Node {
+impl SnapshotNode {
     /// The element.
     pub fn element(&self) -> &Element {
         &self.element
@@ -127,9 +127,9 @@ pub enum SnapshotError {
 /// id and regions by their edges, so equality and serialization are canonical.
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {
-    nodes: BTreeMap<ElementId, Node>,
+    nodes: BTreeMap<ElementId, SnapshotNode>,
     roots: Vec<ElementId>,
-    windows: Vec<WindowInfo>,
+    windows: Vec<WindowState>,
     regions: Vec<RegionDigest>,
 }
 
@@ -161,7 +161,7 @@ impl Snapshot {
     /// on parent links that form a cycle.
     pub fn from_parts(
         elements: impl IntoIterator<Item = (Element, Option<ElementId>)>,
-        mut windows: Vec<WindowInfo>,
+        mut windows: Vec<WindowState>,
         mut regions: Vec<RegionDigest>,
     ) -> Result<Snapshot, SnapshotError> {
         windows.sort_by(|a, b| a.id.cmp(&b.id));
@@ -178,7 +178,7 @@ impl Snapshot {
         for (element, parent) in elements {
             let id = element.id.clone();
             links.push((id.clone(), parent.clone()));
-            let node = Node { element, parent, children: Vec::new() };
+            let node = SnapshotNode { element, parent, children: Vec::new() };
             if nodes.insert(id.clone(), node).is_some() {
                 return Err(SnapshotError::DuplicateId(id));
             }
@@ -203,7 +203,7 @@ impl Snapshot {
         if self.preorder().count() == self.nodes.len() {
             return Ok(());
         }
-        let reached: std::collections::HashSet<&ElementId> = self.preorder().map(Node::id).collect();
+        let reached: std::collections::HashSet<&ElementId> = self.preorder().map(SnapshotNode::id).collect();
         let first = self.nodes.keys().find(|id| !reached.contains(id));
         Err(SnapshotError::Cycle(first.cloned().unwrap_or_else(|| ElementId(String::new()))))
     }
@@ -224,7 +224,7 @@ impl Snapshot {
     }
 
     /// The element with this id, with its place in the tree.
-    pub fn node(&self, id: &ElementId) -> Option<&Node> {
+    pub fn node(&self, id: &ElementId) -> Option<&SnapshotNode> {
         self.nodes.get(id)
     }
 
@@ -239,12 +239,12 @@ impl Snapshot {
     }
 
     /// The windows, sorted by id.
-    pub fn windows(&self) -> &[WindowInfo] {
+    pub fn windows(&self) -> &[WindowState] {
         &self.windows
     }
 
     /// The window with this id.
-    pub fn window(&self, id: &ElementId) -> Option<&WindowInfo> {
+    pub fn window(&self, id: &ElementId) -> Option<&WindowState> {
         self.windows.binary_search_by(|w| w.id.cmp(id)).ok().map(|i| &self.windows[i])
     }
 
@@ -254,7 +254,7 @@ impl Snapshot {
     }
 
     /// Every node, sorted by id.
-    pub fn nodes(&self) -> impl ExactSizeIterator<Item = &Node> {
+    pub fn nodes(&self) -> impl ExactSizeIterator<Item = &SnapshotNode> {
         self.nodes.values()
     }
 
@@ -270,7 +270,7 @@ impl Snapshot {
     }
 
     /// The ancestors of `id`, nearest first (itself excluded).
-    pub fn ancestors(&self, id: &ElementId) -> impl Iterator<Item = &Node> {
+    pub fn ancestors(&self, id: &ElementId) -> impl Iterator<Item = &SnapshotNode> {
         let mut next = self.nodes.get(id).and_then(|n| n.parent.as_ref());
         std::iter::from_fn(move || {
             let node = self.nodes.get(next?)?;
@@ -279,7 +279,7 @@ impl Snapshot {
         })
     }
 
-    pub(crate) fn node_map(&self) -> &BTreeMap<ElementId, Node> {
+    pub(crate) fn node_map(&self) -> &BTreeMap<ElementId, SnapshotNode> {
         &self.nodes
     }
 }
@@ -291,9 +291,9 @@ pub struct Preorder<'a> {
 }
 
 impl<'a> Iterator for Preorder<'a> {
-    type Item = &'a Node;
+    type Item = &'a SnapshotNode;
 
-    fn next(&mut self) -> Option<&'a Node> {
+    fn next(&mut self) -> Option<&'a SnapshotNode> {
         let node = self.snapshot.nodes.get(self.stack.pop()?)?;
         self.stack.extend(node.children.iter().rev());
         Some(node)
@@ -304,7 +304,7 @@ impl<'a> Iterator for Preorder<'a> {
 #[derive(Clone, Debug, Default)]
 pub struct SnapshotBuilder {
     elements: Vec<(Element, Option<ElementId>)>,
-    windows: Vec<WindowInfo>,
+    windows: Vec<WindowState>,
     regions: Vec<RegionDigest>,
 }
 
@@ -326,7 +326,7 @@ impl SnapshotBuilder {
     }
 
     /// Adds a window.
-    pub fn window(mut self, window: WindowInfo) -> Self {
+    pub fn window(mut self, window: WindowState) -> Self {
         self.windows.push(window);
         self
     }
@@ -385,7 +385,7 @@ mod tests {
         assert_eq!(cycle.build().unwrap_err(), SnapshotError::Cycle(id("a")));
 
         let windows =
-            Snapshot::builder().window(WindowInfo::new("w", "A", "frame")).window(WindowInfo::new("w", "B", "frame"));
+            Snapshot::builder().window(WindowState::new("w", "A", "frame")).window(WindowState::new("w", "B", "frame"));
         assert_eq!(windows.build().unwrap_err(), SnapshotError::DuplicateWindow(id("w")));
 
         let regions = Snapshot::builder().region(Rect::new(0, 0, 1, 1), 1).region(Rect::new(0, 0, 1, 1), 2);

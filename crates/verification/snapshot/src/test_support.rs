@@ -2,7 +2,7 @@
 
 use deft_types::{Element, ElementId, Logical, Rect, Role};
 
-use crate::snapshot::{Snapshot, WindowInfo};
+use crate::snapshot::{Snapshot, WindowState};
 
 /// An element with only an id, a role and a name.
 pub(crate) fn el(id: &str, role: &str, name: &str) -> Element {
@@ -42,7 +42,7 @@ pub(crate) fn snap(outline: &str) -> Snapshot {
         let toks = tokens(line.trim());
         match toks[0].as_str() {
             "window" => {
-                let mut w = WindowInfo::new(toks[1].clone(), unquote(&toks[2]), &toks[3]);
+                let mut w = WindowState::new(toks[1].clone(), unquote(&toks[2]), &toks[3]);
                 for t in &toks[4..] {
                     match t.as_str() {
                         "modal" => w.modal = true,

@@ -9,12 +9,12 @@ use serde::de::Error as _;
 use serde::ser::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::snapshot::{RegionDigest, Snapshot, SnapshotError, WindowInfo};
+use crate::snapshot::{RegionDigest, Snapshot, SnapshotError, WindowState};
 
 #[derive(Serialize)]
 struct WireRef<'a> {
     nodes: Vec<NodeRef<'a>>,
-    windows: &'a [WindowInfo],
+    windows: &'a [WindowState],
     regions: &'a [RegionDigest],
 }
 
@@ -27,7 +27,7 @@ struct NodeRef<'a> {
 #[derive(Deserialize)]
 struct Wire {
     nodes: Vec<WireNode>,
-    windows: Vec<WindowInfo>,
+    windows: Vec<WindowState>,
     regions: Vec<RegionDigest>,
 }
 

@@ -16,6 +16,14 @@ fn no_rules(target: Option<ElementId>) -> RelevanceConfig {
         caret_max_px: 0,
         masks: Vec::new(),
         ignore: Vec::new(),
+        incidental_states: Vec::new(),
+        button_press_noise: false,
+        hidden_noise: false,
+        child_count_noise: false,
+        window_activation_noise: false,
+        recreated_noise: false,
+        preloading_noise: false,
+        loading_texts: Vec::new(),
     }
 }
 
@@ -70,7 +78,7 @@ proptest! {
 
 #[test]
 fn the_issue_example_reads_like_an_observed_line() {
-    use deft_snapshot::{Judgement, Snapshot, WindowInfo};
+    use deft_snapshot::{Judgement, Snapshot, WindowState};
     use deft_types::{Element, Role, State};
 
     let el = |id: &str, role: &str, name: &str| Element {
@@ -93,7 +101,7 @@ fn the_issue_example_reads_like_an_observed_line() {
         .child(&w, name.clone())
         .child(&w, el("sub", "check_box", "Subscribe"))
         .child(&w, el("ok", "push_button", "Submit"))
-        .window(WindowInfo::new("w", "Order", "frame"))
+        .window(WindowState::new("w", "Order", "frame"))
         .build()
         .unwrap();
     name.text = Some("John".into());
@@ -103,8 +111,8 @@ fn the_issue_example_reads_like_an_observed_line() {
         .root(el("w", "frame", "Order"))
         .child(&w, name)
         .child(&w, sub)
-        .window(WindowInfo::new("w", "Order", "frame"))
-        .window(WindowInfo { modal: true, ..WindowInfo::new("d", "Saved", "dialog") })
+        .window(WindowState::new("w", "Order", "frame"))
+        .window(WindowState { modal: true, ..WindowState::new("d", "Saved", "dialog") })
         .build()
         .unwrap();
     let j = Judgement::between(&before, &after, &RelevanceConfig::for_target(ElementId("ok".into())));

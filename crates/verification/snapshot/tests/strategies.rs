@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use deft_snapshot::{RegionDigest, Snapshot, WindowInfo};
+use deft_snapshot::{RegionDigest, Snapshot, WindowState};
 use deft_types::{Element, ElementId, Logical, Physical, Rect, Role, State, States};
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
@@ -101,7 +101,7 @@ fn element(id: String, f: &Fields) -> Element {
 #[derive(Clone, Debug, Default)]
 pub struct Model {
     pub elements: Vec<(Element, Option<ElementId>)>,
-    pub windows: Vec<WindowInfo>,
+    pub windows: Vec<WindowState>,
     pub regions: Vec<RegionDigest>,
     next_id: usize,
 }
@@ -154,7 +154,7 @@ fn tree(max: usize) -> impl Strategy<Value = Model> {
             m.elements.push((element(format!("e{i}"), f), parent));
         }
         for (i, (title, role, modal, active)) in windows.into_iter().enumerate() {
-            let mut w = WindowInfo::new(format!("w{i}"), title, role);
+            let mut w = WindowState::new(format!("w{i}"), title, role);
             (w.modal, w.active) = (modal, active);
             m.windows.push(w);
         }
@@ -246,7 +246,7 @@ impl Model {
                     k if k < 2 * w => self.windows[k - w].title = title.to_string(),
                     _ => {
                         let id = self.fresh_id("nw");
-                        self.windows.push(WindowInfo::new(id, *title, "dialog"));
+                        self.windows.push(WindowState::new(id, *title, "dialog"));
                     }
                 }
             }

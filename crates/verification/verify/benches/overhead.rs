@@ -15,7 +15,10 @@
 //! - the same-button case 150 ms apart: the button's release animation from the click
 //!   before is still running, so only the app's `armed` state watches the press;
 //! - wait reaction: the app logs a change at time T (a click from another executor), a
-//!   concurrent `wait` for its text returns at T + x; x is the sample.
+//!   concurrent `wait` for its text returns at T + x; x is the sample;
+//! - the plain and the alternating verified click again with frames recorded (a
+//!   `FrameRecorder` writing into a temporary folder, as `--trace` does): what a person's
+//!   before/after frames cost the action.
 //!
 //! Prints a markdown table (median and p90 in ms, overhead vs the plain click). It reports,
 //! it does not judge: it exits 0 whatever the numbers, failed actions included (counted in
@@ -180,6 +183,13 @@ fn main() {
         display: Some(desktop.display().to_string()),
         ..ExecutorConfig::default()
     };
+    let frames_dir = std::env::temp_dir().join(format!("deft-bench-frames-{}", std::process::id()));
+    let framed = |verify: bool| {
+        let bus = deft_bus::Bus::new(deft_bus::BusConfig::default());
+        let store = deft_trace::FrameStore::open(&frames_dir, deft_trace::FrameBudget::default()).expect("frames dir");
+        let recorder = deft_verify::FrameRecorder::start(store, bus.clone()).expect("frame writer");
+        ExecutorConfig { frames: Some(recorder), bus: Some(bus), ..config(verify, None) }
+    };
     let submit = [click("Submit order")];
     let alternating = [click("Hello"), click("Submit order")];
 
@@ -214,7 +224,18 @@ fn main() {
             SHORT_PAUSE,
         ),
         wait_reaction(&rt, &app, &a11y, &|| config(false, Some(0)), samples),
+        clicks(&rt, a11y(), framed(false), "plain click on Submit, frames recorded", &submit, samples, PAUSE),
+        clicks(
+            &rt,
+            a11y(),
+            framed(true),
+            "verified click, alternating Hello / Submit, frames recorded",
+            &alternating,
+            samples,
+            PAUSE,
+        ),
     ];
+    let _ = std::fs::remove_dir_all(&frames_dir);
 
     println!(
         "\nverification overhead on the fixture app ({samples} samples per case after one warm-up, \

@@ -32,6 +32,13 @@ pub trait ScreenText: Send + Sync {
     fn find(&self, frame: &Frame, text: &TextMatch) -> Result<Vec<TextHit>, String>;
 }
 
+/// A shared recogniser (the executor's seam and a face's `ocr` tool use one engine).
+impl<T: ScreenText + ?Sized> ScreenText for std::sync::Arc<T> {
+    fn find(&self, frame: &Frame, text: &TextMatch) -> Result<Vec<TextHit>, String> {
+        (**self).find(frame, text)
+    }
+}
+
 /// Text found on screen.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TextHit {

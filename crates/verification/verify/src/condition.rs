@@ -1,6 +1,6 @@
 //! Conditions (`wait`, `--expect`) checked against an accessibility tree, with what was seen.
 
-use deft_a11y::selector::{self, Matcher};
+use deft_a11y::selector::{self, Matcher, describe_text};
 use deft_a11y::{Node, Tree};
 use deft_types::{Condition, Logical, Rect, Role, Selector, State, TextMatch};
 
@@ -13,55 +13,6 @@ pub(crate) struct Check {
     pub what: String,
     /// Where the deciding element is, when there is one.
     pub bounds: Option<Rect<Logical>>,
-}
-
-/// A text criterion in words: `"Save"`, `containing "save"`, `matching /Sav.+/`.
-pub(crate) fn describe_text(t: &TextMatch) -> String {
-    match t {
-        TextMatch::Exact(s) => format!("{s:?}"),
-        TextMatch::Contains(s) => format!("containing {s:?}"),
-        TextMatch::Regex(r) => format!("matching /{r}/"),
-    }
-}
-
-/// A condition in words, for `expected` lines and wait reports.
-pub(crate) fn describe(c: &Condition) -> String {
-    let sel = |s: &Selector| selector::format(s);
-    match c {
-        Condition::TextAppears(t) => format!("text {} is shown", describe_text(t)),
-        Condition::TextGone(t) => format!("text {} is no longer shown", describe_text(t)),
-        Condition::ElementExists(s) => format!("an element `{}` is shown", sel(s)),
-        Condition::ElementGone(s) => format!("no element `{}` is shown", sel(s)),
-        Condition::ElementState { selector, state, present } => {
-            let has = if *present { "has" } else { "lacks" };
-            format!("`{}` {has} state {}", sel(selector), state_name(*state))
-        }
-        Condition::Value { selector, value } => format!("`{}` has value {}", sel(selector), describe_text(value)),
-        Condition::WindowTitle(t) => format!("a window titled {} is shown", describe_text(t)),
-        Condition::RoleAppears(r) => format!("a {r} is shown"),
-    }
-}
-
-/// A state's name as written in selectors and reports.
-pub(crate) fn state_name(s: State) -> &'static str {
-    match s {
-        State::Enabled => "enabled",
-        State::Showing => "showing",
-        State::Visible => "visible",
-        State::Focused => "focused",
-        State::Focusable => "focusable",
-        State::Selected => "selected",
-        State::Checked => "checked",
-        State::Pressed => "pressed",
-        State::Armed => "armed",
-        State::Expanded => "expanded",
-        State::Expandable => "expandable",
-        State::Busy => "busy",
-        State::Editable => "editable",
-        State::SingleLine => "single_line",
-        State::Modal => "modal",
-        State::Active => "active",
-    }
 }
 
 /// Whether `text` meets `t` (exact, contains ignoring case, or regex).
@@ -99,7 +50,7 @@ fn showing_matches(tree: &Tree, sel: &Selector) -> Result<Vec<usize>, String> {
 fn closest(tree: &Tree, sel: &Selector) -> String {
     match Matcher::new(sel) {
         Ok(m) => match selector::closest_candidates(tree, &m).first() {
-            Some(c) => format!("closest: {c}"),
+            Some(c) => format!("closest: {}", selector::CandidateText(c)),
             None => "nothing similar is shown".into(),
         },
         Err(e) => e.to_string(),
@@ -162,7 +113,7 @@ pub(crate) fn check(c: &Condition, tree: &Tree) -> Check {
                 let has = if e.has(*state) { "has" } else { "lacks" };
                 Check {
                     met: e.has(*state) == *present,
-                    what: format!("{} {has} state {}", e.describe(), state_name(*state)),
+                    what: format!("{} {has} state {}", e.describe(), state.as_str()),
                     bounds: e.bounds,
                 }
             }
@@ -245,6 +196,5 @@ mod tests {
         let state = Condition::ElementState { selector: name.clone(), state: State::Editable, present: true };
         check_on_demo(state, true, "has state editable");
         check_on_demo(Condition::ElementGone(name), false, "is shown");
-        assert!(describe(&Condition::TextAppears(TextMatch::Regex("Sav.+".into()))).contains("/Sav.+/"));
     }
 }

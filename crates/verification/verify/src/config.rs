@@ -1,10 +1,14 @@
 //! How an executor is configured, and the per-action options a caller may add.
 
+use std::sync::Arc;
+
 use deft_bus::Bus;
 use deft_retry::{Overrides, PolicySet};
+use deft_snapshot::RelevanceConfig;
 use deft_types::{Condition, Role, TextMatch};
 
 use crate::event::VerifyEvent;
+use crate::frames::FrameSink;
 
 /// Everything an [`crate::Executor`] needs besides its backends. Built by the CLI from its
 /// flags and files; this crate reads no argv, environment or file.
@@ -36,6 +40,13 @@ pub struct ExecutorConfig {
     pub dismiss_rules: Vec<DismissRule>,
     /// Where every step is published. `None`: nothing is published.
     pub bus: Option<Bus<VerifyEvent>>,
+    /// What counts as an input's effect and what as noise (deft-snapshot's rules; its
+    /// `target` is set per action).
+    pub relevance: RelevanceConfig,
+    /// Where frames go for a person reading the trace: the screen just before each input
+    /// and after the verdict, password fields painted over (see `frames.rs`). `None`: no
+    /// frame is taken, at no cost.
+    pub frames: Option<Arc<dyn FrameSink>>,
 }
 
 impl Default for ExecutorConfig {
@@ -51,6 +62,8 @@ impl Default for ExecutorConfig {
             display: None,
             dismiss_rules: Vec::new(),
             bus: None,
+            relevance: RelevanceConfig::after_input(),
+            frames: None,
         }
     }
 }
@@ -87,4 +100,11 @@ pub struct ActionOptions {
     /// Activating the target twice is harmless (a tab, a link): allows an early fallback
     /// when a pointer input shows no sign of being received. Only the caller can know.
     pub idempotent: bool,
+    /// Settings for this action only, over the executor's policy (a tool call's
+    /// `timeout_ms`, `verify_delay_ms`, `max_retries`).
+    pub overrides: Overrides,
+    /// The text typed or set is a secret (filled in below the caller from a secret
+    /// reference): it goes only into a password field, and when the target resolves to
+    /// anything else nothing is sent.
+    pub secret: bool,
 }

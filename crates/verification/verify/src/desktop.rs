@@ -25,6 +25,8 @@ impl Executor<AtSpi> {
         ocr: Option<Box<dyn ScreenText>>,
     ) -> Result<Executor<AtSpi>, VerifyError> {
         let display = config.display.clone();
+        // GTK 4's windows are placed on the display the input goes to, unless told otherwise.
+        let a11y = AtSpiConfig { display: a11y.display.or_else(|| display.clone()), ..a11y };
         let a11y = AtSpi::connect(a11y)
             .await
             .map_err(|e| VerifyError::Backend { backend: "accessibility", detail: e.to_string() })?;

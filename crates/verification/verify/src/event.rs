@@ -5,7 +5,8 @@ use deft_retry::{Observation, Step};
 use deft_types::{Action, Channel, Condition, Evidence, Outcome, TargetInfo};
 use serde::{Deserialize, Serialize};
 
-use crate::wait::WaitOutcome;
+use crate::frames::FrameRecord;
+use crate::wait_outcome::WaitOutcome;
 
 /// One thing the executor did or saw. `op` numbers the executor's operations (actions and
 /// waits) from 1, so the events of concurrent operations can be told apart; `at_ms` is the
@@ -17,7 +18,9 @@ pub enum VerifyEvent {
     ActionStarted {
         /// Operation number.
         op: u64,
-        /// The action.
+        /// The action, its typed text or set value replaced by its length
+        /// (`deft_trace::redact::action`): the target may be a password field, which is
+        /// not known yet. The outcome says what was typed where it is not a secret.
         action: Action,
         /// Whether it is verified.
         verify: bool,
@@ -90,6 +93,10 @@ pub enum VerifyEvent {
         /// Its timeout.
         timeout_ms: u64,
     },
+    /// A frame of the screen before an input or after a verdict: its file beside the
+    /// trace, or why it was not saved. Published by the frame sink once the file is whole
+    /// (so after the events of the moment it shows); `op` and `attempt` place it.
+    Frame(FrameRecord),
     /// A wait ended.
     WaitFinished {
         /// Operation number.

@@ -44,27 +44,35 @@
 //!
 //! Every step is published on the bus as a [`VerifyEvent`].
 //!
-//! See `docs/ARCHITECTURE.md` and `shared/design/VERIFICATION.md`.
+//! See `docs/ARCHITECTURE.md` and `docs/VERIFICATION.md` (the contract).
 
+mod act;
 mod backends;
 mod clock;
 mod condition;
 mod config;
 mod desktop;
+mod dismiss;
 mod error;
 mod event;
 mod executor;
+mod frames;
+mod help;
 mod observe;
+mod outcome;
 mod pixels;
 mod press;
 mod pump;
 mod read;
 mod ready;
 mod resolve;
+mod resolve_wait;
 mod run;
 mod send;
 mod strays;
 mod wait;
+mod wait_outcome;
+mod watch;
 
 #[cfg(test)]
 mod tests;
@@ -74,4 +82,5 @@ pub use config::{ActionOptions, DismissRule, ExecutorConfig};
 pub use error::VerifyError;
 pub use event::VerifyEvent;
 pub use executor::Executor;
-pub use wait::WaitOutcome;
+pub use frames::{FramePhase, FrameRecord, FrameRecorder, FrameShot, FrameSink, FramesSummary};
+pub use wait_outcome::WaitOutcome;

@@ -5,10 +5,10 @@
 use deft_a11y::Tree;
 use deft_retry::Toggle;
 use deft_snapshot::{
-    Effect, EffectKind, FieldChange, Judgement, RelevanceConfig, RenderConfig, diff, immediate_feedback, judge,
-    render_observed,
+    Effect, EffectKind, Judgement, NoiseSource, RelevanceConfig, RenderConfig, diff, immediate_feedback, judge,
+    render_observed, says_loading, working_zones,
 };
-use deft_types::{Blocking, Condition, Element, ElementId, State};
+use deft_types::{Blocking, Condition, Element, ElementId, Logical, Rect, State};
 
 use crate::condition;
 use crate::read::Reading;
@@ -17,7 +17,8 @@ use crate::ready::popup_texts;
 /// What the action must achieve to count as verified.
 #[derive(Clone, Debug)]
 pub(crate) enum Goal {
-    /// Any relevant change (a new dialog alone is a popup, not an effect).
+    /// Any relevant change (a new dialog alone counts when it opened away from the target;
+    /// over the target it is a popup that may have taken the input).
     AnyChange,
     /// The target's text now contains `typed`, and changed.
     Typed { typed: String },
@@ -77,131 +78,34 @@ pub(crate) struct Stray {
     pub now: String,
 }
 
-/// Whether a field change is incidental: focus and activation move when windows and dialogs
-/// come and go (and a click lands), and child counts move with the children that the diff
-/// already lists as appeared or gone. None of them is an effect on its own.
-fn incidental(c: &FieldChange) -> bool {
-    matches!(
-        c,
-        FieldChange::StateAdded(State::Focused | State::Active)
-            | FieldChange::StateRemoved(State::Focused | State::Active)
-            | FieldChange::ChildCount { .. }
-    )
-}
-
-/// The judgement's effects without incidental changes and without re-creations (an
-/// element destroyed and an equal one created in its place: a widget rebuilt, which by
-/// itself does nothing). Returns the kept effects and a note on the re-creations.
-fn filter_effects(j: &Judgement, target: Option<&ElementId>) -> (Vec<Effect>, Option<String>) {
-    let mut kept: Vec<Effect> = Vec::new();
-    for e in &j.effects {
-        match &e.kind {
-            EffectKind::Changed { id, role, name, changes } => {
-                let changes: Vec<FieldChange> = changes.iter().filter(|c| !incidental(c)).cloned().collect();
-                if !changes.is_empty() {
-                    let kind = EffectKind::Changed { id: id.clone(), role: role.clone(), name: name.clone(), changes };
-                    kept.push(Effect { kind, relation: e.relation });
-                }
-            }
-            EffectKind::WindowChanged(c) => {
-                let mut before = c.before.clone();
-                before.active = c.after.active;
-                let jitter = match (c.before.bounds, c.after.bounds) {
-                    (Some(a), Some(b)) => a.max_edge_delta(&b) <= 3,
-                    (a, b) => a == b,
+/// What the judgement left out as explaining itself, worth saying in a report: widgets
+/// re-created (the target among them), and work that was loading before the input.
+fn explained_notes(j: &Judgement, target: Option<&ElementId>, pre: &Reading) -> Option<String> {
+    let mut recreated = Vec::new();
+    let mut zones: Vec<String> = Vec::new();
+    for n in &j.noise {
+        match &n.source {
+            NoiseSource::Recreated { gone, appeared } => {
+                let moved = match (gone.bounds, appeared.bounds) {
+                    (Some(o), Some(n)) if o != n => format!(" and moved from {o} to {n}"),
+                    _ => String::new(),
                 };
-                before.bounds = c.after.bounds;
-                if !(before == c.after && jitter) {
-                    kept.push(e.clone());
+                let whose = if Some(&gone.id) == target { "the target " } else { "" };
+                recreated.push(format!("{whose}{} was re-created{moved}", gone.describe()));
+            }
+            NoiseSource::Zone { zone, .. } => {
+                let name = pre.snap.get(zone).map_or_else(|| zone.to_string(), Element::describe);
+                if !zones.contains(&name) {
+                    zones.push(name);
                 }
             }
-            _ => kept.push(e.clone()),
+            _ => {}
         }
     }
-    // Pair each element gone with an equal one that appeared.
-    let mut notes = Vec::new();
-    let mut drop = vec![false; kept.len()];
-    for g in 0..kept.len() {
-        let EffectKind::Gone { element: gone, .. } = &kept[g].kind else { continue };
-        let twin = (0..kept.len()).find(|&a| {
-            !drop[a] && matches!(&kept[a].kind, EffectKind::Appeared { element, .. } if same_widget(gone, element))
-        });
-        if let Some(a) = twin {
-            drop[g] = true;
-            drop[a] = true;
-            let EffectKind::Appeared { element: new, .. } = &kept[a].kind else { continue };
-            let moved = match (gone.bounds, new.bounds) {
-                (Some(o), Some(n)) if o != n => format!(" and moved from {o} to {n}"),
-                _ => String::new(),
-            };
-            let whose = if Some(&gone.id) == target { "the target " } else { "" };
-            notes.push(format!("{whose}{} was re-created{moved}", gone.describe()));
-        }
-    }
-    let kept = kept.into_iter().zip(drop).filter(|(_, d)| !d).map(|(e, _)| e).collect();
-    (kept, (!notes.is_empty()).then(|| notes.join("; ")))
-}
-
-/// Roles whose presence means work in progress (as in `deft_snapshot::RelevanceConfig`).
-fn is_activity_role(role: &deft_types::Role) -> bool {
-    matches!(role.as_str(), "progress_bar" | "animation" | "spinner")
-}
-
-fn says_loading(text: &str) -> bool {
-    let t = text.trim_start().to_lowercase();
-    t.starts_with("loading") || t.starts_with("please wait")
-}
-
-/// Whether an element shows that work is in progress: a shown spinner or progress bar, a
-/// "Loading..." text, or a busy state.
-fn is_working(e: &Element) -> bool {
-    (e.has(State::Showing) && (is_activity_role(&e.role) || says_loading(e.visible_text()))) || e.has(State::Busy)
-}
-
-/// Containers that were already loading *before* the input: the parent of each element
-/// that showed work in progress (or that element alone, when its parent holds the target).
-///
-/// What changes in them while the action is watched is the end of work that began before
-/// the input (a panel that finishes loading), not an effect of it: counting it would
-/// verify a click that did nothing. The engine still hears `loading` while they work, so
-/// no second input is sent meanwhile.
-fn working_zones(pre: &Reading, target: Option<&ElementId>) -> Vec<ElementId> {
-    let holds_target =
-        |zone: &ElementId| target.is_some_and(|t| t == zone || pre.snap.ancestors(t).any(|n| n.id() == zone));
-    let mut zones = Vec::new();
-    for node in pre.snap.nodes() {
-        let e = node.element();
-        if !is_working(e) || Some(&e.id) == target {
-            continue;
-        }
-        let zone = match node.parent() {
-            Some(p) if !holds_target(p) => p.clone(),
-            _ if !holds_target(&e.id) => e.id.clone(),
-            _ => continue,
-        };
-        if !zones.contains(&zone) {
-            zones.push(zone);
-        }
-    }
-    zones
-}
-
-/// The zone `id` lies in, in either read.
-fn zone_of<'z>(id: &ElementId, zones: &'z [ElementId], pre: &Reading, post: &Reading) -> Option<&'z ElementId> {
-    zones.iter().find(|z| *z == id || [pre, post].iter().any(|r| r.snap.ancestors(id).any(|n| n.id() == *z)))
-}
-
-/// The element an effect is about.
-fn effect_id(e: &Effect) -> Option<&ElementId> {
-    match &e.kind {
-        EffectKind::Changed { id, .. } => Some(id),
-        EffectKind::Appeared { element, .. } | EffectKind::Gone { element, .. } => Some(&element.id),
-        _ => None,
-    }
-}
-
-fn same_widget(a: &Element, b: &Element) -> bool {
-    a.role == b.role && a.name == b.name && a.id != b.id
+    let recreated = (!recreated.is_empty()).then(|| recreated.join("; "));
+    let background = (!zones.is_empty())
+        .then(|| format!("not counted: changes in {}, which was already loading before the input", zones.join(", ")));
+    join(recreated, background)
 }
 
 fn is_popup(e: &Effect) -> bool {
@@ -248,31 +152,21 @@ pub(crate) fn observe(
     target: Option<&ElementId>,
     goal: &Goal,
     toggle: ToggleMode,
+    relevance: &RelevanceConfig,
 ) -> Seen {
     let d = diff(&pre.snap, &post.snap);
-    let cfg = RelevanceConfig { target: target.cloned(), ..RelevanceConfig::default() };
+    // The executor's relevance rules (what explains itself after an input is noise) are
+    // deft-snapshot's, under the configured `RelevanceConfig`.
+    let cfg = RelevanceConfig { target: target.cloned(), ..relevance.clone() };
     let j = judge(&d, &pre.snap, &post.snap, &cfg);
-    let (mut effects, recreated) = filter_effects(&j, target);
-    let zones = working_zones(pre, target);
-    let mut ignored_zones: Vec<String> = Vec::new();
-    effects.retain(|e| {
-        let zone = effect_id(e).and_then(|id| zone_of(id, &zones, pre, post));
-        if let Some(z) = zone {
-            let name = pre.snap.get(z).map_or_else(|| z.to_string(), Element::describe);
-            if !ignored_zones.contains(&name) {
-                ignored_zones.push(name);
-            }
-        }
-        zone.is_none()
-    });
-    let background = (!ignored_zones.is_empty()).then(|| {
-        format!("not counted: changes in {}, which was already loading before the input", ignored_zones.join(", "))
-    });
-    let mut seen = Seen { note: join(recreated, background), ..Seen::default() };
+    let effects = j.effects.clone();
+    let mut seen = Seen { note: explained_notes(&j, target, pre), ..Seen::default() };
     // Work that began before the input and goes on holds the engine back (it may be busy
     // with the input too), but only while it says so (a busy state, a "Loading..." text):
     // a spinner or progress bar alone may run forever and must not stall the chain.
-    let says_busy = |e: &Element| e.has(State::Busy) || (e.has(State::Showing) && says_loading(e.visible_text()));
+    // Shown elements only (Qt leaves a hidden busy progress bar in the tree).
+    let says_busy = |e: &Element| e.has(State::Showing) && (e.has(State::Busy) || says_loading(e.visible_text(), &cfg));
+    let zones = working_zones(&pre.snap, &cfg);
     let still_working = zones.iter().any(|z| post.snap.subtree(z).any(|n| says_busy(n.element())));
     let before = target.and_then(|t| pre.element(t));
     let after = target.and_then(|t| post.element(t));
@@ -299,7 +193,15 @@ pub(crate) fn observe(
         seen.changes = Some(render(&effects, &j));
     }
     let (popups, others): (Vec<&Effect>, Vec<&Effect>) = effects.iter().partition(|e| is_popup(e));
+    // A toggle's effect is its own state: other changes while it reads unchanged (a
+    // spinner moving, a relayout) do not say the click landed on it.
+    let toggle_unmoved = toggle == ToggleMode::State && seen.toggle == Toggle::Unchanged;
     match goal {
+        Goal::AnyChange if !others.is_empty() && toggle_unmoved => {
+            let changes = seen.changes.clone().unwrap_or_default();
+            let note = format!("its own state did not change (other changes: {changes})");
+            seen.note = join(seen.note.take(), Some(note));
+        }
         Goal::AnyChange if !others.is_empty() => {
             seen.verified = seen.changes.clone();
             seen.gone_only =
@@ -315,8 +217,13 @@ pub(crate) fn observe(
                 false => now.contains(typed.as_str()),
             };
             if landed && (was != now || typed.is_empty()) {
+                let shows = match after.is_some_and(is_secret) {
+                    // Even the mask: an app may show a password's text to accessibility.
+                    true => format!("{} characters", now.chars().count()),
+                    false => format!("{now:?}"),
+                };
                 seen.verified =
-                    Some(format!("{} now shows {now:?}", after.map_or_else(String::new, Element::describe)));
+                    Some(format!("{} now shows {shows}", after.map_or_else(String::new, Element::describe)));
             } else {
                 seen.strays = strays(&d, target, typed, pre, post);
                 seen.note = join(seen.note.take(), describe_strays(&seen.strays, target, post));
@@ -329,8 +236,12 @@ pub(crate) fn observe(
                 (_, now) => now.as_deref() == Some(value.as_str()),
             };
             if set {
-                seen.verified =
-                    Some(format!("{} now has value {value:?}", after.map_or_else(String::new, Element::describe)));
+                let has = match after.is_some_and(is_secret) {
+                    // The value set into a password field is never written out.
+                    true => format!("holds the {} characters set", value.chars().count()),
+                    false => format!("has value {value:?}"),
+                };
+                seen.verified = Some(format!("{} now {has}", after.map_or_else(String::new, Element::describe)));
             }
         }
         Goal::Expect(c) => {
@@ -344,10 +255,65 @@ pub(crate) fn observe(
             }
         }
     }
+    // A dialog that appeared over the very control the input went to, which is still shown
+    // beneath it, may have taken the input (an interruption placed there, a web page's
+    // modal making the rest inert): with nothing more specific expected, the other changes
+    // that came with it do not make it the effect. A target hidden or gone meanwhile took
+    // the input (a menu item closes its menu, then its dialog opens where the menu was).
+    // Only bounds known to cover the target count here.
+    let over_target = popups.iter().find(|e| popup_bounds(e).is_some() && covers(popup_bounds(e), before));
+    let target_still_shown = after.is_some_and(|a| a.has(State::Showing));
+    if let (Goal::AnyChange, Some(p), false, true) =
+        (goal, over_target, seen.toggle == Toggle::Changed, target_still_shown)
+        && !others.is_empty()
+    {
+        seen.verified = None;
+        seen.blocking = blocking_from(p, &post.tree);
+        let changes = seen.changes.clone().unwrap_or_default();
+        seen.note = join(seen.note.take(), Some(format!("a dialog appeared over the target ({changes})")));
+        return seen;
+    }
     if seen.verified.is_none() && others.is_empty() {
-        seen.blocking = popups.first().and_then(|e| blocking_from(e, &post.tree));
+        let popup = popups.first().and_then(|e| Some((blocking_from(e, &post.tree)?, popup_bounds(e))));
+        match popup {
+            // A dialog that opened away from the target, after the input, with nothing
+            // else expected: the input's own effect (a button that asks, informs, opens a
+            // file chooser). Reporting it as blocking invites a retry that opens it twice.
+            Some((b, bounds)) if matches!(goal, Goal::AnyChange) && !covers(bounds, before) => {
+                seen.verified = Some(opened(&b));
+            }
+            // Over the very control the input went to, or short of what was expected: it
+            // may have taken the input, so it is reported, never dismissed blindly.
+            Some((b, _)) => seen.blocking = Some(b),
+            None => {}
+        }
     }
     seen
+}
+
+/// Where a popup effect lies on screen, when known.
+fn popup_bounds(e: &Effect) -> Option<Rect<Logical>> {
+    match &e.kind {
+        EffectKind::WindowOpened(w) => w.bounds,
+        EffectKind::Appeared { element, .. } => element.bounds,
+        _ => None,
+    }
+}
+
+/// Whether a popup at `popup` covers the centre of `target` as it was before the input
+/// (where the input went). Unknown bounds cover: the cautious reading.
+fn covers(popup: Option<Rect<Logical>>, target: Option<&Element>) -> bool {
+    match (popup, target.and_then(|t| t.bounds)) {
+        (Some(p), Some(t)) => p.contains(t.center()),
+        _ => true,
+    }
+}
+
+/// The words for a popup the input opened: its role, name and what it shows.
+fn opened(b: &Blocking) -> String {
+    let texts: Vec<String> = b.texts.iter().map(|t| t.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+    let shows = if texts.is_empty() { String::new() } else { format!(" showing {}", texts.join(" | ")) };
+    format!("{} {:?} opened{shows}", b.role, b.name)
 }
 
 fn join(a: Option<String>, b: Option<String>) -> Option<String> {
@@ -413,7 +379,7 @@ pub(crate) fn describe_goal(goal: &Goal, target: &str, secret: bool) -> String {
         Goal::Typed { typed } => format!("{target} contains {typed:?}"),
         Goal::Set { value } if secret => format!("{target} holds the {} characters set", value.chars().count()),
         Goal::Set { value } => format!("{target} has value {value:?}"),
-        Goal::Expect(c) => condition::describe(c),
+        Goal::Expect(c) => deft_a11y::selector::describe_condition(c),
     }
 }
 
@@ -469,14 +435,14 @@ mod tests {
         let pre = reading(&FORM);
         let post = reading(&Form { name: "hel", email: "lo world", ..FORM });
         let goal = Goal::Typed { typed: "hello world".into() };
-        let seen = observe(&pre, &post, Some(&id("name")), &goal, ToggleMode::None);
+        let seen = observe(&pre, &post, Some(&id("name")), &goal, ToggleMode::None, &RelevanceConfig::after_input());
         assert_eq!(seen.verified, None);
         assert!(seen.feedback, "text landed in the target: the keys were received");
         let note = seen.note.unwrap();
         assert!(note.contains("text \"Email\" got \"lo world\"") && note.contains("shows \"hel\""), "{note}");
 
         let done = reading(&Form { name: "hello world", ..FORM });
-        let seen = observe(&pre, &done, Some(&id("name")), &goal, ToggleMode::None);
+        let seen = observe(&pre, &done, Some(&id("name")), &goal, ToggleMode::None, &RelevanceConfig::after_input());
         assert_eq!(seen.verified.as_deref(), Some("text \"Name\" now shows \"hello world\""));
     }
 
@@ -484,13 +450,34 @@ mod tests {
     fn loading_that_began_before_the_input_is_no_effect() {
         let pre = reading(&Form { loading: true, ..FORM });
         let post = reading(&FORM);
-        let seen = observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None);
+        let seen = observe(
+            &pre,
+            &post,
+            Some(&id("submit")),
+            &Goal::AnyChange,
+            ToggleMode::None,
+            &RelevanceConfig::after_input(),
+        );
         assert_eq!(seen.verified, None, "{seen:?}");
         assert!(seen.note.unwrap().contains("filler \"Content\""));
-        let still = observe(&pre, &pre, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None);
+        let still = observe(
+            &pre,
+            &pre,
+            Some(&id("submit")),
+            &Goal::AnyChange,
+            ToggleMode::None,
+            &RelevanceConfig::after_input(),
+        );
         assert!(still.loading, "the engine hears it is still loading");
         let both = reading(&Form { status: "Order 1 submitted", ..FORM });
-        let seen = observe(&pre, &both, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None);
+        let seen = observe(
+            &pre,
+            &both,
+            Some(&id("submit")),
+            &Goal::AnyChange,
+            ToggleMode::None,
+            &RelevanceConfig::after_input(),
+        );
         assert!(seen.verified.unwrap().contains("Order 1 submitted"));
     }
 
@@ -498,7 +485,14 @@ mod tests {
     fn a_recreated_target_is_no_effect() {
         let pre = reading(&FORM);
         let post = reading(&Form { submit_id: "submit2", ..FORM });
-        let seen = observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None);
+        let seen = observe(
+            &pre,
+            &post,
+            Some(&id("submit")),
+            &Goal::AnyChange,
+            ToggleMode::None,
+            &RelevanceConfig::after_input(),
+        );
         assert_eq!(seen.verified, None, "{seen:?}");
         assert!(seen.note.unwrap().starts_with("the target push_button \"Submit\" was re-created and moved"));
     }
@@ -511,9 +505,44 @@ mod tests {
         let i = tree.find_id(&id("submit")).unwrap();
         tree.nodes[i].element.states.insert(State::Focused);
         post = Reading::new(tree);
-        let seen = observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None);
+        let seen = observe(
+            &pre,
+            &post,
+            Some(&id("submit")),
+            &Goal::AnyChange,
+            ToggleMode::None,
+            &RelevanceConfig::after_input(),
+        );
         assert_eq!(seen.verified, None);
         assert!(seen.feedback);
         assert!(!seen.feedback_unknown);
+    }
+
+    #[test]
+    fn a_toggle_whose_state_did_not_change_is_not_verified_by_other_changes() {
+        let pre = reading(&FORM);
+        // The status line changed, but the target (a toggle read in both) did not flip.
+        let post = reading(&Form { status: "Something else", ..FORM });
+        let seen = observe(
+            &pre,
+            &post,
+            Some(&id("submit")),
+            &Goal::AnyChange,
+            ToggleMode::State,
+            &RelevanceConfig::after_input(),
+        );
+        assert_eq!(seen.verified, None, "{seen:?}");
+        assert_eq!(seen.toggle, Toggle::Unchanged);
+        assert!(seen.note.as_deref().is_some_and(|n| n.contains("its own state did not change")), "{seen:?}");
+        // The same change for a non-toggle is its effect.
+        let seen = observe(
+            &pre,
+            &post,
+            Some(&id("submit")),
+            &Goal::AnyChange,
+            ToggleMode::None,
+            &RelevanceConfig::after_input(),
+        );
+        assert!(seen.verified.is_some(), "{seen:?}");
     }
 }

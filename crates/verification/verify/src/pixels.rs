@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use deft_a11y::Accessibility;
-use deft_capture::Target as CaptureTarget;
+use deft_capture::CaptureTarget;
 use deft_diff::{DiffOptions, NoiseMask};
 use deft_types::{Frame, Physical, Point, Rect, TextMatch};
 

@@ -39,10 +39,6 @@ const HOLD_MAX: Duration = Duration::from_millis(400);
 /// report `armed`.
 const READS_WITHOUT_ARMED: u32 = 3;
 const HOLD_MIN: Duration = Duration::from_millis(30);
-/// Toolkits that report a push button `armed` as soon as they handled a press on it
-/// (prefixes of `Application.ToolkitName`, lower case). Measured: GTK 3. In their apps a
-/// press never reported armed did not arrive, even without the pixel witness.
-const ARMED_TOOLKITS: [&str; 1] = ["gtk"];
 /// Time between two looks at the target while it is held.
 const LOOK_EVERY: Duration = Duration::from_millis(2);
 /// How long the target must have looked the same before the press for its look to be
@@ -183,14 +179,6 @@ impl<A: Accessibility> Executor<A> {
         Some(e.has(State::Armed) || (e.has(State::Pressed) && !pressed_before))
     }
 
-    /// Whether the toolkit of `id`'s application reports pressed buttons `armed`.
-    async fn reports_armed(&self, id: &ElementId) -> bool {
-        match self.a11y.toolkit(id).await {
-            Ok(Some(name)) => ARMED_TOOLKITS.iter().any(|t| name.to_lowercase().starts_with(t)),
-            _ => false,
-        }
-    }
-
     /// Clicks `target` at `at` as a press held until it shows (armed, or a pressed look;
     /// at most [`HOLD_MAX`]) and a release. Returns what was sent, and what the press showed.
     pub(crate) async fn held_click(
@@ -251,7 +239,9 @@ impl<A: Accessibility> Executor<A> {
         let what = format!("clicked at ({}, {}), held {held_ms} ms {shown}", at.x, at.y);
         let unseen = !armed && !pressed && reads >= READS_WITHOUT_ARMED && {
             // Asked only now, when the press did not show: a normal click never pays for it.
-            before.is_some() || self.reports_armed(&target.id).await
+            // On a toolkit that reports a held button (GTK 3 `armed`, Qt `pressed`, per
+            // deft-a11y), a press that never showed did not arrive.
+            before.is_some() || self.a11y.reports_held_press(&target.id).await
         };
         (Ok(what), Some(PressLook { region, before, armed, pressed, back: false, unseen }))
     }

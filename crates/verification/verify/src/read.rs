@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use deft_a11y::Tree;
-use deft_snapshot::{Snapshot, WindowInfo};
+use deft_snapshot::{Snapshot, WindowState};
 use deft_types::{Element, ElementId, Role, State};
 
 /// One read of the UI: the tree as the backend gave it and its snapshot.
@@ -48,7 +48,7 @@ pub(crate) fn to_snapshot(tree: &Tree) -> Snapshot {
         let parent = node.parent.map(|p| tree.nodes[p].element.id.clone());
         if node.window.is_some() && node.path.is_empty() {
             let e = &node.element;
-            windows.push(WindowInfo {
+            windows.push(WindowState {
                 id: e.id.clone(),
                 title: e.name.clone(),
                 role: e.role.clone(),

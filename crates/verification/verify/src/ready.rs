@@ -14,6 +14,27 @@ use crate::resolve::Resolved;
 /// Bounds must stay the same across two reads at least this far apart (one frame).
 const FRAME: Duration = Duration::from_millis(16);
 
+/// Why a target is not actionable yet: what the executor may do about it (scroll it into
+/// view, raise its window) or how long waiting is worth it (a disabled control with
+/// nothing at work around it will not enable itself).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Waiting {
+    /// Not shown (maybe scrolled out of view).
+    Hidden,
+    /// Shown but with no bounds on screen.
+    OffScreen,
+    /// Not enabled.
+    Disabled,
+    /// Its bounds are still changing.
+    Moving,
+    /// Another application's window covers it at the point the input would land.
+    CoveredByOtherApp,
+    /// Something of its own application covers it.
+    Covered,
+    /// It cannot be read right now.
+    Unreadable,
+}
+
 /// One actionability check.
 pub(crate) enum Check {
     /// Act now.
@@ -21,7 +42,7 @@ pub(crate) enum Check {
     /// Not yet, for this reason; the symptoms tell what to report if it never gets ready.
     /// `retry_at`: when checking again makes sense (the stability rule waits exactly one
     /// frame); `None`: at the next accessibility event or poll.
-    NotYet(String, Symptoms, Option<Instant>),
+    NotYet(Waiting, String, Symptoms, Option<Instant>),
     /// Waiting will not help (the target vanished, a modal popup covers it).
     Fail(Symptoms),
 }
@@ -162,7 +183,7 @@ impl<A: Accessibility> Executor<A> {
             }
             Err(e) if e.class() == ErrorClass::Transient => {
                 let s = Symptoms { backend_error: true, ..Symptoms::new(e.to_string()) };
-                return Check::NotYet(format!("cannot read it ({e})"), s, None);
+                return Check::NotYet(Waiting::Unreadable, format!("cannot read it ({e})"), s, None);
             }
             Err(e) => return Check::Fail(Symptoms { not_found: true, ..Symptoms::new(e.to_string()) }),
         };
@@ -170,11 +191,11 @@ impl<A: Accessibility> Executor<A> {
         target.element = Some(element.clone());
         if !element.has(State::Showing) {
             let s = Symptoms { not_found: true, ..Symptoms::new(format!("{name} is not shown")) };
-            return Check::NotYet("not shown".into(), s, None);
+            return Check::NotYet(Waiting::Hidden, "not shown".into(), s, None);
         }
         if !element.has(State::Enabled) {
             let s = Symptoms { not_enabled: true, ..Symptoms::new(format!("{name} is not enabled")) };
-            return Check::NotYet("not enabled".into(), s, None);
+            return Check::NotYet(Waiting::Disabled, "not enabled".into(), s, None);
         }
         if let Some(b) = round.modal {
             let message = format!("{} {:?} is open over {name}", b.role, b.name);
@@ -185,11 +206,11 @@ impl<A: Accessibility> Executor<A> {
         }
         let Some(bounds) = element.bounds.filter(|b| !b.is_empty() && on_screen(b)) else {
             let s = Symptoms { not_found: true, ..Symptoms::new(format!("{name} has no bounds on screen")) };
-            return Check::NotYet("not on screen".into(), s, None);
+            return Check::NotYet(Waiting::OffScreen, "not on screen".into(), s, None);
         };
         let unstable = |again: Instant| {
             let s = Symptoms { target_moved: true, ..Symptoms::new(format!("{name} kept moving")) };
-            Check::NotYet("checking that it is stable".into(), s, Some(again))
+            Check::NotYet(Waiting::Moving, "checking that it is stable".into(), s, Some(again))
         };
         if let Err(again) = st.settle(bounds, Instant::now()) {
             return unstable(again);
@@ -200,9 +221,14 @@ impl<A: Accessibility> Executor<A> {
             None => unstable(Instant::now()),
             Some((at, _)) if at != point => unstable(Instant::now()),
             Some((_, Ok(Some(hit)))) if hit.is_within(id) => Check::Ready,
+            // A popup menu is above every other window by construction (override-redirect):
+            // the hit test, which cannot see stacking, may answer with what lies beneath it.
+            Some((_, Ok(Some(hit)))) if hit.chain.first() != target.window.as_ref() && in_popup(target) => Check::Ready,
             Some((_, Ok(Some(hit)))) => {
                 let covering_window = hit.chain.first().cloned();
                 let other_window = covering_window.is_some() && covering_window != target.window;
+                let other_app =
+                    covering_window.as_ref().zip(target.app.as_ref()).is_some_and(|(w, a)| bus_of(w) != bus_of(a));
                 let blocking = match (&covering_window, other_window) {
                     (Some(w), true) => self.blocking_window(w).await,
                     _ => None,
@@ -219,7 +245,8 @@ impl<A: Accessibility> Executor<A> {
                     blocking: Some(blocking),
                     ..Symptoms::new(what.clone())
                 };
-                if s.dialog_appeared { Check::Fail(s) } else { Check::NotYet(what, s, None) }
+                let why = if other_app { Waiting::CoveredByOtherApp } else { Waiting::Covered };
+                if s.dialog_appeared && !other_app { Check::Fail(s) } else { Check::NotYet(why, what, s, None) }
             }
             // Nothing accessible at the point, or the hit test failed: it cannot tell, and
             // refusing to act on that would make unhittable toolkits unusable.
@@ -274,6 +301,22 @@ pub(crate) fn popup_texts<'a>(nodes: impl Iterator<Item = &'a deft_a11y::Node>, 
         }
     }
     texts
+}
+
+/// Whether the target is in a popup window (a menu), which is drawn above every other.
+fn in_popup(target: &Resolved) -> bool {
+    let popup_window =
+        target.window_role.as_ref().is_some_and(|r| matches!(r.as_str(), "window" | "menu" | "popup_menu"));
+    let menu_item = target
+        .element
+        .as_ref()
+        .is_some_and(|e| matches!(e.role.as_str(), "menu_item" | "check_menu_item" | "radio_menu_item" | "menu"));
+    popup_window && menu_item
+}
+
+/// The application part of an element id (AT-SPI: the bus name before `|`).
+fn bus_of(id: &ElementId) -> &str {
+    id.0.split_once('|').map_or(id.0.as_str(), |(bus, _)| bus)
 }
 
 /// Bounds that toolkits use for "nowhere" (GTK reports hidden menus at i32::MIN) are not on

@@ -3,13 +3,13 @@
 
 use std::time::Instant;
 
-use deft_a11y::selector::{self, ResolveError};
+use deft_a11y::selector::{self, Pick, ResolveError};
 use deft_a11y::{A11yError, Accessibility, AppInfo, Scope, SnapshotOptions, Tree};
 use deft_input::{WindowQuery, mapping};
 use deft_retry::Symptoms;
 use deft_types::{
-    Channel, Element, ElementId, ErrorClass, Logical, Physical, Point, Rect, ScaleFactor, Selector, Size, State,
-    Target, TargetInfo, TextMatch,
+    Channel, Element, ElementId, ErrorClass, Failure, FailureKind, Logical, Physical, Point, Rect, ScaleFactor,
+    Selector, Size, State, Target, TargetInfo, TextMatch,
 };
 
 use crate::executor::Executor;
@@ -46,6 +46,8 @@ pub(crate) struct Resolved {
     pub how: How,
     pub window: Option<ElementId>,
     pub window_title: Option<String>,
+    /// The role of its top-level window (`frame`, `dialog`, `window` for a popup menu).
+    pub window_role: Option<deft_types::Role>,
     pub app: Option<ElementId>,
     pub app_name: Option<String>,
     pub pid: Option<u32>,
@@ -66,6 +68,7 @@ impl Resolved {
             how,
             window: None,
             window_title: None,
+            window_role: None,
             app: None,
             app_name: None,
             pid: None,
@@ -87,17 +90,21 @@ impl Resolved {
                 role: Some(e.role.clone()),
                 name: e.name.clone(),
                 bounds: e.bounds,
+                app: self.app_name.clone(),
+                window: self.window_title.clone(),
             },
             None => TargetInfo {
                 id: None,
                 role: None,
                 name: match &self.how {
-                    How::Text(t) => crate::condition::describe_text(t),
+                    How::Text(t) => selector::describe_text(t),
                     How::Point(p) => format!("point ({}, {})", p.x, p.y),
                     How::Focused => "the focused element".into(),
                     How::Selector(s) => selector::format(s),
                 },
                 bounds: self.point.map(|p| self.scale.rect_to_logical(Rect::new(p.x, p.y, 1, 1))),
+                app: self.app_name.clone(),
+                window: self.window_title.clone(),
             },
         }
     }
@@ -124,29 +131,50 @@ impl Resolved {
 /// Why the target could not be found (this time).
 #[derive(Clone, Debug)]
 pub(crate) enum Miss {
-    /// Nothing matches (yet); the message lists the closest candidates.
-    NotFound(String),
-    /// Several elements match; waiting will not help.
-    Ambiguous(String),
+    /// The selector designates no single element: nothing matches (yet), several do, or
+    /// the index is past the last match. Carries the candidates.
+    Resolve(ResolveError),
     /// The backend failed.
     Backend(A11yError),
 }
 
 impl Miss {
-    /// Whether waiting longer may find it.
+    fn of(e: A11yError) -> Miss {
+        match e {
+            A11yError::Resolve(r) => Miss::Resolve(r),
+            e => Miss::Backend(e),
+        }
+    }
+
+    /// Whether waiting longer may find it: something that is not there yet may appear;
+    /// an ambiguous selector stays ambiguous.
     pub fn may_appear(&self) -> bool {
         match self {
-            Miss::NotFound(_) => true,
-            Miss::Ambiguous(_) => false,
+            // Past the last of several matches: more of the same are not on their way.
+            Miss::Resolve(ResolveError::NotFound { .. }) => true,
+            Miss::Resolve(_) => false,
             Miss::Backend(e) => e.class() != ErrorClass::Permanent,
         }
     }
 
     pub fn message(&self) -> String {
         match self {
-            Miss::NotFound(m) | Miss::Ambiguous(m) => m.clone(),
+            Miss::Resolve(r) => r.to_string(),
             Miss::Backend(e) => e.to_string(),
         }
+    }
+
+    /// The failure this miss makes of an action, with its candidates.
+    pub fn failure(&self) -> Failure {
+        let (kind, candidates) = match self {
+            Miss::Resolve(ResolveError::NotFound { candidates, .. }) => (FailureKind::NotFound, candidates.clone()),
+            Miss::Resolve(ResolveError::IndexOutOfRange { matches, .. }) => (FailureKind::NotFound, matches.clone()),
+            Miss::Resolve(ResolveError::Ambiguous { matches, .. }) => (FailureKind::Ambiguous, matches.clone()),
+            Miss::Resolve(ResolveError::Invalid(_)) => (FailureKind::NotFound, Vec::new()),
+            Miss::Backend(e) if e.class() == ErrorClass::Stale => (FailureKind::NotFound, Vec::new()),
+            Miss::Backend(_) => (FailureKind::Unavailable, Vec::new()),
+        };
+        Failure { kind, candidates }
     }
 
     /// The symptoms the retry engine classifies: not found and ambiguous are permanent (with
@@ -162,54 +190,18 @@ impl Miss {
     }
 }
 
-fn resolve_miss(e: ResolveError) -> Miss {
-    match e {
-        ResolveError::NotFound { .. } | ResolveError::IndexOutOfRange { .. } => Miss::NotFound(e.to_string()),
-        ResolveError::Ambiguous { .. } | ResolveError::Invalid(_) => Miss::Ambiguous(e.to_string()),
-    }
-}
-
-/// Picks the one node a selector means among its matches in `tree`.
-///
-/// Never the first of several: an `index` picks explicitly; otherwise, among several
-/// matches, the only one that is showing wins (a hidden element cannot be what a person
-/// means to act on; a destroyed widget may linger hidden for a moment), and for text a
-/// person sees, the outermost showing match (a list row and the label inside it both
-/// show "Item 1"; the row is what gets clicked). Anything else is ambiguous.
-pub(crate) fn choose(tree: &Tree, sel: &Selector, outermost: bool) -> Result<usize, Miss> {
-    if sel.index.is_some() {
-        return selector::resolve(tree, sel).map_err(resolve_miss);
-    }
-    let all = selector::find_all(tree, sel).map_err(|e| Miss::Ambiguous(e.to_string()))?;
-    if let [one] = all[..] {
-        return Ok(one);
-    }
-    let showing: Vec<usize> = all.iter().copied().filter(|&i| tree.nodes[i].element.has(State::Showing)).collect();
-    if let [one] = showing[..] {
-        return Ok(one);
-    }
-    if outermost && showing.len() > 1 {
-        let top: Vec<usize> =
-            showing.iter().copied().filter(|&i| !showing.iter().any(|&a| a != i && tree.is_within(i, a))).collect();
-        if let [one] = top[..] {
-            return Ok(one);
-        }
-    }
-    Err(selector::resolve(tree, sel).err().map_or_else(|| Miss::Ambiguous("ambiguous".into()), resolve_miss))
-}
-
 impl<A: Accessibility> Executor<A> {
     /// One attempt at finding the target; the caller waits and retries while
     /// [`Miss::may_appear`].
     pub(crate) async fn find_target(&self, how: &How) -> Result<Resolved, Miss> {
         match how {
-            How::Selector(sel) => self.find_by_selector(how, sel, false).await,
+            How::Selector(sel) => self.find_by_selector(how, sel).await,
             How::Text(t) => {
                 let sel = Selector { text: Some(t.clone()), ..Selector::default() };
-                match self.find_by_selector(how, &sel, true).await {
-                    Err(Miss::NotFound(m)) => match self.find_by_ocr(t).await {
+                match self.find_by_selector(how, &sel).await {
+                    Err(miss @ Miss::Resolve(ResolveError::NotFound { .. })) => match self.find_by_ocr(t).await {
                         Some(found) => Ok(found),
-                        None => Err(Miss::NotFound(m)),
+                        None => Err(miss),
                     },
                     other => other,
                 }
@@ -219,35 +211,13 @@ impl<A: Accessibility> Executor<A> {
         }
     }
 
-    async fn find_by_selector(&self, how: &How, sel: &Selector, outermost: bool) -> Result<Resolved, Miss> {
-        let opts = SnapshotOptions::default();
-        let apps = if sel.app.is_some() || sel.window.is_some() || sel.id.is_some() {
-            Some(self.a11y.applications().await.map_err(Miss::Backend)?)
-        } else {
-            None
-        };
-        let tree = match (&sel.id, &apps) {
-            (Some(id), _) => self.a11y.snapshot(&Scope::Subtree(id.clone()), &opts).await.map_err(|e| match e {
-                A11yError::Stale { .. } => Miss::NotFound(format!("element {id} no longer exists")),
-                e => Miss::Backend(e),
-            })?,
-            (None, Some(apps)) => {
-                let scopes = scopes_for(apps, sel);
-                let mut trees = Vec::new();
-                for s in scopes {
-                    match self.a11y.snapshot(&s, &opts).await {
-                        Ok(t) => trees.push(t),
-                        // An app or window that went away since the listing is not an error of the rest.
-                        Err(A11yError::AppGone { .. } | A11yError::Stale { .. }) => {}
-                        Err(e) => return Err(Miss::Backend(e)),
-                    }
-                }
-                Tree::merge(trees)
-            }
-            (None, None) => self.a11y.snapshot(&Scope::All, &opts).await.map_err(Miss::Backend)?,
-        };
-        let index = choose(&tree, sel, outermost)?;
-        self.locate(how.clone(), &tree, index, apps).await
+    /// Resolution proper is deft-a11y's ([`deft_a11y::find`], [`Pick::Natural`]): the one
+    /// place that scopes a read and picks among matches.
+    async fn find_by_selector(&self, how: &How, sel: &Selector) -> Result<Resolved, Miss> {
+        let found = deft_a11y::find_with(&self.a11y, sel, &SnapshotOptions::default(), Pick::Natural)
+            .await
+            .map_err(Miss::of)?;
+        self.locate(how.clone(), &found.tree, found.index, found.apps).await
     }
 
     /// The window, application and scale of node `index` of `tree`.
@@ -271,6 +241,7 @@ impl<A: Accessibility> Executor<A> {
             how,
             window,
             window_title: node.window.clone(),
+            window_role: None,
             app,
             app_name: Some(node.app.clone()),
             pid: None,
@@ -311,6 +282,7 @@ impl<A: Accessibility> Executor<A> {
         if let Some(win) = win {
             r.window.get_or_insert_with(|| win.id.clone());
             r.window_title = Some(win.title.clone());
+            r.window_role = Some(win.role.clone());
             r.scale = self.scale_of(owner.pid, &win.title, win.bounds);
         }
     }
@@ -368,64 +340,5 @@ impl<A: Accessibility> Executor<A> {
             channel: Channel::Ocr,
             ..Resolved::bare(How::Text(t.clone()))
         })
-    }
-}
-
-/// The snapshot scopes a selector's `app` and `window` terms name (every app when neither
-/// matches anything: the resolution then reports the closest candidates from all).
-fn scopes_for(apps: &[AppInfo], sel: &Selector) -> Vec<Scope> {
-    let matches = |m: &Option<TextMatch>, s: &str| m.as_ref().is_none_or(|t| crate::condition::text_matches(t, s));
-    let chosen: Vec<&AppInfo> = apps.iter().filter(|a| matches(&sel.app, &a.name)).collect();
-    let scopes: Vec<Scope> = if sel.window.is_none() {
-        chosen.iter().map(|a| Scope::App(a.id.clone())).collect()
-    } else {
-        chosen
-            .iter()
-            .flat_map(|a| a.windows.iter())
-            .filter(|w| matches(&sel.window, &w.title))
-            .map(|w| Scope::Subtree(w.id.clone()))
-            .collect()
-    };
-    if scopes.is_empty() { vec![Scope::All] } else { scopes }
-}
-
-#[cfg(test)]
-mod tests {
-    use deft_a11y::{TreeBuilder, element};
-
-    use super::*;
-
-    fn list_tree() -> Tree {
-        let mut b = TreeBuilder::new();
-        let app = b.app(element("a", "application", "demo"));
-        let w = b.child(app, element("w", "frame", "Main"));
-        let row = b.child(w, element("r1", "list_item", "Item 1"));
-        b.child(row, element("l1", "label", "Item 1"));
-        let mut hidden = element("old", "push_button", "Submit");
-        hidden.states.remove(&State::Showing);
-        b.child(w, hidden);
-        b.child(w, element("new", "push_button", "Submit"));
-        b.child(w, element("x1", "push_button", "Same"));
-        b.child(w, element("x2", "push_button", "Same"));
-        b.build()
-    }
-
-    fn id(tree: &Tree, i: usize) -> &str {
-        &tree.nodes[i].element.id.0
-    }
-
-    #[test]
-    fn choosing_among_matches() {
-        let t = list_tree();
-        let text = |s: &str| Selector { text: Some(TextMatch::Exact(s.into())), ..Selector::default() };
-        let name = |s: &str| Selector { name: Some(TextMatch::Exact(s.into())), ..Selector::default() };
-        assert_eq!(id(&t, choose(&t, &text("Item 1"), true).unwrap()), "r1");
-        assert!(matches!(choose(&t, &name("Item 1"), false), Err(Miss::Ambiguous(_))));
-        assert_eq!(id(&t, choose(&t, &name("Submit"), false).unwrap()), "new");
-        let err = choose(&t, &name("Same"), true).unwrap_err();
-        assert!(matches!(err, Miss::Ambiguous(ref m) if m.contains("index=1")), "{err:?}");
-        assert!(matches!(choose(&t, &name("Nope"), false), Err(Miss::NotFound(_))));
-        let second = Selector { index: Some(1), ..name("Same") };
-        assert_eq!(id(&t, choose(&t, &second, false).unwrap()), "x2");
     }
 }

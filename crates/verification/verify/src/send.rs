@@ -47,6 +47,56 @@ fn chord(key: NamedKey) -> Chord {
 const CLICK_ACTIONS: [&str; 3] = ["click", "press", "activate"];
 
 impl<A: Accessibility> Executor<A> {
+    /// An activation (`click`, `activate`, `press`) of a shown control of an application
+    /// whose accessibility actions run inside the call (GTK 3): sent as a pointer click
+    /// instead, the way a person activates it. A modal dialog the action opens would
+    /// otherwise hold the call, and the application freezes when Deft exits
+    /// (`docs/real-apps.md`, mousepad's Save As). `None`: the accessibility action is safe.
+    async fn activate_by_pointer(&self, target: Option<&Resolved>, name: &str) -> Option<Result<String, Report>> {
+        let t = target?;
+        let e = t.element.as_ref()?;
+        let activation = ["click", "activate", "press"].iter().any(|a| a.eq_ignore_ascii_case(name.trim()));
+        let shown = e.has(State::Showing) && e.bounds.is_some_and(|b| !b.is_empty());
+        if !activation || !shown || !self.a11y.actions_hold_the_call(&e.id).await {
+            return None;
+        }
+        let at = match self.pointer_point(target, Method::CoordinateClick) {
+            Ok(at) => at,
+            Err(r) => return Some(Err(r)),
+        };
+        Some(self.click(at, MouseButton::Left, 1).map(|sent| {
+            format!(
+                "{sent} (a pointer click rather than the accessibility action {name:?}: this toolkit runs actions \
+                 inside the accessibility call, where a dialog they open would freeze it once Deft exits)"
+            )
+        }))
+    }
+
+    /// A combo box's value is chosen, not typed: the item of that name among its (hidden)
+    /// items is activated through accessibility, which selects it without opening the
+    /// popup (typing into a closed combo box opens it and leaves it open).
+    async fn choose_item(&self, combo: &deft_types::ElementId, value: &str) -> Result<String, Report> {
+        let options = deft_a11y::SnapshotOptions { hidden_details: true, ..deft_a11y::SnapshotOptions::default() };
+        let tree =
+            self.a11y.snapshot(&deft_a11y::Scope::Subtree(combo.clone()), &options).await.map_err(a11y_failed)?;
+        let items: Vec<&deft_types::Element> = tree
+            .nodes
+            .iter()
+            .map(|n| &n.element)
+            .filter(|e| matches!(e.role.as_str(), "menu_item" | "list_item" | "option"))
+            .collect();
+        let Some(item) = items.iter().find(|e| e.name.trim() == value.trim()) else {
+            let names: Vec<String> = items.iter().map(|e| format!("{:?}", e.name.trim())).collect();
+            return Err(Report::Refused(Symptoms::new(format!(
+                "the combo box has no item {value:?}; its items are: {}",
+                if names.is_empty() { "none that accessibility shows".to_string() } else { names.join(", ") }
+            ))));
+        };
+        let action = item.actions.first().cloned().unwrap_or_else(|| "click".to_string());
+        self.a11y.do_action(&item.id, &action).await.map_err(a11y_failed)?;
+        Ok(format!("chose the item {:?} through accessibility ({action})", item.name.trim()))
+    }
+
     /// Sends `method`'s input for `action` to `target`. `before_text` is the target's text
     /// before the action's first input (what `type` appends to).
     pub(crate) async fn send(
@@ -76,6 +126,9 @@ impl<A: Accessibility> Executor<A> {
             }
             (Method::A11yAction, Action::Invoke { name, .. }) => {
                 let (id, _) = element_of(target)?;
+                if let Some(done) = self.activate_by_pointer(target, name).await {
+                    return done;
+                }
                 self.a11y.do_action(&id, name).await.map_err(a11y_failed)?;
                 Ok(format!("accessibility action {name:?}"))
             }
@@ -99,11 +152,7 @@ impl<A: Accessibility> Executor<A> {
                     _ => text.clone(),
                 };
                 self.focus_for_keys(target).await?;
-                let mut input = lock(&self.input);
-                let select_all = Chord { modifiers: vec![Modifier::Ctrl], key: Key::Char('a') };
-                input.chord(&select_all).map_err(input_refused)?;
-                let typed = if text.is_empty() { input.chord(&chord(NamedKey::BackSpace)) } else { input.text(&text) };
-                typed.map_err(|e| Report::SendUncertain { message: e.to_string() })?;
+                self.replace_focused_text(&text)?;
                 Ok(format!("selected all and typed {} characters as key events", text.chars().count()))
             }
             (Method::A11ySet, Action::Type { text, .. }) => {
@@ -112,12 +161,24 @@ impl<A: Accessibility> Executor<A> {
                 self.a11y.set_text(&id, &full).await.map_err(a11y_failed)?;
                 Ok(format!("set its text ({} characters) through accessibility", full.chars().count()))
             }
+            (Method::A11ySet, Action::SetValue { value, .. })
+                if target.and_then(|t| t.element.as_ref()).is_some_and(|e| e.role.as_str() == "combo_box") =>
+            {
+                let (id, _) = element_of(target)?;
+                self.choose_item(&id, value).await
+            }
             (Method::A11ySet, Action::SetValue { value, .. }) => {
                 let (id, _) = element_of(target)?;
                 let element = target.and_then(|t| t.element.as_ref());
                 let textual = element.is_some_and(|e| e.has(State::Editable) || e.text.is_some());
+                // A spin button shows its number as editable text too, but text set there is
+                // never committed (GTK keeps the old value until Enter or focus-out): its
+                // Value is what a person changes.
+                let numeric_control = element.is_some_and(|e| {
+                    e.value.is_some() && matches!(e.role.as_str(), "spin_button" | "slider" | "scroll_bar" | "dial")
+                });
                 match value.trim().parse::<f64>() {
-                    Ok(v) if !textual => {
+                    Ok(v) if !textual || numeric_control => {
                         self.a11y.set_value(&id, v).await.map_err(a11y_failed)?;
                         Ok(format!("set its value to {v} through accessibility"))
                     }
@@ -200,6 +261,22 @@ impl<A: Accessibility> Executor<A> {
             return Ok(());
         }
         Err(refused(format!("{} did not take the keyboard focus", t.describe())))
+    }
+
+    /// Replaces the text of the field that has the keyboard focus with `text`, as key
+    /// events: select all, then the text (a delete when it is empty).
+    pub(crate) fn replace_focused_text(&self, text: &str) -> Result<(), Report> {
+        let mut input = lock(&self.input);
+        let select_all = Chord { modifiers: vec![Modifier::Ctrl], key: Key::Char('a') };
+        input.chord(&select_all).map_err(input_refused)?;
+        let typed = if text.is_empty() { input.chord(&chord(NamedKey::BackSpace)) } else { input.text(text) };
+        typed.map_err(|e| Report::SendUncertain { message: e.to_string() })
+    }
+
+    /// Gives `id` the keyboard focus through accessibility only (no pointer input), and
+    /// says whether it took it.
+    pub(crate) async fn focus_quietly(&self, id: &ElementId) -> bool {
+        self.a11y.focus(id).await.is_ok() && self.focused_within(id, FOCUS_WAIT).await.unwrap_or(false)
     }
 
     async fn focused_within(&self, id: &ElementId, limit: Duration) -> Result<bool, Report> {

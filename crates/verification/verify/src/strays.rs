@@ -2,7 +2,10 @@
 //! typing (a field that steals it, a dialog's entry), the rest of the keys land elsewhere.
 //! The action itself is made good by its fallback (the target's text is set); the other
 //! field is set back to what it showed before the input, through accessibility, so that
-//! nothing is left behind that the caller did not ask for.
+//! nothing is left behind that the caller did not ask for. Where setting text is not
+//! offered or does not take (Chromium has no EditableText; Firefox's returns true and
+//! changes nothing), the field is given the focus through accessibility and its text
+//! replaced with key events.
 //!
 //! Only a field that still shows exactly what the stray keys made of it is touched: if
 //! anything changed it since, it is left alone and reported.
@@ -29,16 +32,23 @@ impl<A: Accessibility> Executor<A> {
     pub(crate) async fn put_back(&self, strays: &[Stray]) -> Vec<String> {
         let mut said = Vec::new();
         for s in strays {
+            let taken_back =
+                || format!("{:?} that went to {} was taken back (it shows {:?} again)", s.now, s.field, s.was);
             let line = match self.a11y.element(&s.id).await {
-                Ok(e) if text_of(&e) == s.now => match self.a11y.set_text(&s.id, &s.was).await {
-                    Ok(()) => match self.a11y.element(&s.id).await {
-                        Ok(e) if text_of(&e) == s.was => {
-                            format!("{:?} that went to {} was taken back (it shows {:?} again)", s.now, s.field, s.was)
-                        }
-                        _ => format!("{} got {:?}; setting it back to {:?} did not take", s.field, s.now, s.was),
-                    },
-                    Err(e) => format!("{} got {:?}; it could not be set back to {:?}: {e}", s.field, s.now, s.was),
-                },
+                Ok(e) if text_of(&e) == s.now => {
+                    let set = self.a11y.set_text(&s.id, &s.was).await;
+                    if set.is_ok() && self.shows(&s.id, &s.was).await {
+                        taken_back()
+                    } else if self.put_back_by_keys(&s.id, &s.was).await {
+                        format!("{} (by key events)", taken_back())
+                    } else {
+                        let why = match set {
+                            Ok(()) => "setting it did not take, nor did key events".to_string(),
+                            Err(e) => format!("{e}; key events did not take either"),
+                        };
+                        format!("{} got {:?}; it could not be set back to {:?}: {why}", s.field, s.now, s.was)
+                    }
+                }
                 Ok(e) => format!(
                     "{} got {:?} and was left alone: it changed since (it shows {:?})",
                     s.field,
@@ -50,5 +60,30 @@ impl<A: Accessibility> Executor<A> {
             said.push(line);
         }
         said
+    }
+
+    /// Whether `id` shows `text` now.
+    async fn shows(&self, id: &deft_types::ElementId, text: &str) -> bool {
+        self.a11y.element(id).await.is_ok_and(|e| text_of(&e) == text)
+    }
+
+    /// Gives `id` the focus through accessibility and replaces its text with `text` by key
+    /// events; whether it shows `text` afterwards. Nothing is typed unless it has the focus.
+    async fn put_back_by_keys(&self, id: &deft_types::ElementId, text: &str) -> bool {
+        if !self.focus_quietly(id).await || self.replace_focused_text(text).is_err() {
+            return false;
+        }
+        // The keys are handled when the app gets to them: read again on its next event.
+        let until = std::time::Instant::now() + std::time::Duration::from_millis(500);
+        let mut waker = self.waker().await;
+        loop {
+            if self.shows(id, text).await {
+                return true;
+            }
+            if std::time::Instant::now() >= until {
+                return false;
+            }
+            waker.next(until).await;
+        }
     }
 }

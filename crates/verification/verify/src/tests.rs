@@ -9,7 +9,7 @@ use deft_a11y::{
     SnapshotOptions, Tree, TreeBuilder, element,
 };
 use deft_bus::{Bus, BusConfig, Received};
-use deft_capture::{Capture, CaptureError, FakeCapture, Monitor, Target as CaptureTarget};
+use deft_capture::{Capture, CaptureError, CaptureTarget, FakeCapture, Monitor};
 use deft_input::{ButtonAction, Chord, Input, InputError, Recorded, RecordingInput};
 use deft_retry::Step;
 use deft_types::{
@@ -291,6 +291,7 @@ async fn a_click_with_an_effect_is_verified_and_every_step_is_published() {
             VerifyEvent::Evidence { .. } => "evidence".into(),
             VerifyEvent::ActionFinished { .. } => "finished".into(),
             VerifyEvent::WaitStarted { .. } | VerifyEvent::WaitFinished { .. } => "wait".into(),
+            VerifyEvent::Frame(_) => "frame".into(),
         });
     }
     kinds.retain(|k| k != "not_actionable");

@@ -3,32 +3,19 @@
 use std::time::{Duration, Instant};
 
 use deft_a11y::{Accessibility, Scope};
-use deft_types::{Channel, Condition, Evidence, ScaleFactor};
-use serde::{Deserialize, Serialize};
+use deft_types::{
+    ActionKind, Attempt, AttemptResult, Channel, Condition, ErrorClass, Evidence, Failure, FailureKind, Method,
+    Outcome, ScaleFactor, TextMatch,
+};
 
 use crate::clock::Clock;
 use crate::condition;
 use crate::event::VerifyEvent;
 use crate::executor::Executor;
+use crate::wait_outcome::WaitOutcome;
 
 /// Least time between two OCR reads of the screen while waiting.
 const OCR_EVERY: Duration = Duration::from_millis(400);
-
-/// What came of a wait.
-#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
-pub struct WaitOutcome {
-    /// The condition was met within the timeout.
-    pub met: bool,
-    /// What was seen, where and when: the evidence that it was met, or of what was last
-    /// observed when it was not.
-    pub evidence: Vec<Evidence>,
-    /// The channel through which the condition was seen met (`None` when it was not).
-    pub channel: Option<Channel>,
-    /// What was last observed, in plain words (for a wait that timed out: why not met).
-    pub last_observed: String,
-    /// Time from the start of the wait to its end.
-    pub elapsed_ms: u64,
-}
 
 impl<A: Accessibility> Executor<A> {
     /// Wait until `condition` holds or `timeout` passes.
@@ -49,9 +36,36 @@ impl<A: Accessibility> Executor<A> {
         let until = Instant::now() + timeout;
         let mut waker = self.waker().await;
         let mut last_ocr: Option<Instant> = None;
+        // A condition about one application's elements cannot come true once that
+        // application has exited: say so at once rather than wait out the timeout.
+        let app_term = named_app(condition);
+        let mut app_seen = false;
         let outcome = loop {
             let last = match self.read(&Scope::All).await {
                 Ok(reading) => {
+                    if let Some(m) = &app_term {
+                        let present = app_present(&reading.tree, m);
+                        if app_seen && !present {
+                            let what = format!(
+                                "the application {} exited while waiting (it is no longer on the accessibility bus)",
+                                deft_a11y::selector::describe_text(m)
+                            );
+                            let evidence = Evidence {
+                                channel: Channel::Accessibility,
+                                what: what.clone(),
+                                region: None,
+                                after_ms: clock.ms(),
+                            };
+                            break WaitOutcome {
+                                met: false,
+                                evidence: vec![evidence],
+                                channel: None,
+                                last_observed: what,
+                                elapsed_ms: clock.ms(),
+                            };
+                        }
+                        app_seen |= present;
+                    }
                     let check = condition::check(condition, &reading.tree);
                     if check.met {
                         let evidence = Evidence {
@@ -74,6 +88,22 @@ impl<A: Accessibility> Executor<A> {
                 }
                 Err(e) => format!("cannot read the accessibility tree: {e}"),
             };
+            // A window title accessibility does not give (a toolkit that leaves its frame
+            // unnamed) is in the display server's own list.
+            if let Condition::WindowTitle(t) = condition
+                && let Some(title) = self.display_title(t)
+            {
+                let what = format!("a window titled {title:?} is open (display server)");
+                let evidence =
+                    Evidence { channel: Channel::Display, what: what.clone(), region: None, after_ms: clock.ms() };
+                break WaitOutcome {
+                    met: true,
+                    evidence: vec![evidence],
+                    channel: Some(Channel::Display),
+                    last_observed: what,
+                    elapsed_ms: clock.ms(),
+                };
+            }
             // Cheap first: accessibility did not show it; OCR the screen now and then.
             let ocr_due = last_ocr.is_none_or(|at: Instant| at.elapsed() >= OCR_EVERY);
             if let Condition::TextAppears(t) = condition
@@ -117,5 +147,67 @@ impl<A: Accessibility> Executor<A> {
         };
         self.publish(VerifyEvent::WaitFinished { op, outcome: outcome.clone() });
         outcome
+    }
+}
+
+impl<A: Accessibility> Executor<A> {
+    /// The title of a top-level window the display server lists that meets `t`, if any.
+    fn display_title(&self, t: &TextMatch) -> Option<String> {
+        let locator = self.windows.as_ref()?;
+        let windows = crate::executor::lock(locator).windows(&deft_input::WindowQuery::default()).ok()?;
+        windows.into_iter().map(|w| w.title).find(|title| condition::text_matches(t, title))
+    }
+}
+
+/// The application a condition's selector names (`app=`), if any.
+fn named_app(c: &Condition) -> Option<TextMatch> {
+    match c {
+        Condition::ElementExists(s) | Condition::ElementGone(s) => s.app.clone(),
+        Condition::ElementState { selector, .. } | Condition::Value { selector, .. } => selector.app.clone(),
+        _ => None,
+    }
+}
+
+/// Whether an application of that name (or with a window of that title: `app` may name a
+/// window) is in the read.
+fn app_present(tree: &deft_a11y::Tree, app: &TextMatch) -> bool {
+    tree.nodes.iter().any(|n| {
+        condition::text_matches(app, &n.app)
+            || (n.window.is_some() && n.path.is_empty() && condition::text_matches(app, &n.element.name))
+    })
+}
+
+impl<A: Accessibility> Executor<A> {
+    /// `wait` run as an action: its outcome, with the wait's evidence.
+    pub(crate) async fn wait_as_action(&self, op: u64, clock: Clock, condition: &Condition, verify: bool) -> Outcome {
+        let policy = self.policy(ActionKind::Wait);
+        let w = self.wait_inner(op, condition, Duration::from_millis(policy.window_ms)).await;
+        let class = ErrorClass::NoEffect;
+        let result = if w.met {
+            AttemptResult::Verified
+        } else {
+            AttemptResult::Failed { class, message: w.last_observed.clone() }
+        };
+        Outcome {
+            ok: w.met,
+            action: ActionKind::Wait,
+            verified: verify.then_some(w.met),
+            retried: false,
+            retry_reason: None,
+            target: None,
+            expected: deft_a11y::selector::describe_condition(condition),
+            observed: w.last_observed.clone(),
+            attempts: vec![Attempt {
+                method: Method::Wait,
+                result,
+                elapsed_ms: w.elapsed_ms,
+                observed: Some(w.last_observed.clone()),
+            }],
+            blocking: None,
+            suggested_action: (!w.met).then_some(deft_types::SuggestedAction::WaitLonger),
+            failure: (!w.met).then(|| Failure { kind: FailureKind::TimedOut, candidates: Vec::new() }),
+            evidence: w.evidence,
+            elapsed_ms: clock.ms(),
+        }
     }
 }

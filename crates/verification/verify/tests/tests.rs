@@ -3,6 +3,7 @@
 
 mod support;
 
+mod careful;
 mod clicks;
 mod typing;
 mod waits;

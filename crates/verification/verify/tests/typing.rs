@@ -93,3 +93,41 @@ fn typing_a_password_is_verified_by_its_length() {
     let last = w.app.events().into_iter().rev().find(|e| e.is("text_changed", Some("password"))).expect("typed");
     assert_eq!(last.raw["length"], 6, "{:#?}", w.log());
 }
+
+#[test]
+fn a_verified_key_watches_the_focused_application() {
+    let w = start(FixtureOptions::default());
+    let typed = w.perform(&type_into("role=text name=Name", "xy"));
+    assert!(typed.ok, "{typed:#?}");
+    w.app.wait_for(|e| e.is("text_changed", Some("name")) && e.str("value") == Some("xy"), WAIT).expect("typed");
+    let chord = deft_types::KeyChord { modifiers: Vec::new(), key: "BackSpace".into() };
+    let outcome = w.perform(&Action::Key { chord });
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    assert!(outcome.observed.contains("\"xy\" -> \"x\""), "{outcome:#?}");
+    // The app's own log: one key, one character gone.
+    w.app.wait_for(|e| e.is("text_changed", Some("name")) && e.str("value") == Some("x"), WAIT).expect("erased");
+    w.quiet("text change", is_text_change);
+    // A key the focused field does nothing with is reported as such, once.
+    let chord = deft_types::KeyChord { modifiers: Vec::new(), key: "F9".into() };
+    let outcome = w.perform(&Action::Key { chord });
+    assert!(!outcome.ok && outcome.verified == Some(false), "{outcome:#?}");
+    assert_eq!(outcome.attempts.len(), 1, "{outcome:#?}");
+    assert_eq!(last_text(&w, "name").as_deref(), Some("x"), "{:#?}", w.log());
+}
+
+#[test]
+fn a_combo_box_value_is_chosen_and_the_next_click_is_not_blocked() {
+    let w = start(FixtureOptions::default());
+    let target = Target::Selector(sel("role=combo_box name=Color"));
+    let outcome = w.perform(&Action::SetValue { target, value: "Blue".into() });
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    w.app
+        .wait_for(|e| e.is("selection_changed", Some("color")) && e.str("value") == Some("Blue"), WAIT)
+        .expect("chosen");
+    // No popup left open over the window: the next click lands.
+    let next = w.perform(&click("role=push_button name=Hello"));
+    assert!(next.ok && next.verified == Some(true), "{next:#?}");
+    w.app.wait_for(|e| e.is("button_activated", Some("hello")), WAIT).expect("clicked");
+    let chosen = w.app.events().iter().filter(|e| e.is("selection_changed", Some("color"))).count();
+    assert_eq!(chosen, 1, "{:#?}", w.log());
+}

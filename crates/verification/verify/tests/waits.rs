@@ -39,3 +39,42 @@ fn a_wait_that_times_out_says_what_it_saw_last() {
     assert!(wait.last_observed.contains("not met within 800 ms"), "{wait:#?}");
     assert!(wait.elapsed_ms >= 800 && started.elapsed() < Duration::from_secs(3), "{wait:#?}");
 }
+
+#[test]
+fn a_wait_on_an_application_that_exits_ends_when_it_does() {
+    let w = start(FixtureOptions::default());
+    let app = deft_types::Selector {
+        app: Some(TextMatch::Exact("deft-fixture".into())),
+        name: Some(TextMatch::Exact("Never shown".into())),
+        ..deft_types::Selector::default()
+    };
+    let pid = w.app.pid();
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(800));
+        let _ = std::process::Command::new("kill").arg("-9").arg(pid.to_string()).status();
+    });
+    let wait = w.rt.block_on(w.exec.wait(&Condition::ElementExists(app), Duration::from_secs(30)));
+    killer.join().unwrap();
+    eprintln!("{wait:#?}");
+    assert!(!wait.met, "{wait:#?}");
+    assert!(wait.last_observed.contains("exited while waiting"), "{wait:#?}");
+    // It ended with the app, not at the end of the 30 s it was allowed.
+    assert!(wait.elapsed_ms < 30_000, "{wait:#?}");
+}
+
+#[test]
+fn a_window_title_accessibility_does_not_give_is_seen_in_the_display_servers_list() {
+    let w = start(FixtureOptions::default());
+    // xmessage (X toolkit) is not on the accessibility bus at all: only X knows its title.
+    let mut cmd = w._desktop.command("xmessage");
+    cmd.args(["-title", "Only X Knows", "hello"]);
+    let mut child = cmd.spawn().expect("xmessage (package x11-utils) starts");
+    let wait = w.rt.block_on(
+        w.exec.wait(&Condition::WindowTitle(TextMatch::Exact("Only X Knows".into())), Duration::from_secs(10)),
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    eprintln!("{wait:#?}");
+    assert!(wait.met, "{wait:#?}");
+    assert_eq!(wait.channel, Some(Channel::Display), "{wait:#?}");
+}

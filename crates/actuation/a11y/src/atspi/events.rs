@@ -18,8 +18,8 @@ use zbus::{MatchRule, Message, MessageStream};
 use super::Inner;
 use super::call::{self, iface};
 use super::convert;
-use crate::backend::EventStream;
 use crate::error::A11yError;
+use crate::events::EventStream;
 use crate::events::{A11yEvent, ChildChange, EventFilter, EventKind, TextChange, WindowChange, state_name};
 
 const OBJECT: &str = "org.a11y.atspi.Event.Object";

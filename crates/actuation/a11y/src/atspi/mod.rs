@@ -4,8 +4,10 @@ pub(crate) mod call;
 pub(crate) mod convert;
 mod events;
 mod ops;
+mod placement;
 mod skeleton;
 mod snapshot;
+pub(crate) mod toolkit;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -16,10 +18,12 @@ use tokio::sync::OnceCell;
 use zbus::Connection;
 
 use self::call::{Fail, ROOT_PATH, iface};
+use self::toolkit::Toolkit;
 use crate::Accessibility;
-use crate::backend::{AppInfo, EventStream, Hit, Operation, Scope, SnapshotOptions};
+use crate::backend::{AppInfo, Hit, Operation, Scope, SnapshotOptions};
 use crate::error::A11yError;
 use crate::events::EventFilter;
+use crate::events::EventStream;
 use crate::tree::Tree;
 
 /// How to reach the accessibility bus, and how long to wait for it.
@@ -40,6 +44,9 @@ pub struct AtSpiConfig {
     /// (`GetApplicationBusAddress`), skipping the bus daemon's hop; signals still come
     /// through the bus.
     pub peer_to_peer: bool,
+    /// The X display the applications show their windows on (`:7`), to place the windows
+    /// of toolkits whose extents are window-relative (GTK 4); `None` for `DISPLAY`.
+    pub display: Option<String>,
 }
 
 impl Default for AtSpiConfig {
@@ -51,6 +58,7 @@ impl Default for AtSpiConfig {
             read_deadline: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(5),
             peer_to_peer: true,
+            display: None,
         }
     }
 }
@@ -68,10 +76,15 @@ pub(crate) struct Inner {
     pub config: AtSpiConfig,
     /// Per application bus name: its direct connection, or the bus when it has none.
     peers: Mutex<HashMap<String, Arc<OnceCell<Connection>>>>,
-    /// Per application bus name: whether its actions are named in English.
-    english: Mutex<HashMap<String, bool>>,
+    /// Per application bus name: what is read once about it.
+    facts: Mutex<HashMap<String, AppFacts>>,
+    /// Connections that carried an operation (see [`Inner::operation_conn`]), kept open and
+    /// unused until the backend is dropped, oldest first.
+    spent: Mutex<Vec<Connection>>,
     /// Per registry event name: how many live event streams want it.
     registrations: Mutex<HashMap<&'static str, usize>>,
+    /// Where windows with window-relative extents lie on screen (GTK 4).
+    pub placement: placement::Placement,
 }
 
 impl AtSpi {
@@ -94,13 +107,16 @@ impl AtSpi {
         let bus = tokio::time::timeout(limit, connect)
             .await
             .map_err(|_| unavailable(format!("connecting took longer than {limit:?}")))??;
+        let placement = placement::Placement::new(config.display.clone());
         Ok(AtSpi {
             inner: Arc::new(Inner {
                 bus,
                 config,
                 peers: Mutex::new(HashMap::new()),
-                english: Mutex::new(HashMap::new()),
+                facts: Mutex::new(HashMap::new()),
+                spent: Mutex::new(Vec::new()),
                 registrations: Mutex::new(HashMap::new()),
+                placement,
             }),
         })
     }
@@ -255,17 +271,84 @@ impl Inner {
         }
     }
 
-    /// Whether app `bus_name` names its actions in English (its locale), cached.
-    pub async fn english(&self, conn: &Connection, bus_name: &str) -> bool {
-        if let Some(&e) = self.english.lock().unwrap_or_else(|p| p.into_inner()).get(bus_name) {
-            return e;
+    /// What Deft reads once about app `bus_name`: the language of its action names (its
+    /// `Locale`) and its toolkit (`Application.ToolkitName` and `Version`), the properties
+    /// libatspi reads for the same purposes. Cached; a failed read is not.
+    pub async fn facts(&self, conn: &Connection, bus_name: &str) -> AppFacts {
+        if let Some(f) = self.facts.lock().unwrap_or_else(|p| p.into_inner()).get(bus_name) {
+            return *f;
         }
-        let locale: Result<String, Fail> =
-            call::property(conn, self.timeout(), bus_name, ROOT_PATH, iface::ACCESSIBLE, "Locale").await;
-        let english = locale.map(|l| convert::english(&l)).unwrap_or(false);
-        self.english.lock().unwrap_or_else(|p| p.into_inner()).insert(bus_name.to_string(), english);
-        english
+        let t = self.timeout();
+        let locale = call::property::<String>(conn, t, bus_name, ROOT_PATH, iface::ACCESSIBLE, "Locale");
+        let name = call::property::<String>(conn, t, bus_name, ROOT_PATH, iface::APPLICATION, "ToolkitName");
+        let version = call::property::<String>(conn, t, bus_name, ROOT_PATH, iface::APPLICATION, "Version");
+        let pid = self.pid(bus_name);
+        let (locale, name, version, pid) = tokio::join!(locale, name, version, pid);
+        let answered = |r: &Result<String, Fail>| !matches!(r, Err(Fail::Timeout(_) | Fail::Gone(_)));
+        let complete = answered(&locale) && answered(&name) && answered(&version);
+        let facts = AppFacts {
+            english: locale.map(|l| convert::english(&l)).unwrap_or(false),
+            toolkit: Toolkit::from_name(&name.unwrap_or_default(), &version.unwrap_or_default()),
+            pid,
+        };
+        if complete {
+            self.facts.lock().unwrap_or_else(|p| p.into_inner()).insert(bus_name.to_string(), facts);
+        }
+        facts
     }
+
+    /// The process behind application `bus_name`, as the bus daemon knows it.
+    pub async fn pid(&self, bus_name: &str) -> Option<u32> {
+        call::call_as::<_, u32>(
+            &self.bus,
+            self.timeout(),
+            "org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus",
+            "GetConnectionUnixProcessID",
+            &(bus_name,),
+        )
+        .await
+        .ok()
+    }
+
+    /// A connection for one operation on app `bus_name`.
+    ///
+    /// An application whose toolkit runs actions inside the D-Bus dispatch of the
+    /// connection that carried them ([`Toolkit::acts_inside_dispatch`]: GTK 3, Chromium,
+    /// Firefox, through atk-bridge) gets a fresh direct connection that carries this one
+    /// call and nothing else, and that stays open, unused, until the backend is dropped. An
+    /// action that opens a modal dialog then leaves only that connection stuck: reads go on
+    /// answering on the shared one (so the dialog can be seen), and no later call queues
+    /// behind the stuck dispatch, which is what freezes atk-bridge for good once a key event
+    /// comes (`docs/real-apps.md`, mousepad). Other toolkits use the shared connection.
+    pub async fn operation_conn(&self, bus_name: &str, toolkit: Toolkit) -> Connection {
+        if !(self.config.peer_to_peer && toolkit.acts_inside_dispatch()) {
+            return self.conn_for(bus_name).await;
+        }
+        let Some(conn) = self.direct(bus_name).await else { return self.conn_for(bus_name).await };
+        let mut spent = self.spent.lock().unwrap_or_else(|p| p.into_inner());
+        // Bounded: past this many, the oldest (whose dialog is most likely closed) goes.
+        if spent.len() >= MAX_SPENT {
+            drop(spent.remove(0));
+        }
+        spent.push(conn.clone());
+        conn
+    }
+}
+
+/// How many operation connections are kept open at most.
+const MAX_SPENT: usize = 64;
+
+/// What is read once per application.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct AppFacts {
+    /// Its localized action names are the names up to case.
+    pub english: bool,
+    /// Its toolkit.
+    pub toolkit: Toolkit,
+    /// Its process (to find its X windows by).
+    pub pid: Option<u32>,
 }
 
 impl Accessibility for AtSpi {
@@ -291,6 +374,20 @@ impl Accessibility for AtSpi {
 
     async fn toolkit(&self, id: &ElementId) -> Result<Option<String>, A11yError> {
         self.bounded("reading the toolkit name", ops::toolkit(&self.inner, id)).await
+    }
+
+    async fn actions_hold_the_call(&self, id: &ElementId) -> bool {
+        let Ok((bus, _)) = call::split_id(id) else { return false };
+        let conn = self.inner.conn_for(bus).await;
+        // Measured on GTK 3 (mousepad's Save As); Chromium and Firefox, though atk-bridge
+        // too, open no dialog from inside the call (a page's dialogs are the renderer's).
+        self.inner.facts(&conn, bus).await.toolkit == toolkit::Toolkit::Gtk3
+    }
+
+    async fn reports_held_press(&self, id: &ElementId) -> bool {
+        let Ok((bus, _)) = call::split_id(id) else { return false };
+        let conn = self.inner.conn_for(bus).await;
+        self.inner.facts(&conn, bus).await.toolkit.reports_held_press()
     }
 
     async fn events(&self, filter: &EventFilter) -> Result<EventStream, A11yError> {

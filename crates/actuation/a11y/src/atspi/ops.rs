@@ -5,10 +5,10 @@ use futures_util::future::join_all;
 use zbus::Connection;
 use zbus::zvariant::{OwnedObjectPath, Value};
 
-use super::Inner;
 use super::call::{self, Fail, NULL_PATH, ROOT_PATH, iface};
 use super::convert::{self, Bits, Ifaces, st};
 use super::snapshot;
+use super::{AppFacts, Inner};
 use crate::backend::{AppInfo, Hit, Operation, WindowInfo};
 use crate::error::A11yError;
 
@@ -28,18 +28,8 @@ async fn app_info(inner: &Inner, bus: &str, path: &str) -> AppInfo {
     let name = call::property::<String>(&conn, t, bus, path, iface::ACCESSIBLE, "Name");
     let kids =
         call::call_as::<_, Vec<(String, OwnedObjectPath)>>(&conn, t, bus, path, iface::ACCESSIBLE, "GetChildren", &());
-    let pid_arg = (bus,);
-    let pid = call::call_as::<_, u32>(
-        &inner.bus,
-        t,
-        "org.freedesktop.DBus",
-        "/org/freedesktop/DBus",
-        "org.freedesktop.DBus",
-        "GetConnectionUnixProcessID",
-        &pid_arg,
-    );
-    let (name, kids, pid) = tokio::join!(name, kids, pid);
-    let mut info = AppInfo { id, name: String::new(), pid: pid.ok(), windows: Vec::new(), problem: None };
+    let (name, kids, facts) = tokio::join!(name, kids, inner.facts(&conn, bus));
+    let mut info = AppInfo { id, name: String::new(), pid: facts.pid, windows: Vec::new(), problem: None };
     let (name, kids) = match (name, kids) {
         (Ok(n), Ok(k)) => (n, k),
         (Err(f), _) | (_, Err(f)) => {
@@ -51,7 +41,7 @@ async fn app_info(inner: &Inner, bus: &str, path: &str) -> AppInfo {
     let windows = join_all(
         kids.iter()
             .filter(|(_, p)| p.as_str() != NULL_PATH)
-            .map(|(b, p)| window_info(&conn, t, if b.is_empty() { bus } else { b }, p.as_str())),
+            .map(|(b, p)| window_info(inner, &conn, if b.is_empty() { bus } else { b }, p.as_str(), facts)),
     )
     .await;
     for w in windows {
@@ -66,21 +56,48 @@ async fn app_info(inner: &Inner, bus: &str, path: &str) -> AppInfo {
     info
 }
 
-async fn window_info(conn: &Connection, t: std::time::Duration, bus: &str, path: &str) -> Result<WindowInfo, Fail> {
+async fn window_info(
+    inner: &Inner,
+    conn: &Connection,
+    bus: &str,
+    path: &str,
+    facts: AppFacts,
+) -> Result<WindowInfo, Fail> {
+    let (t, toolkit) = (inner.timeout(), facts.toolkit);
     let title = call::property::<String>(conn, t, bus, path, iface::ACCESSIBLE, "Name");
     let role = call::call_as::<_, u32>(conn, t, bus, path, iface::ACCESSIBLE, "GetRole", &());
     let states = call::call_as::<_, Vec<u32>>(conn, t, bus, path, iface::ACCESSIBLE, "GetState", &());
-    let extents =
-        call::call_as::<_, (i32, i32, i32, i32)>(conn, t, bus, path, iface::COMPONENT, "GetExtents", &(0u32,));
-    let (title, role, states, extents) = tokio::join!(title, role, states, extents);
-    let states = Bits::from_words(&states?);
+    let ifaces = interfaces(conn, t, bus, path);
+    let (title, role, states, ifaces) = tokio::join!(title, role, states, ifaces);
+    let (states, ifaces) = (Bits::from_words(&states?), ifaces?);
+    let has_component = ifaces.has(Ifaces::COMPONENT);
+    let title = toolkit.name(&title?).to_string();
+    let mut bounds = if has_component && toolkit.may_show(states) {
+        call::call_as::<_, (i32, i32, i32, i32)>(conn, t, bus, path, iface::COMPONENT, "GetExtents", &(0u32,))
+            .await
+            .ok()
+            .and_then(convert::bounds)
+    } else {
+        None
+    };
+    if let (true, Some(b)) = (toolkit.window_relative_extents(), bounds.as_mut())
+        && let Some((dx, dy)) = inner.placement.offset(facts.pid, &title, b.w, b.h).await
+    {
+        (b.x, b.y) = (b.x.saturating_add(dx), b.y.saturating_add(dy));
+    }
     Ok(WindowInfo {
         id: call::element_id(bus, path),
-        title: title?,
+        title,
         role: convert::role(role?),
-        bounds: extents.ok().filter(|_| states.has(st::SHOWING)).and_then(convert::bounds),
-        states: states.states(),
+        bounds,
+        states: toolkit.states(states, bounds, has_component),
     })
+}
+
+/// The interfaces an object lists, the only ones whose methods Deft calls on it.
+async fn interfaces(conn: &Connection, t: std::time::Duration, bus: &str, path: &str) -> Result<Ifaces, Fail> {
+    let names: Vec<String> = call::call_as(conn, t, bus, path, iface::ACCESSIBLE, "GetInterfaces", &()).await?;
+    Ok(Ifaces::from_names(names.iter().map(String::as_str)))
 }
 
 /// One element, read afresh.
@@ -102,55 +119,74 @@ pub(crate) async fn toolkit(inner: &Inner, id: &ElementId) -> Result<Option<Stri
 }
 
 /// Do `op` to element `id`.
+///
+/// Only with a method of an interface the element lists (libatspi's rule: atk-bridge answers
+/// a call of an interface the object lacks with a failed assertion, which Chromium treats as
+/// fatal: `SetTextContents` on a Chromium text field crashed the browser). An element that
+/// lacks the interface gives [`A11yError::NotSupported`] (or `NoSuchAction`) without any
+/// call of it, so the caller can fall back to input.
 pub(crate) async fn perform(inner: &Inner, id: &ElementId, op: &Operation) -> Result<(), A11yError> {
     let (bus, path) = call::split_id(id)?;
     let conn = inner.conn_for(bus).await;
     let t = inner.timeout();
-    let what = op.describe();
-    let done: Result<bool, Fail> = match op {
-        Operation::Action(name) => {
-            let index = match action_index(inner, &conn, bus, path, name).await {
-                Ok(Ok(i)) => i,
-                Ok(Err(available)) => {
-                    return Err(A11yError::NoSuchAction { id: id.clone(), action: name.clone(), available });
-                }
-                Err(Fail::NoMethod) => {
-                    return Err(A11yError::NoSuchAction {
-                        id: id.clone(),
-                        action: name.clone(),
-                        available: Vec::new(),
-                    });
-                }
-                Err(f) => return Err(inner.error(f, &what, Some(id), bus).await),
-            };
-            call::call_as(&conn, t, bus, path, iface::ACTION, "DoAction", &(index,)).await
-        }
-        Operation::SetText(text) => {
-            call::call_as(&conn, t, bus, path, iface::EDITABLE_TEXT, "SetTextContents", &(text.as_str(),)).await
-        }
-        Operation::SetValue(v) => {
-            // Setting a property of an interface the object lacks is silently accepted:
-            // ask first.
-            let ifaces: Result<Vec<String>, Fail> =
-                call::call_as(&conn, t, bus, path, iface::ACCESSIBLE, "GetInterfaces", &()).await;
-            match ifaces {
-                Ok(names) if Ifaces::from_names(names.iter().map(String::as_str)).has(Ifaces::VALUE) => {
-                    let body = (iface::VALUE, "CurrentValue", Value::F64(*v));
-                    call::call(&conn, t, bus, path, iface::PROPERTIES, "Set", &body).await.map(|_| true)
-                }
-                Ok(_) => Err(Fail::NoMethod),
-                Err(f) => Err(f),
-            }
-        }
-        Operation::Focus => call::call_as(&conn, t, bus, path, iface::COMPONENT, "GrabFocus", &()).await,
-        // 6 = ATSPI_SCROLL_ANYWHERE: the least movement that makes it visible.
-        Operation::ScrollIntoView => call::call_as(&conn, t, bus, path, iface::COMPONENT, "ScrollTo", &(6u32,)).await,
-    };
     let what = match op {
         Operation::SetText(_) => "setting text (EditableText)".to_string(),
         Operation::SetValue(_) => "setting a value (Value)".to_string(),
         Operation::ScrollIntoView => "scrolling into view (Component.ScrollTo)".to_string(),
-        _ => what,
+        Operation::Focus => "taking the focus (Component.GrabFocus)".to_string(),
+        Operation::Action(_) => op.describe(),
+    };
+    let (facts, ifaces) = tokio::join!(inner.facts(&conn, bus), interfaces(&conn, t, bus, path));
+    let ifaces = match ifaces {
+        Ok(i) => i,
+        Err(f) => return Err(inner.error(f, &what, Some(id), bus).await),
+    };
+    let needed = match op {
+        Operation::Action(_) => Ifaces::ACTION,
+        Operation::SetText(_) => Ifaces::EDITABLE_TEXT,
+        Operation::SetValue(_) => Ifaces::VALUE,
+        Operation::Focus | Operation::ScrollIntoView => Ifaces::COMPONENT,
+    };
+    if !ifaces.has(needed) {
+        return Err(match op {
+            Operation::Action(name) => {
+                A11yError::NoSuchAction { id: id.clone(), action: name.clone(), available: Vec::new() }
+            }
+            _ => A11yError::NotSupported { id: id.clone(), what },
+        });
+    }
+    let index = match op {
+        Operation::Action(name) => match action_index(inner, &conn, bus, path, name, facts).await {
+            Ok(Ok(i)) => Some(i),
+            Ok(Err(available)) => {
+                return Err(A11yError::NoSuchAction { id: id.clone(), action: name.clone(), available });
+            }
+            Err(Fail::NoMethod) => {
+                return Err(A11yError::NoSuchAction { id: id.clone(), action: name.clone(), available: Vec::new() });
+            }
+            Err(f) => return Err(inner.error(f, &what, Some(id), bus).await),
+        },
+        _ => None,
+    };
+    // The call that changes something goes on a connection of its own where the toolkit
+    // runs it inside the dispatch (see `Inner::operation_conn`).
+    let op_conn = inner.operation_conn(bus, facts.toolkit).await;
+    let done: Result<bool, Fail> = match op {
+        Operation::Action(_) => {
+            call::call_as(&op_conn, t, bus, path, iface::ACTION, "DoAction", &(index.unwrap_or(0),)).await
+        }
+        Operation::SetText(text) => {
+            call::call_as(&op_conn, t, bus, path, iface::EDITABLE_TEXT, "SetTextContents", &(text.as_str(),)).await
+        }
+        Operation::SetValue(v) => {
+            let body = (iface::VALUE, "CurrentValue", Value::F64(*v));
+            call::call(&op_conn, t, bus, path, iface::PROPERTIES, "Set", &body).await.map(|_| true)
+        }
+        Operation::Focus => call::call_as(&op_conn, t, bus, path, iface::COMPONENT, "GrabFocus", &()).await,
+        // 6 = ATSPI_SCROLL_ANYWHERE: the least movement that makes it visible.
+        Operation::ScrollIntoView => {
+            call::call_as(&op_conn, t, bus, path, iface::COMPONENT, "ScrollTo", &(6u32,)).await
+        }
     };
     match done {
         Ok(true) => Ok(()),
@@ -163,35 +199,59 @@ pub(crate) async fn perform(inner: &Inner, id: &ElementId, op: &Operation) -> Re
     }
 }
 
-/// The index of the action called `name`, or the names there are. Matched on the action's
-/// name (`click`), never on its localized description; case-insensitively.
+/// The index of the action Deft calls `name` ([`Toolkit::action_index`]: the toolkit's
+/// name, or `click` for its default action), or the names there are. Matched on names,
+/// never on localized descriptions; case-insensitively.
 async fn action_index(
     inner: &Inner,
     conn: &Connection,
     bus: &str,
     path: &str,
     name: &str,
+    facts: AppFacts,
 ) -> Result<Result<i32, Vec<String>>, Fail> {
-    let english = inner.english(conn, bus).await;
-    let names = snapshot::action_names(inner, conn, bus, path, english).await?;
-    let want = name.to_lowercase();
-    if let Some(i) = names.iter().position(|n| n.to_lowercase() == want) {
-        return Ok(Ok(i as i32));
+    let tk = facts.toolkit;
+    let names = snapshot::action_names(inner, conn, bus, path, facts.english).await?;
+    if let Some(i) = tk.action_index(&names, name) {
+        return Ok(Ok(i));
     }
-    if english {
-        // The localized names may differ from the names even in English: ask each.
-        let t = inner.timeout();
-        let exact = join_all((0..names.len() as i32).map(|i| async move {
-            call::call_as::<_, String>(conn, t, bus, path, iface::ACTION, "GetName", &(i,)).await
-        }))
-        .await;
-        let exact: Vec<String> = exact.into_iter().collect::<Result<_, _>>()?;
-        if let Some(i) = exact.iter().position(|n| n.to_lowercase() == want) {
-            return Ok(Ok(i as i32));
+    // The localized names may differ from the names even in English: ask each.
+    let exact = snapshot::real_action_names(inner, conn, bus, path, names).await?;
+    match tk.action_index(&exact, name) {
+        Some(i) => Ok(Ok(i)),
+        None => Ok(Err(tk.actions(&exact).into_iter().map(|(n, _)| n).collect())),
+    }
+}
+
+/// The path of an object's parent in the same application, if it has one.
+async fn parent_of(conn: &Connection, t: std::time::Duration, bus: &str, path: &str) -> Result<Option<String>, Fail> {
+    let parent: (String, OwnedObjectPath) = call::property(conn, t, bus, path, iface::ACCESSIBLE, "Parent").await?;
+    let (b, p) = parent;
+    Ok((p.as_str() != NULL_PATH && (b.is_empty() || b == bus)).then(|| p.as_str().to_string()))
+}
+
+/// The ancestors from just below `top` down to `from` (included), top first, read one
+/// `Parent` at a time; stops at `window` or after 32 levels (a toolkit whose parents do not
+/// lead back keeps the partial chain).
+async fn ancestors_between(
+    conn: &Connection,
+    t: std::time::Duration,
+    bus: &str,
+    from: &str,
+    top: &str,
+    window: &str,
+) -> Result<Vec<String>, Fail> {
+    let mut up = vec![from.to_string()];
+    for _ in 0..32 {
+        let last = up.last().map(String::as_str).unwrap_or(from);
+        match parent_of(conn, t, bus, last).await? {
+            Some(p) if p == top || p == window => break,
+            Some(p) => up.push(p),
+            None => break,
         }
-        return Ok(Err(exact));
     }
-    Ok(Err(names))
+    up.reverse();
+    Ok(up)
 }
 
 async fn defunct(inner: &Inner, conn: &Connection, bus: &str, path: &str) -> bool {
@@ -220,18 +280,49 @@ pub(crate) async fn hit_test(inner: &Inner, point: Point<Logical>) -> Result<Opt
         (b.to_string(), p.to_string())
     };
     let conn = inner.conn_for(&bus).await;
+    let t = inner.timeout();
+    // A toolkit with window-relative extents takes the point in the window's coordinates.
+    let facts = inner.facts(&conn, &bus).await;
+    let asked = match (facts.toolkit.window_relative_extents(), w.bounds) {
+        (true, Some(b)) => match inner.placement.offset(facts.pid, &w.title, b.w, b.h).await {
+            Some((dx, dy)) => Point::new(point.x - dx, point.y - dy),
+            None => point,
+        },
+        _ => point,
+    };
+    let window = path.clone();
     let mut chain = vec![w.id.clone()];
-    for _ in 0..64 {
-        let at: Result<(String, OwnedObjectPath), Fail> = call::call_as(
-            &conn,
-            inner.timeout(),
-            &bus,
-            &path,
-            iface::COMPONENT,
-            "GetAccessibleAtPoint",
-            &(point.x, point.y, 0u32),
-        )
-        .await;
+    for depth in 0..64 {
+        // The window lists Component (it has bounds); below it, ask before each call, and
+        // ask for the parent too: GTK 4 answers with the deepest element at once, and the
+        // chain must still hold its ancestors (a click on a button's label is on the button).
+        if depth > 0 {
+            let (ifaces, parent) = tokio::join!(interfaces(&conn, t, &bus, &path), parent_of(&conn, t, &bus, &path));
+            // `path` is the chain's last element; the one before it is where it was found.
+            let above = chain.len() - 2;
+            let found_in = call::split_id(&chain[above])?.1.to_string();
+            match parent {
+                Ok(Some(p)) if p != found_in => {
+                    let missing = match ancestors_between(&conn, t, &bus, &p, &found_in, &window).await {
+                        Ok(m) => m,
+                        Err(f) => return Err(inner.error(f, "hit testing", chain.last(), &bus).await),
+                    };
+                    for (i, a) in missing.into_iter().enumerate() {
+                        chain.insert(above + 1 + i, call::element_id(&bus, &a));
+                    }
+                }
+                Ok(_) | Err(Fail::NoMethod) => {}
+                Err(f) => return Err(inner.error(f, "hit testing", chain.last(), &bus).await),
+            }
+            match ifaces {
+                Ok(i) if i.has(Ifaces::COMPONENT) => {}
+                Ok(_) => break,
+                Err(f) => return Err(inner.error(f, "hit testing", chain.last(), &bus).await),
+            }
+        }
+        let at: Result<(String, OwnedObjectPath), Fail> =
+            call::call_as(&conn, t, &bus, &path, iface::COMPONENT, "GetAccessibleAtPoint", &(asked.x, asked.y, 0u32))
+                .await;
         match at {
             Ok((b, p)) if p.as_str() != NULL_PATH && p.as_str() != path => {
                 if !b.is_empty() && b != bus {
@@ -239,6 +330,16 @@ pub(crate) async fn hit_test(inner: &Inner, point: Point<Logical>) -> Result<Opt
                 }
                 path = p.as_str().to_string();
                 chain.push(call::element_id(&bus, &path));
+            }
+            Ok(_) | Err(Fail::NoMethod) if facts.toolkit.hit_test_stops_early() => {
+                match child_at(inner, &conn, &bus, &path, asked, 0).await {
+                    Ok(Some(child)) => {
+                        path = child;
+                        chain.push(call::element_id(&bus, &path));
+                    }
+                    Ok(None) => break,
+                    Err(f) => return Err(inner.error(f, "hit testing", chain.last(), &bus).await),
+                }
             }
             Ok(_) | Err(Fail::NoMethod) => break,
             Err(f) => return Err(inner.error(f, "hit testing", chain.last(), &bus).await),
@@ -248,3 +349,59 @@ pub(crate) async fn hit_test(inner: &Inner, point: Point<Logical>) -> Result<Opt
     let element = snapshot::read_one(inner, &id).await?;
     Ok(Some(Hit { element, chain }))
 }
+
+/// The child of `path` drawn at `point`, by the children's extents, for a toolkit whose
+/// `GetAccessibleAtPoint` stops above it: among the showing children with the Component
+/// interface whose extents hold the point, the last (drawn over the earlier ones). A child
+/// without extents may still hold what is drawn (Firefox's page body reads
+/// `(-1, -1, -1, -1)` and not showing, its sections showing inside it): it is looked
+/// through, at most [`LOOK_THROUGH`] levels down.
+fn child_at<'a>(
+    inner: &'a Inner,
+    conn: &'a Connection,
+    bus: &'a str,
+    path: &'a str,
+    point: Point<Logical>,
+    depth: usize,
+) -> futures_util::future::BoxFuture<'a, Result<Option<String>, Fail>> {
+    Box::pin(async move {
+        let t = inner.timeout();
+        let kids = match super::skeleton::children(inner, conn, bus, path).await {
+            Ok(k) => k,
+            Err(Fail::NoObject) => return Ok(None),
+            Err(f) => return Err(f),
+        };
+        // Per child: its bounds when it has some and shows them; `None` when it has none.
+        let probes = join_all(kids.iter().map(|k| async move {
+            let (ifaces, states) = tokio::join!(
+                interfaces(conn, t, bus, k),
+                call::call_as::<_, Vec<u32>>(conn, t, bus, k, iface::ACCESSIBLE, "GetState", &())
+            );
+            let showing = states.map(|w| Bits::from_words(&w).has(st::SHOWING)).unwrap_or(false);
+            if !ifaces.is_ok_and(|i| i.has(Ifaces::COMPONENT)) {
+                return (k, None, showing);
+            }
+            let extents =
+                call::call_as::<_, (i32, i32, i32, i32)>(conn, t, bus, k, iface::COMPONENT, "GetExtents", &(0u32,))
+                    .await;
+            (k, extents.ok().and_then(convert::bounds), showing)
+        }))
+        .await;
+        let drawn_at = probes.iter().rev().find(|(_, b, showing)| *showing && b.is_some_and(|b| b.contains(point)));
+        if let Some((k, ..)) = drawn_at {
+            return Ok(Some((*k).clone()));
+        }
+        if depth >= LOOK_THROUGH {
+            return Ok(None);
+        }
+        for (k, ..) in probes.iter().rev().filter(|(_, b, _)| b.is_none()) {
+            if let Some(hit) = child_at(inner, conn, bus, k, point, depth + 1).await? {
+                return Ok(Some(hit));
+            }
+        }
+        Ok(None)
+    })
+}
+
+/// How many levels of elements without extents the hit test looks through.
+const LOOK_THROUGH: usize = 3;

@@ -215,33 +215,37 @@ impl Skeleton {
 }
 
 /// Role, name, description, states, interfaces, parent and child count of one object.
+///
+/// Every call is one libatspi makes for the same value, all in flight at once: the
+/// `Accessible` properties one `Properties.Get` each, never `Properties.GetAll`. Qt's bridge
+/// (5.15, and 6.4 by chance) indexes a second argument that `GetAll` does not have and
+/// crashes (`docs/real-apps.md`).
 pub(crate) async fn basics(inner: &Inner, conn: &Connection, bus: &str, path: &str) -> Result<Skel, Fail> {
     let t = inner.timeout();
-    let props = call::call_as::<_, HashMap<String, OwnedValue>>(
-        conn,
-        t,
-        bus,
-        path,
-        iface::PROPERTIES,
-        "GetAll",
-        &(iface::ACCESSIBLE,),
-    );
+    let get = |name: &'static str| async move {
+        call::call_as::<_, OwnedValue>(conn, t, bus, path, iface::PROPERTIES, "Get", &(iface::ACCESSIBLE, name)).await
+    };
     let role = call::call_as::<_, u32>(conn, t, bus, path, iface::ACCESSIBLE, "GetRole", &());
     let states = call::call_as::<_, Vec<u32>>(conn, t, bus, path, iface::ACCESSIBLE, "GetState", &());
     let ifaces = call::call_as::<_, Vec<String>>(conn, t, bus, path, iface::ACCESSIBLE, "GetInterfaces", &());
-    let (props, role, states, ifaces) = tokio::join!(props, role, states, ifaces);
-    let props = props?;
-    let text = |k: &str| props.get(k).and_then(|v| String::try_from(v.clone()).ok()).unwrap_or_default();
-    let parent = props
-        .get("Parent")
-        .and_then(|v| <(String, OwnedObjectPath)>::try_from(v.clone()).ok())
+    let (name, description, parent, child_count, role, states, ifaces) =
+        tokio::join!(get("Name"), get("Description"), get("Parent"), get("ChildCount"), role, states, ifaces);
+    let text = |v: Result<OwnedValue, Fail>| -> Result<String, Fail> {
+        Ok(v.map(|v| Some(String::try_from(v).unwrap_or_default())).or_else(optional)?.unwrap_or_default())
+    };
+    let parent = parent
+        .map(|v| <(String, OwnedObjectPath)>::try_from(v).ok())
+        .or_else(optional)?
         .filter(|(b, p)| p.as_str() != NULL_PATH && (b.is_empty() || b == bus))
         .map(|(_, p)| p.as_str().to_string());
-    let child_count = props.get("ChildCount").and_then(|v| i32::try_from(v.clone()).ok()).unwrap_or(-1);
+    let child_count = child_count.map(|v| Some(i32::try_from(v).unwrap_or(-1))).or_else(optional)?.unwrap_or(-1);
+    // Every accessible object has `Accessible.GetRole`: GDBus (GTK 4) answers a path whose
+    // object was destroyed with "no such interface", which means it is gone.
+    let role = role.map_err(|f| if f == Fail::NoMethod { Fail::NoObject } else { f })?;
     Ok(Skel {
-        role: role?,
-        name: text("Name"),
-        description: text("Description"),
+        role,
+        name: text(name)?,
+        description: text(description)?,
         states: Bits::from_words(&states?),
         ifaces: Ifaces::from_names(ifaces?.iter().map(String::as_str)),
         parent,
@@ -249,6 +253,14 @@ pub(crate) async fn basics(inner: &Inner, conn: &Connection, bus: &str, path: &s
         child_count,
         children: (child_count == 0).then(Vec::new),
     })
+}
+
+/// A property the object does not have is absent; any other failure is one.
+fn optional<T>(f: Fail) -> Result<Option<T>, Fail> {
+    match f {
+        Fail::NoMethod => Ok(None),
+        f => Err(f),
+    }
 }
 
 /// The paths of an object's children, in order (children in other apps left out).

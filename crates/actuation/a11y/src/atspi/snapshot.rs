@@ -19,10 +19,12 @@ use futures_util::future::{BoxFuture, join_all};
 use zbus::Connection;
 use zbus::zvariant::OwnedObjectPath;
 
-use super::Inner;
 use super::call::{self, Fail, NULL_PATH, ROOT_PATH, iface};
 use super::convert::{self, Ifaces, st};
+use super::placement;
 use super::skeleton::{Skel, Skeleton, basics, children};
+use super::toolkit::Toolkit;
+use super::{AppFacts, Inner};
 use crate::backend::{Scope, SnapshotOptions};
 use crate::error::A11yError;
 use crate::tree::{Relation, Tree, TreeBuilder};
@@ -40,6 +42,10 @@ pub(crate) struct Details {
 }
 
 /// Read the details `node` needs, all calls in flight.
+///
+/// Each call belongs to an interface the element lists (its `GetInterfaces`, or the cache's
+/// copy of it): libatspi never calls a method of an interface an object does not list, and
+/// atk-bridge answers such a call with a failed assertion, which Chromium treats as fatal.
 pub(crate) async fn details(
     inner: &Inner,
     conn: &Connection,
@@ -47,24 +53,48 @@ pub(crate) async fn details(
     path: &str,
     node: &Skel,
     opts: &SnapshotOptions,
-    english: bool,
+    facts: AppFacts,
 ) -> Result<Details, Fail> {
     let (t, bus) = (inner.timeout(), sk.bus.as_str());
-    let showing = node.states.has(st::SHOWING);
-    let full = showing || opts.hidden_details;
-    let extents = async {
-        if !(showing && node.ifaces.has(Ifaces::COMPONENT)) {
+    let tk = facts.toolkit;
+    let may_show = tk.may_show(node.states);
+    let has_component = node.ifaces.has(Ifaces::COMPONENT);
+    let extents = || async move {
+        if !(may_show && has_component) {
             return Ok(None);
         }
         call::call_as::<_, (i32, i32, i32, i32)>(conn, t, bus, path, iface::COMPONENT, "GetExtents", &(0u32,))
             .await
             .map(Some)
     };
+    // GTK 4 marks every element visible and tells a drawn one by its extents: ask those
+    // first, and the rest only for what is drawn (unless hidden details are wanted).
+    let early = if tk == Toolkit::Gtk4 && may_show && has_component && !opts.hidden_details {
+        Some(extents().await)
+    } else {
+        None
+    };
+    let full = opts.hidden_details
+        || match &early {
+            Some(Ok(e)) => e.and_then(convert::bounds).is_some(),
+            Some(Err(_)) => false,
+            None => may_show,
+        };
+    let extents = async {
+        match early {
+            Some(e) => e,
+            None => extents().await,
+        }
+    };
     let text = async {
         if !(full && node.ifaces.has(Ifaces::TEXT)) {
             return Ok(None);
         }
-        call::call_as::<_, String>(conn, t, bus, path, iface::TEXT, "GetText", &(0i32, -1i32)).await.map(Some)
+        let end = match tk.text_needs_length() {
+            true => call::property::<i32>(conn, t, bus, path, iface::TEXT, "CharacterCount").await?,
+            false => -1,
+        };
+        call::call_as::<_, String>(conn, t, bus, path, iface::TEXT, "GetText", &(0i32, end)).await.map(Some)
     };
     let value = async {
         if !full {
@@ -83,7 +113,7 @@ pub(crate) async fn details(
         if !(full && node.ifaces.has(Ifaces::ACTION)) {
             return Ok(Vec::new());
         }
-        action_names(inner, conn, bus, path, english).await
+        action_names(inner, conn, bus, path, facts.english).await
     };
     let relations = async {
         if !opts.relations {
@@ -120,14 +150,19 @@ pub(crate) async fn details(
     keep(extents.map(|v| out.bounds = v))?;
     keep(text.map(|v| out.text = v))?;
     keep(value.map(|v| out.value = v))?;
-    keep(actions.map(|v| out.actions = v))?;
+    keep(actions.map(|v| out.actions = tk.actions(&v).into_iter().map(|(n, _)| n).collect()))?;
     keep(relations.map(|v| out.relations = v))?;
     out.vanished = vanished;
     Ok(out)
 }
 
-/// The names of an element's actions. `GetActions` gives localized names ("Click"); in an
-/// English locale that is the name up to case, otherwise each name is asked for.
+/// The real names of an element's actions, lowercased, in index order (what
+/// [`Toolkit::actions`] normalises).
+///
+/// `GetActions` gives every action's localized name in one call; in an English locale that
+/// is the name up to case (GTK: "Click" for `click`). Where it is not English, or a localized
+/// name is empty (Chromium leaves them all empty; GTK 4 some), each name is asked for with
+/// `GetName`, as libatspi does. An index whose name cannot be read keeps its localized name.
 pub(crate) async fn action_names(
     inner: &Inner,
     conn: &Connection,
@@ -138,15 +173,37 @@ pub(crate) async fn action_names(
     let t = inner.timeout();
     let list: Vec<(String, String, String)> =
         call::call_as(conn, t, bus, path, iface::ACTION, "GetActions", &()).await?;
-    if english {
-        return Ok(list.into_iter().map(|(n, _, _)| n.to_lowercase()).collect());
+    let localized: Vec<String> = list.into_iter().map(|(n, _, _)| n.to_lowercase()).collect();
+    if english && localized.iter().all(|n| !n.is_empty()) {
+        return Ok(localized);
     }
+    real_action_names(inner, conn, bus, path, localized).await
+}
+
+/// Each action's name from `GetName`; where that fails (but the object is there), the name
+/// given in `fallback` for the same index.
+pub(crate) async fn real_action_names(
+    inner: &Inner,
+    conn: &Connection,
+    bus: &str,
+    path: &str,
+    fallback: Vec<String>,
+) -> Result<Vec<String>, Fail> {
+    let t = inner.timeout();
     let names =
-        join_all((0..list.len() as i32).map(|i| async move {
+        join_all((0..fallback.len() as i32).map(|i| async move {
             call::call_as::<_, String>(conn, t, bus, path, iface::ACTION, "GetName", &(i,)).await
         }))
         .await;
-    names.into_iter().collect()
+    names
+        .into_iter()
+        .zip(fallback)
+        .map(|(n, f)| match n {
+            Ok(n) => Ok(n.to_lowercase()),
+            Err(Fail::Other(_) | Fail::NoMethod) => Ok(f),
+            Err(e) => Err(e),
+        })
+        .collect()
 }
 
 /// A combo box's value: the name of its selected item.
@@ -173,15 +230,16 @@ pub(crate) fn format_number(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v}") }
 }
 
-/// Turn a skeleton node and its details into an element.
-pub(crate) fn element(bus: &str, path: &str, node: &Skel, d: Details) -> Element {
+/// Turn a skeleton node and its details into an element, in Deft's vocabulary.
+pub(crate) fn element(bus: &str, path: &str, node: &Skel, d: Details, toolkit: Toolkit) -> Element {
+    let bounds = d.bounds.and_then(convert::bounds);
     Element {
         id: call::element_id(bus, path),
         role: convert::role(node.role),
-        name: node.name.clone(),
+        name: toolkit.name(&node.name).to_string(),
         description: node.description.clone(),
-        states: node.states.states(),
-        bounds: d.bounds.and_then(convert::bounds),
+        states: toolkit.states(node.states, bounds, node.ifaces.has(Ifaces::COMPONENT)),
+        bounds,
         text: d.text,
         value: d.value,
         actions: d.actions,
@@ -242,7 +300,7 @@ struct Walk<'a> {
     conn: &'a Connection,
     sk: &'a Skeleton,
     opts: &'a SnapshotOptions,
-    english: bool,
+    facts: AppFacts,
     /// Elements still allowed before the node limit cuts the tree.
     budget: AtomicUsize,
     problems: Mutex<Vec<String>>,
@@ -287,7 +345,7 @@ impl Walk<'_> {
                 },
             };
             let kids: Vec<String> = kids.into_iter().filter(|k| *k != path).collect();
-            let details = details(inner, self.conn, self.sk, &path, &node, self.opts, self.english);
+            let details = details(inner, self.conn, self.sk, &path, &node, self.opts, self.facts);
             let below = join_all(kids.into_iter().map(|k| self.visit(k)));
             let (details, below) = tokio::join!(details, below);
             let details = match details {
@@ -307,7 +365,7 @@ impl Walk<'_> {
 /// Read the subtree at `root` of application `bus`.
 async fn read(inner: &Inner, bus: &str, root: &str, opts: &SnapshotOptions) -> Result<Tree, A11yError> {
     let conn = inner.conn_for(bus).await;
-    let (sk, english) = tokio::join!(Skeleton::load(inner, &conn, bus), inner.english(&conn, bus));
+    let (sk, facts) = tokio::join!(Skeleton::load(inner, &conn, bus), inner.facts(&conn, bus));
     let mut sk = sk?;
     if root != ROOT_PATH {
         sk.ancestors(inner, &conn, root).await?;
@@ -317,7 +375,7 @@ async fn read(inner: &Inner, bus: &str, root: &str, opts: &SnapshotOptions) -> R
         conn: &conn,
         sk: &sk,
         opts,
-        english,
+        facts,
         budget: AtomicUsize::new(opts.max_nodes),
         problems: Mutex::new(Vec::new()),
     };
@@ -329,12 +387,16 @@ async fn read(inner: &Inner, bus: &str, root: &str, opts: &SnapshotOptions) -> R
         });
     };
     let mut problems = walk.problems.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut top = top;
+    if facts.toolkit.window_relative_extents() {
+        place(inner, &conn, &sk, root, facts.pid, &mut top, &mut problems).await;
+    }
     let mut b = TreeBuilder::new();
     let mut stack: Vec<(Option<usize>, Visited)> = vec![(None, top)];
     while let Some((parent, mut v)) = stack.pop() {
         let relations = std::mem::take(&mut v.details.relations);
         let kids = std::mem::take(&mut v.children);
-        let e = element(bus, &v.path, &v.node, v.details);
+        let e = element(bus, &v.path, &v.node, v.details, facts.toolkit);
         let at = match parent {
             Some(p) => b.child(p, e),
             None if root == ROOT_PATH => b.app(e),
@@ -349,11 +411,68 @@ async fn read(inner: &Inner, bus: &str, root: &str, opts: &SnapshotOptions) -> R
     Ok(tree)
 }
 
+/// Move the bounds read under `top` (the read's root, `root`) from window-relative to the
+/// screen: each window's by where that window is ([`placement`]).
+async fn place(
+    inner: &Inner,
+    conn: &Connection,
+    sk: &Skeleton,
+    root: &str,
+    pid: Option<u32>,
+    top: &mut Visited,
+    problems: &mut Vec<String>,
+) {
+    if root == ROOT_PATH {
+        for window in &mut top.children {
+            place_window(inner, pid, window, problems).await;
+        }
+        return;
+    }
+    // A read below the application: its window is the ancestor just below the root.
+    let mut window = root.to_string();
+    loop {
+        match sk.nodes.get(&window).and_then(|n| n.parent.clone()) {
+            Some(p) if p == ROOT_PATH => break,
+            Some(p) => window = p,
+            None => return,
+        }
+    }
+    if window == root {
+        return place_window(inner, pid, top, problems).await;
+    }
+    match placement::window_offset(inner, conn, &sk.bus, &window, pid).await {
+        Ok(Some(offset)) => shift_all(top, offset),
+        Ok(None) | Err(_) => {
+            let title = sk.nodes.get(&window).map(|n| n.name.as_str()).unwrap_or_default();
+            problems.push(placement::unplaced(title));
+        }
+    }
+}
+
+/// Place window `window` read with its subtree, by its own name and size.
+async fn place_window(inner: &Inner, pid: Option<u32>, window: &mut Visited, problems: &mut Vec<String>) {
+    // A window not drawn has no place to find.
+    let Some(size) = window.details.bounds.and_then(convert::bounds) else { return };
+    match inner.placement.offset(pid, &window.node.name, size.w, size.h).await {
+        Some(offset) => shift_all(window, offset),
+        None => problems.push(placement::unplaced(&window.node.name)),
+    }
+}
+
+fn shift_all(v: &mut Visited, offset: placement::Offset) {
+    if let Some(b) = v.details.bounds {
+        v.details.bounds = Some(placement::shifted(b, offset));
+    }
+    for child in &mut v.children {
+        shift_all(child, offset);
+    }
+}
+
 /// Read one element afresh (used by `element` and the hit test).
 pub(crate) async fn read_one(inner: &Inner, id: &ElementId) -> Result<Element, A11yError> {
     let (bus, path) = call::split_id(id)?;
     let conn = inner.conn_for(bus).await;
-    let (node, english) = tokio::join!(basics(inner, &conn, bus, path), inner.english(&conn, bus));
+    let (node, facts) = tokio::join!(basics(inner, &conn, bus, path), inner.facts(&conn, bus));
     let node = match node {
         Ok(n) => n,
         Err(f) => return Err(inner.error(f, "reading an element", Some(id), bus).await),
@@ -363,9 +482,36 @@ pub(crate) async fn read_one(inner: &Inner, id: &ElementId) -> Result<Element, A
     }
     let sk = Skeleton { bus: bus.to_string(), nodes: HashMap::new(), problems: Vec::new() };
     let opts = SnapshotOptions { hidden_details: true, ..SnapshotOptions::default() };
-    match details(inner, &conn, &sk, path, &node, &opts, english).await {
+    match details(inner, &conn, &sk, path, &node, &opts, facts).await {
         Ok(d) if d.vanished => Err(A11yError::Stale { id: id.clone() }),
-        Ok(d) => Ok(element(bus, path, &node, d)),
+        Ok(mut d) => {
+            if let (true, Some(b)) = (facts.toolkit.window_relative_extents(), d.bounds)
+                && let Some(offset) = offset_of_one(inner, &conn, bus, path, &node, b, facts.pid).await
+            {
+                d.bounds = Some(placement::shifted(b, offset));
+            }
+            Ok(element(bus, path, &node, d, facts.toolkit))
+        }
         Err(f) => Err(inner.error(f, "reading an element", Some(id), bus).await),
     }
+}
+
+/// The screen offset of element `path` read alone, whose window-relative extents are
+/// `extents`: its window's place (the element's own when it is a window). `None` when that
+/// cannot be found; the bounds then stay relative.
+async fn offset_of_one(
+    inner: &Inner,
+    conn: &Connection,
+    bus: &str,
+    path: &str,
+    node: &Skel,
+    extents: (i32, i32, i32, i32),
+    pid: Option<u32>,
+) -> Option<placement::Offset> {
+    if node.parent.as_deref() == Some(ROOT_PATH) {
+        let size = convert::bounds(extents)?;
+        return inner.placement.offset(pid, &node.name, size.w, size.h).await;
+    }
+    let window = placement::window_of(inner, conn, bus, path).await.ok()??;
+    placement::window_offset(inner, conn, bus, &window, pid).await.ok()?
 }

@@ -2,56 +2,57 @@
 
 use std::fmt;
 
-use deft_types::{ElementId, Role, Selector, TextMatch};
+use deft_types::{Candidate, ElementId, Selector, State, TextMatch};
 use regex::Regex;
-use serde::{Deserialize, Serialize};
 
-use super::parse::{SelectorError, SelectorText, format_path};
+use super::lex::{Grammar, SyntaxError};
+use super::parse::{SelectorText, format_path};
 use crate::tree::{Node, Tree};
 
 /// How many closest candidates a [`ResolveError::NotFound`] lists.
 pub const MAX_CANDIDATES: usize = 5;
 
-/// An element named in a resolution error, so a person or an agent can pick another.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Candidate {
-    /// Its id.
-    pub id: ElementId,
-    /// Its role.
-    pub role: Role,
-    /// Its name.
-    pub name: String,
-    /// Its application.
-    pub app: String,
-    /// Its window.
-    pub window: Option<String>,
-    /// Its path from the window.
-    pub path: Vec<u32>,
-    /// Similarity to the selector in `0..=1` (1 for an actual match).
-    pub score: f64,
-}
-
-impl Candidate {
-    fn of(node: &Node, score: f64) -> Candidate {
-        Candidate {
-            id: node.element.id.clone(),
-            role: node.element.role.clone(),
-            name: node.element.name.clone(),
-            app: node.app.clone(),
-            window: node.window.clone(),
-            path: node.path.clone(),
-            score,
-        }
+/// The candidate `node` makes, `score` in `0..=1` its similarity to the selector.
+pub fn candidate_of(node: &Node, score: f64) -> Candidate {
+    Candidate {
+        id: node.element.id.clone(),
+        role: node.element.role.clone(),
+        name: node.element.name.clone(),
+        app: node.app.clone(),
+        window: node.window.clone(),
+        path: node.path.clone(),
+        selector: picking_selector(&node.app, node.window.as_deref(), &node.path, &node.element.id),
+        // Floored, so that only an actual match reads 100.
+        similarity: (score.clamp(0.0, 1.0) * 100.0).floor() as u8,
     }
 }
 
-impl fmt::Display for Candidate {
+/// A selector that names exactly this element and survives the app restarting: app, window
+/// and path when it is in a window, its id otherwise.
+pub fn picking_selector(app: &str, window: Option<&str>, path: &[u32], id: &ElementId) -> String {
+    let sel = match window {
+        Some(w) => Selector {
+            app: Some(TextMatch::Exact(app.to_string())),
+            window: Some(TextMatch::Exact(w.to_string())),
+            path: Some(path.to_vec()),
+            ..Selector::default()
+        },
+        None => Selector { id: Some(id.clone()), ..Selector::default() },
+    };
+    SelectorText(&sel).to_string()
+}
+
+/// One candidate in words: `push_button "OK" (app "demo", window "Main", path=0, id=demo|2)`.
+pub struct CandidateText<'a>(pub &'a Candidate);
+
+impl fmt::Display for CandidateText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {:?} (app {:?}", self.role, self.name, self.app)?;
-        if let Some(w) = &self.window {
-            write!(f, ", window {w:?}, path={}", format_path(&self.path))?;
+        let c = self.0;
+        write!(f, "{} {:?} (app {:?}", c.role, c.name, c.app)?;
+        if let Some(w) = &c.window {
+            write!(f, ", window {w:?}, path={}", format_path(&c.path))?;
         }
-        write!(f, ", id={})", self.id)
+        write!(f, ", id={})", c.id)
     }
 }
 
@@ -89,19 +90,21 @@ pub enum ResolveError {
     },
     /// The selector holds an invalid regular expression.
     #[error(transparent)]
-    Invalid(#[from] SelectorError),
+    Invalid(#[from] SyntaxError),
 }
 
 fn closest(candidates: &[Candidate]) -> String {
     if candidates.is_empty() {
-        return "the tree is empty".to_string();
+        return "nothing similar is there (ids change when an app restarts: read again)".to_string();
     }
-    let list: Vec<String> = candidates.iter().map(|c| format!("{c} [similarity {:.2}]", c.score)).collect();
+    let list: Vec<String> =
+        candidates.iter().map(|c| format!("{} [{}% similar]", CandidateText(c), c.similarity)).collect();
     format!("closest: {}", list.join("; "))
 }
 
 fn numbered(matches: &[Candidate]) -> String {
-    let list: Vec<String> = matches.iter().enumerate().map(|(i, c)| format!("index={i}: {c}")).collect();
+    let list: Vec<String> =
+        matches.iter().enumerate().map(|(i, c)| format!("index={i}: {}", CandidateText(c))).collect();
     list.join("; ")
 }
 
@@ -114,14 +117,15 @@ enum Text {
 }
 
 impl Text {
-    fn new(m: &TextMatch, key: &str, sel: &Selector) -> Result<Text, SelectorError> {
+    fn new(m: &TextMatch, key: &str, sel: &Selector) -> Result<Text, SyntaxError> {
         Ok(match m {
             TextMatch::Exact(s) => Text::Exact(s.clone()),
             TextMatch::Contains(s) => Text::Contains(s.to_lowercase()),
             TextMatch::Regex(r) => Text::Regex(Regex::new(r).map_err(|e| {
                 let input = SelectorText(sel).to_string();
                 let offset = input.find(&format!("{key}/=")).map_or(0, |o| o + key.len() + 2);
-                SelectorError {
+                SyntaxError {
+                    grammar: Grammar::Selector,
                     column: input[..offset].chars().count() + 1,
                     input,
                     offset,
@@ -136,7 +140,8 @@ impl Text {
 
     fn matches(&self, s: &str) -> bool {
         match self {
-            Text::Exact(w) => s == w,
+            // Toolkits pad names ("Save As...      "); a person never means the padding.
+            Text::Exact(w) => s.trim() == w.trim(),
             Text::Contains(w) => s.to_lowercase().contains(w.as_str()),
             Text::Regex(r) => r.is_match(s),
         }
@@ -189,7 +194,7 @@ pub struct Matcher {
 
 impl Matcher {
     /// Compile `selector` (its regular expressions).
-    pub fn new(selector: &Selector) -> Result<Matcher, SelectorError> {
+    pub fn new(selector: &Selector) -> Result<Matcher, SyntaxError> {
         let compile = |m: &Option<TextMatch>, key: &str| m.as_ref().map(|m| Text::new(m, key, selector)).transpose();
         Ok(Matcher {
             app: compile(&selector.app, "app")?,
@@ -281,7 +286,7 @@ fn seen_texts(node: &Node) -> impl Iterator<Item = &str> {
 }
 
 /// Every node matching `selector` (its `index` ignored), in tree order.
-pub fn find_all(tree: &Tree, selector: &Selector) -> Result<Vec<usize>, SelectorError> {
+pub fn find_all(tree: &Tree, selector: &Selector) -> Result<Vec<usize>, SyntaxError> {
     let m = Matcher::new(selector)?;
     Ok((0..tree.len()).filter(|&i| m.matches(&tree.nodes[i])).collect())
 }
@@ -295,7 +300,7 @@ pub fn resolve(tree: &Tree, selector: &Selector) -> Result<usize, ResolveError> 
     let m = Matcher::new(selector)?;
     let found: Vec<usize> = (0..tree.len()).filter(|&i| m.matches(&tree.nodes[i])).collect();
     let text = SelectorText(selector).to_string();
-    let listed = |found: &[usize]| found.iter().map(|&i| Candidate::of(&tree.nodes[i], 1.0)).collect();
+    let listed = |found: &[usize]| found.iter().map(|&i| candidate_of(&tree.nodes[i], 1.0)).collect();
     match (found.len(), selector.index) {
         (0, _) => Err(ResolveError::NotFound { selector: text, candidates: closest_candidates(tree, &m) }),
         (1, None | Some(0)) => Ok(found[0]),
@@ -311,5 +316,100 @@ pub fn closest_candidates(tree: &Tree, m: &Matcher) -> Vec<Candidate> {
     let mut scored: Vec<(f64, usize)> =
         (0..tree.len()).map(|i| (m.similarity(&tree.nodes[i]), i)).filter(|(s, _)| *s > 0.0).collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.into_iter().take(MAX_CANDIDATES).map(|(s, i)| Candidate::of(&tree.nodes[i], s)).collect()
+    scored.into_iter().take(MAX_CANDIDATES).map(|(s, i)| candidate_of(&tree.nodes[i], s)).collect()
+}
+
+/// How one element is picked among a selector's matches.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub enum Pick {
+    /// Exactly one match, or the one `index` names; anything else is an error listing
+    /// them (what `find` and scripts that want no guessing use).
+    Exact,
+    /// What a person means, by one explicit rule ([`pick`]): several matches that are
+    /// one element (listed twice, or an element and its own text inside it) count once;
+    /// a shown element beats hidden ones; a control beats the static text that labels it.
+    /// Anything still ambiguous is an error that lists every match.
+    #[default]
+    Natural,
+}
+
+/// The matches of `selector` as [`Pick::Natural`] counts them, in tree order: each element
+/// once, and without an element that lies inside another match showing the same text (a
+/// link and its own text, a list row and its label: the outer one is what gets clicked).
+/// `index` counts in this list.
+pub fn natural_matches(tree: &Tree, selector: &Selector) -> Result<Vec<usize>, SyntaxError> {
+    let m = Matcher::new(selector)?;
+    let mut all: Vec<usize> = Vec::new();
+    for i in 0..tree.len() {
+        let id = &tree.nodes[i].element.id;
+        if m.matches(&tree.nodes[i]) && !all.iter().any(|&j| &tree.nodes[j].element.id == id) {
+            all.push(i);
+        }
+    }
+    let same_text =
+        |a: usize, b: usize| tree.nodes[a].element.visible_text().trim() == tree.nodes[b].element.visible_text().trim();
+    let kept = all
+        .iter()
+        .copied()
+        .filter(|&i| !all.iter().any(|&outer| outer != i && tree.is_within(i, outer) && same_text(i, outer)))
+        .collect();
+    Ok(kept)
+}
+
+/// Whether an element only shows text (a label, a heading): never what a person means
+/// when a control with the same text is there too.
+fn is_static_text(node: &Node) -> bool {
+    let e = &node.element;
+    match e.role.as_str() {
+        "label" | "static" | "caption" | "heading" | "paragraph" | "description_term" => true,
+        "text" => !e.has(State::Editable),
+        _ => false,
+    }
+}
+
+/// The one node `selector` designates under `rule`.
+///
+/// [`Pick::Natural`], in order: `index` picks among [`natural_matches`]; one match is
+/// it; among several, the only one that is showing (a hidden element cannot be what a
+/// person means; a destroyed widget may linger hidden for a moment), or the only one
+/// showing with bounds on screen; among those, the only one that is not static text. Otherwise [`ResolveError::Ambiguous`]
+/// with every match, numbered as `index` counts them. Never the first of several.
+pub fn pick(tree: &Tree, selector: &Selector, rule: Pick) -> Result<usize, ResolveError> {
+    if rule == Pick::Exact {
+        return resolve(tree, selector);
+    }
+    let found = natural_matches(tree, selector)?;
+    let text = SelectorText(selector).to_string();
+    let listed = |found: &[usize]| found.iter().map(|&i| candidate_of(&tree.nodes[i], 1.0)).collect();
+    if found.is_empty() {
+        let m = Matcher::new(selector)?;
+        return Err(ResolveError::NotFound { selector: text, candidates: closest_candidates(tree, &m) });
+    }
+    if let Some(index) = selector.index {
+        return found.get(index as usize).copied().ok_or_else(|| ResolveError::IndexOutOfRange {
+            selector: text.clone(),
+            index,
+            matches: listed(&found),
+        });
+    }
+    if let [one] = found[..] {
+        return Ok(one);
+    }
+    let showing: Vec<usize> = found.iter().copied().filter(|&i| tree.nodes[i].element.has(State::Showing)).collect();
+    if let [one] = showing[..] {
+        return Ok(one);
+    }
+    // Some toolkits (Qt) leave `showing` on widgets of a hidden bar: what has bounds on
+    // screen is what a person sees.
+    let drawn: Vec<usize> =
+        showing.iter().copied().filter(|&i| tree.nodes[i].element.bounds.is_some_and(|b| !b.is_empty())).collect();
+    if let [one] = drawn[..] {
+        return Ok(one);
+    }
+    let showing = if drawn.is_empty() { showing } else { drawn };
+    let controls: Vec<usize> = showing.iter().copied().filter(|&i| !is_static_text(&tree.nodes[i])).collect();
+    if let [one] = controls[..] {
+        return Ok(one);
+    }
+    Err(ResolveError::Ambiguous { selector: text, matches: listed(&found) })
 }

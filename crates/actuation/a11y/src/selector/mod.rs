@@ -1,16 +1,26 @@
-//! Selectors: the text syntax, matching on a [`crate::Tree`], and resolution to one element.
+//! Selectors and conditions: their text syntax, matching on a [`crate::Tree`], and the
+//! one rule that picks an element among a selector's matches.
 //!
-//! The data type is [`deft_types::Selector`]; this module parses and prints its text
-//! form (see the crate documentation for the grammar) and matches it. Everything here is
-//! pure: it works on a snapshot, never on a live backend.
+//! The data types are [`deft_types::Selector`] and [`deft_types::Condition`]; this module
+//! parses and prints their text forms (one lexer, errors that point at a column), matches
+//! selectors, and words conditions for people. Everything here is pure: it works on a
+//! snapshot, never on a live backend.
 
+mod condition;
+mod lex;
 mod matcher;
 mod parse;
 
-pub use matcher::{
-    Candidate, MAX_CANDIDATES, Matcher, ResolveError, closest_candidates, find_all, resolve, text_similarity,
+pub use condition::{
+    CONDITION_HELP, CONDITION_KINDS, describe_condition, describe_text, format_condition, looks_like_condition,
+    parse_condition,
 };
-pub use parse::{KEYS, SelectorError, SelectorText, format, format_path, parse};
+pub use lex::{Grammar, SyntaxError};
+pub use matcher::{
+    CandidateText, MAX_CANDIDATES, Matcher, Pick, ResolveError, candidate_of, closest_candidates, find_all,
+    natural_matches, pick, picking_selector, resolve, text_similarity,
+};
+pub use parse::{KEYS, SelectorText, format, format_path, parse};
 
 #[cfg(test)]
 mod tests;

@@ -4,81 +4,29 @@ use std::fmt;
 
 use deft_types::{ElementId, Role, Selector, TextMatch};
 
+use super::lex::{Grammar, Op, Parser, SyntaxError, one_line, quote};
+
 /// The keys a selector term may use, in the order [`format()`] prints them.
 pub const KEYS: [&str; 8] = ["app", "window", "role", "name", "text", "path", "id", "index"];
 
-/// A selector that does not parse (or holds an invalid regular expression).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("selector error at column {column}: {message}")]
-pub struct SelectorError {
-    /// The selector text.
-    pub input: String,
-    /// Byte offset of the problem in `input`.
-    pub offset: usize,
-    /// 1-based column (in characters) of the problem.
-    pub column: usize,
-    /// What was expected, in plain words.
-    pub message: String,
-}
-
-impl SelectorError {
-    fn at(input: &str, offset: usize, message: impl Into<String>) -> SelectorError {
-        let offset = offset.min(input.len());
-        SelectorError {
-            input: input.to_string(),
-            offset,
-            column: input[..offset].chars().count() + 1,
-            message: message.into(),
-        }
-    }
-
-    /// The input with a caret under the problem, for terminals:
-    ///
-    /// ```text
-    /// role=push_button name=
-    ///                       ^
-    /// ```
-    pub fn pointer(&self) -> String {
-        format!("{}\n{}^", self.input, " ".repeat(self.column - 1))
-    }
-}
-
-/// How a term compares its value.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Op {
-    Exact,
-    Contains,
-    Regex,
-}
-
-impl Op {
-    fn text(self) -> &'static str {
-        match self {
-            Op::Exact => "=",
-            Op::Contains => "~=",
-            Op::Regex => "/=",
-        }
-    }
-}
-
 /// Parse the selector text syntax (see the crate documentation for the grammar).
-pub fn parse(input: &str) -> Result<Selector, SelectorError> {
-    let mut p = Parser { input, pos: 0 };
+pub fn parse(input: &str) -> Result<Selector, SyntaxError> {
+    parse_in(&mut Parser::new(Grammar::Selector, input))
+}
+
+/// Parse the selector in `p`'s window of its input (all of it, or a part of a condition).
+pub(crate) fn parse_in(p: &mut Parser<'_>) -> Result<Selector, SyntaxError> {
     let mut sel = Selector::default();
     let mut seen: Vec<&str> = Vec::new();
     p.skip_ws();
     if p.at_end() {
-        return Err(SelectorError::at(
-            input,
-            0,
-            "empty selector; expected a term such as role=push_button or name=\"Submit\"",
-        ));
+        return Err(p.err(p.pos, "empty selector; expected a term such as role=push_button or name=\"Submit\""));
     }
     while !p.at_end() {
         let key_start = p.pos;
         let key = p.key()?;
         if seen.contains(&key) {
-            return Err(SelectorError::at(input, key_start, format!("'{key}' is given twice")));
+            return Err(p.err(key_start, format!("'{key}' is given twice")));
         }
         seen.push(key);
         let op = p.op(key)?;
@@ -86,41 +34,22 @@ pub fn parse(input: &str) -> Result<Selector, SelectorError> {
         let value = p.value(key, op)?;
         p.set(&mut sel, key, op, value_start, value)?;
         if !p.at_end() && !p.peek().is_some_and(char::is_whitespace) {
-            return Err(SelectorError::at(input, p.pos, "expected a space before the next term"));
+            return Err(p.err(p.pos, "expected a space before the next term"));
         }
         p.skip_ws();
     }
     Ok(sel)
 }
 
-struct Parser<'a> {
-    input: &'a str,
-    pos: usize,
+/// The selector's own terms, on the shared cursor.
+trait Terms {
+    fn key(&mut self) -> Result<&'static str, SyntaxError>;
+    fn op(&mut self, key: &str) -> Result<Op, SyntaxError>;
+    fn set(&self, sel: &mut Selector, key: &str, op: Op, at: usize, value: String) -> Result<(), SyntaxError>;
 }
 
-impl<'a> Parser<'a> {
-    fn rest(&self) -> &'a str {
-        &self.input[self.pos..]
-    }
-
-    fn peek(&self) -> Option<char> {
-        self.rest().chars().next()
-    }
-
-    fn at_end(&self) -> bool {
-        self.pos >= self.input.len()
-    }
-
-    fn skip_ws(&mut self) {
-        let trimmed = self.rest().trim_start();
-        self.pos = self.input.len() - trimmed.len();
-    }
-
-    fn err(&self, offset: usize, message: impl Into<String>) -> SelectorError {
-        SelectorError::at(self.input, offset, message)
-    }
-
-    fn key(&mut self) -> Result<&'static str, SelectorError> {
+impl Terms for Parser<'_> {
+    fn key(&mut self) -> Result<&'static str, SyntaxError> {
         let start = self.pos;
         let word: String = self.rest().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
         if word.is_empty() {
@@ -145,18 +74,11 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn op(&mut self, key: &str) -> Result<Op, SelectorError> {
+    fn op(&mut self, key: &str) -> Result<Op, SyntaxError> {
         let start = self.pos;
-        let op = if self.rest().starts_with("~=") {
-            Op::Contains
-        } else if self.rest().starts_with("/=") {
-            Op::Regex
-        } else if self.rest().starts_with('=') {
-            Op::Exact
-        } else {
+        let Some(op) = self.try_op() else {
             return Err(self.err(start, format!("expected '=', '~=' or '/=' after '{key}'")));
         };
-        self.pos += op.text().len();
         if op != Op::Exact && !matches!(key, "app" | "window" | "name" | "text") {
             return Err(
                 self.err(start, format!("'{key}' takes only '=' ('~=' and '/=' are for app, window, name and text)"))
@@ -165,55 +87,8 @@ impl<'a> Parser<'a> {
         Ok(op)
     }
 
-    fn value(&mut self, key: &str, op: Op) -> Result<String, SelectorError> {
-        let start = self.pos;
-        match self.peek() {
-            None => Err(self.err(start, format!("expected a value after '{key}{}'", op.text()))),
-            Some(c) if c.is_whitespace() => {
-                Err(self
-                    .err(start, format!("expected a value after '{key}{}' (quote an empty value: \"\")", op.text())))
-            }
-            Some('"') => self.quoted(),
-            Some(_) => {
-                let len = self.rest().find(|c: char| c.is_whitespace() || c == '"').unwrap_or(self.rest().len());
-                let value = self.rest()[..len].to_string();
-                self.pos += len;
-                if self.peek() == Some('"') {
-                    return Err(self.err(self.pos, "a quote inside an unquoted value; quote the whole value"));
-                }
-                Ok(value)
-            }
-        }
-    }
-
-    fn quoted(&mut self) -> Result<String, SelectorError> {
-        let open = self.pos;
-        self.pos += 1;
-        let mut out = String::new();
-        let mut chars = self.rest().char_indices();
-        while let Some((i, c)) = chars.next() {
-            match c {
-                '"' => {
-                    self.pos += i + 1;
-                    return Ok(out);
-                }
-                '\\' => match chars.next() {
-                    Some((_, e @ ('"' | '\\'))) => out.push(e),
-                    Some((j, e)) => {
-                        return Err(
-                            self.err(self.pos + j, format!("unknown escape '\\{e}'; only \\\" and \\\\ are escapes"))
-                        );
-                    }
-                    None => break,
-                },
-                c => out.push(c),
-            }
-        }
-        Err(self.err(open, "unterminated quoted value (missing the closing '\"')"))
-    }
-
-    fn set(&self, sel: &mut Selector, key: &str, op: Op, at: usize, value: String) -> Result<(), SelectorError> {
-        let text = |value: String| -> Result<TextMatch, SelectorError> {
+    fn set(&self, sel: &mut Selector, key: &str, op: Op, at: usize, value: String) -> Result<(), SyntaxError> {
+        let text = |value: String| -> Result<TextMatch, SyntaxError> {
             Ok(match op {
                 Op::Exact => TextMatch::Exact(value),
                 Op::Contains => TextMatch::Contains(value),
@@ -279,10 +154,6 @@ fn parse_path(s: &str) -> Result<Vec<u32>, (usize, String)> {
     Ok(out)
 }
 
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// The selector in the text syntax; [`parse`] reads it back to an equal selector (for
 /// roles already in snake case, which [`Role::new`] produces).
 pub fn format(sel: &Selector) -> String {
@@ -335,21 +206,4 @@ impl fmt::Display for SelectorText<'_> {
 /// A path as written in selectors: `0/2/1`, or `/` for the window itself.
 pub fn format_path(path: &[u32]) -> String {
     if path.is_empty() { "/".to_string() } else { path.iter().map(u32::to_string).collect::<Vec<_>>().join("/") }
-}
-
-fn quote(v: &str) -> String {
-    let bare = !v.is_empty() && !v.chars().any(|c| c.is_whitespace() || c == '"' || c == '\\');
-    if bare {
-        return v.to_string();
-    }
-    let mut out = String::with_capacity(v.len() + 2);
-    out.push('"');
-    for c in v.chars() {
-        if c == '"' || c == '\\' {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('"');
-    out
 }

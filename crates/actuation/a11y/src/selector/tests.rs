@@ -1,6 +1,6 @@
 //! Data-driven checks of the selector parser, matcher and ranking, and their properties.
 
-use deft_types::{ElementId, Role, Selector, TextMatch};
+use deft_types::{ElementId, Role, Selector, State, TextMatch};
 use proptest::prelude::*;
 
 use super::*;
@@ -95,7 +95,7 @@ fn not_found_ranks_the_closest_first() {
     // Same name, wrong role beats right role, other name.
     assert_eq!(candidates[0].id.0, "subscribe", "{candidates:#?}");
     assert!(candidates.len() <= MAX_CANDIDATES);
-    assert!(candidates.windows(2).all(|w| w[0].score >= w[1].score));
+    assert!(candidates.windows(2).all(|w| w[0].similarity >= w[1].similarity));
     check("app=nope name=Hello", &t, "no element matches `app=nope name=Hello`; closest: push_button \"Hello\"");
 }
 
@@ -216,7 +216,7 @@ proptest! {
             }
             Err(ResolveError::NotFound { candidates, .. }) => {
                 prop_assert!(all.is_empty());
-                prop_assert!(candidates.iter().all(|c| c.score < 1.0 || !all.is_empty()));
+                prop_assert!(candidates.iter().all(|c| c.similarity < 100 || !all.is_empty()));
             }
             Err(ResolveError::Ambiguous { matches, .. }) => {
                 prop_assert!(index.is_none());
@@ -235,4 +235,60 @@ proptest! {
             prop_assert!(t.nodes[i].element.name.to_lowercase().contains(&name.to_lowercase()));
         }
     }
+}
+
+/// The one picking rule, [`Pick::Natural`], on the cases real apps produce.
+#[test]
+fn natural_picking() {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("a", "application", "demo"));
+    let w = b.child(app, element("w", "frame", "Main"));
+    // A list row and the label inside it show the same text: the row is meant.
+    let row = b.child(w, element("r1", "list_item", "Item 1"));
+    b.child(row, element("l1", "label", "Item 1"));
+    // A destroyed widget lingering hidden beside its replacement: the shown one.
+    let mut hidden = element("old", "push_button", "Submit");
+    hidden.states.remove(&State::Showing);
+    b.child(w, hidden);
+    b.child(w, element("new", "push_button", "Submit"));
+    // A check box and the separate label that names it (a web page): the control.
+    b.child(w, element("cb", "check_box", "Subscribe"));
+    b.child(w, element("cbl", "label", "Subscribe"));
+    // A bar a toolkit hid but left `showing` (Qt): no bounds, so not what is meant.
+    let mut ghost = element("ghost", "text", "Find");
+    ghost.bounds = None;
+    b.child(w, ghost);
+    let mut field = element("field", "text", "Find");
+    field.bounds = Some(deft_types::Rect::new(10, 10, 100, 20));
+    b.child(w, field);
+    // A padded name, as menus have.
+    b.child(w, element("saveas", "menu_item", "Save As...      "));
+    // Two real buttons of the same name: ambiguous, whatever the rule.
+    b.child(w, element("x1", "push_button", "Same"));
+    b.child(w, element("x2", "push_button", "Same"));
+    // Nested containers of different names are not one element.
+    let outer = b.child(w, element("p1", "panel", "Box"));
+    b.child(outer, element("p2", "panel", "Box inner"));
+    let t = b.build();
+    let id = |s: &str| -> Result<String, String> {
+        let sel = parse(s).unwrap();
+        pick(&t, &sel, Pick::Natural).map(|i| t.nodes[i].element.id.0.clone()).map_err(|e| e.to_string())
+    };
+    assert_eq!(id("text=\"Item 1\"").as_deref(), Ok("r1"));
+    assert_eq!(id("name=\"Item 1\"").as_deref(), Ok("r1"));
+    assert_eq!(id("name=Submit").as_deref(), Ok("new"));
+    assert_eq!(id("name=Subscribe").as_deref(), Ok("cb"));
+    assert_eq!(id("role=text name=Find").as_deref(), Ok("field"));
+    assert_eq!(id("name=\"Save As...\"").as_deref(), Ok("saveas"));
+    let e = id("name=Same").unwrap_err();
+    assert!(e.contains("matches 2 elements") && e.contains("index=1"), "{e}");
+    assert_eq!(id("name=Same index=1").as_deref(), Ok("x2"));
+    assert!(id("name=Same index=2").unwrap_err().contains("has index=2 but only 2"));
+    assert!(id("role=panel name~=box").unwrap_err().contains("matches 2 elements"));
+    // Exact keeps the old strictness: the row and its label are two matches.
+    let strict = pick(&t, &parse("text=\"Item 1\"").unwrap(), Pick::Exact);
+    assert!(matches!(strict, Err(ResolveError::Ambiguous { .. })), "{strict:?}");
+    // An element listed twice (two reads merged) counts once.
+    let twice = Tree::merge([t.clone(), t.clone()]);
+    assert_eq!(natural_matches(&twice, &parse("name=Subscribe role=check_box").unwrap()).unwrap().len(), 1);
 }

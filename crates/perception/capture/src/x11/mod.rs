@@ -18,7 +18,7 @@ use crate::Capture;
 use crate::error::{CaptureError, show_rect};
 use crate::pixels;
 use crate::sys::monotonic_us;
-use crate::target::{self, Monitor, Target};
+use crate::target::{self, CaptureTarget, Monitor};
 
 use self::shm::ShmSegment;
 
@@ -60,7 +60,7 @@ pub struct X11Capture {
     shm: Option<ShmSegment>,
     no_shm_because: Option<String>,
     monitors: Vec<Monitor>,
-    title_atoms: Option<windows::TitleAtoms>,
+    title_atoms: Option<deft_x11::Atoms>,
 }
 
 impl X11Capture {
@@ -72,7 +72,10 @@ impl X11Capture {
 
     /// Connect to `display` as configured.
     pub fn connect_with(display: Option<&str>, options: &X11Options) -> Result<X11Capture, CaptureError> {
-        let display_name = display.unwrap_or("$DISPLAY").to_string();
+        let display_name = match display {
+            Some(d) => format!("the X display '{d}'"),
+            None => "the X display that DISPLAY names".to_string(),
+        };
         let (conn, screen_num) = x11rb::connect(display)
             .map_err(|e| CaptureError::NoDisplay { display: display_name.clone(), why: e.to_string() })?;
         let setup = conn.setup();
@@ -113,7 +116,7 @@ impl X11Capture {
         })
     }
 
-    /// The display connected to, as it was named (`$DISPLAY` when it was not).
+    /// The display connected to, in words (`the X display ':7'`).
     pub fn display(&self) -> &str {
         &self.display
     }
@@ -129,27 +132,36 @@ impl X11Capture {
     }
 
     /// Where a target lies on screen, and the monitor to name in its frame.
-    fn resolve(&mut self, what: &Target) -> Result<(Rect<Physical>, Option<String>), CaptureError> {
+    fn resolve(&mut self, what: &CaptureTarget) -> Result<(Rect<Physical>, Option<String>), CaptureError> {
         let at =
             |monitors: &[Monitor], r: Rect<Physical>| (r, target::monitor_at(monitors, &r).map(|m| m.name.clone()));
         match what {
-            Target::Screen => Ok((Rect::new(0, 0, self.screen.w, self.screen.h), None)),
-            Target::Monitor(name) => {
+            CaptureTarget::Screen => Ok((Rect::new(0, 0, self.screen.w, self.screen.h), None)),
+            CaptureTarget::Monitor(name) => {
                 if target::find_monitor(&self.monitors, name).is_err() {
                     self.monitors = monitors::query(&self.conn, self.root, self.screen);
                 }
                 let m = target::find_monitor(&self.monitors, name)?;
                 Ok((target::clip_region(m.rect, self.screen)?, Some(m.name.clone())))
             }
-            Target::Region(region) => Ok(at(&self.monitors, target::clip_region(*region, self.screen)?)),
-            Target::Window(which) => {
+            CaptureTarget::Region(region) => Ok(at(&self.monitors, target::clip_region(*region, self.screen)?)),
+            CaptureTarget::Window(which) => {
                 let backend = self.name();
                 let fail = |e: ReplyOrIdError| x_error(backend, &self.display, e);
                 let atoms = match self.title_atoms {
                     Some(atoms) => atoms,
-                    None => *self.title_atoms.insert(windows::TitleAtoms::intern(&self.conn).map_err(fail)?),
+                    None => *self.title_atoms.insert(deft_x11::Atoms::intern(&self.conn).map_err(fail)?),
                 };
-                let rect = windows::locate(&self.conn, self.root, atoms, which, &fail)?;
+                let (window, rect) = windows::locate(&self.conn, self.root, &atoms, which, &fail)?;
+                let by = windows::covering(&self.conn, self.root, &atoms, window, &fail)?;
+                if !by.is_empty() {
+                    return Err(CaptureError::WindowCovered {
+                        window: which.to_string(),
+                        id: window.into(),
+                        bounds: rect,
+                        by,
+                    });
+                }
                 let visible = target::clip_region(rect, self.screen).map_err(|_| CaptureError::WindowNotVisible {
                     window: which.to_string(),
                     why: format!(
@@ -241,7 +253,7 @@ impl X11Capture {
 }
 
 impl Capture for X11Capture {
-    fn capture(&mut self, what: &Target) -> Result<Frame, CaptureError> {
+    fn capture(&mut self, what: &CaptureTarget) -> Result<Frame, CaptureError> {
         self.follow_resizes();
         let (mut rect, mut monitor) = self.resolve(what)?;
         let mut timestamp_us = monotonic_us();
@@ -329,7 +341,7 @@ fn x_error(backend: &'static str, display: &str, e: ReplyOrIdError) -> CaptureEr
         }
         ReplyOrIdError::ConnectionError(e) => CaptureError::Backend {
             backend,
-            message: format!("the connection to X display '{display}' failed: {e}; connect again"),
+            message: format!("the connection to {display} failed: {e}; connect again"),
             transient: false,
         },
         ReplyOrIdError::IdsExhausted => {

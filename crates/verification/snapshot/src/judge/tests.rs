@@ -88,6 +88,17 @@ fn progress_churn_is_noise_but_means_loading() {
 }
 
 #[test]
+fn a_progress_bar_that_was_hidden_has_finished_not_loading() {
+    // Qt hides its "Loading" bar when done: compared with the reading from before the
+    // input, that change must not say "still loading" for as long as one waits.
+    let before = "w frame \"Main\"\n  p progress_bar \"Loading\" value=\"-1\" showing busy\n  ok push_button \"Go\"";
+    let after = "w frame \"Main\"\n  p progress_bar \"Loading\" value=\"-1\"\n  ok push_button \"Go\"";
+    assert!(!judged(before, after, &config(Some("ok"))).loading);
+    let still = "w frame \"Main\"\n  p progress_bar \"Loading\" value=\"50\" showing busy\n  ok push_button \"Go\"";
+    assert!(judged(before, still, &config(Some("ok"))).loading);
+}
+
+#[test]
 fn spinner_or_loading_text_appearing_is_an_effect_and_loading() {
     let before = "w frame \"Main\"\n  ok push_button \"Go\"";
     let spinner = "w frame \"Main\"\n  ok push_button \"Go\"\n  s animation";
@@ -196,4 +207,55 @@ fn identical_snapshots_have_no_effect() {
     let j = judged(FORM, FORM, &config(Some("ok")));
     assert!(!j.has_effect());
     assert_eq!(j.to_string(), "no change");
+}
+
+/// The rules for what an input did: changes that explain themselves are noise.
+#[test]
+fn after_an_input_what_explains_itself_is_noise() {
+    let cfg = RelevanceConfig { target: Some(ElementId("ok".into())), ..RelevanceConfig::after_input() };
+    // Focus moving to the button and the window becoming active: incidental.
+    let focused = FORM.replace("enabled @100", "enabled focused @100");
+    check_with(FORM, &focused, &cfg, "no change (ignored: incidental focus or activation)");
+    // A push button pressed for a moment is the press being handled, not the click's
+    // effect; a toggle button's pressed is its state.
+    let pressed = FORM.replace("enabled @100", "enabled pressed @100");
+    assert!(!judged(FORM, &pressed, &cfg).has_effect());
+    // An element that appears with nothing of it shown (a background tab's page): no one
+    // sees it; the same shown is an effect.
+    let hidden = FORM.replace("  clock label", "  bg document_web \"Other tab\"\n  clock label");
+    assert!(!judged(FORM, &hidden, &cfg).has_effect());
+    let shown = FORM.replace("  clock label", "  bg document_web \"Other tab\" showing\n  clock label");
+    assert!(judged(FORM, &shown, &cfg).has_effect());
+    let toggle = FORM.replace("push_button", "toggle_button");
+    assert!(judged(&toggle, &toggle.replace("enabled @100", "enabled pressed @100"), &cfg).has_effect());
+    // The button destroyed and rebuilt equal, elsewhere: a re-created widget, no effect.
+    let rebuilt = FORM.replace(
+        r#"ok push_button "Submit" enabled @100,200,80,24"#,
+        r#"ok2 push_button "Submit" enabled @100,230,80,24"#,
+    );
+    let j = judged(FORM, &rebuilt, &cfg);
+    assert!(j.effects.is_empty(), "{j:#?}");
+    assert_eq!(j.noise_kinds(), [NoiseKind::Recreated]);
+    // A panel that was loading before the input finishing meanwhile: not the input's effect.
+    let loading = r#"
+w frame "Main"
+  ok push_button "Submit" enabled
+  p panel "Content"
+    s label "Loading..." showing
+window w "Main" frame active
+"#;
+    let loaded = r#"
+w frame "Main"
+  ok push_button "Submit" enabled
+  p panel "Content"
+    s label "Content ready" showing
+window w "Main" frame active
+"#;
+    let j = judged(loading, loaded, &cfg);
+    assert!(j.effects.is_empty(), "{j:#?}");
+    assert_eq!(j.noise_kinds(), [NoiseKind::PreLoading]);
+    assert_eq!(crate::working_zones(&snap(loading), &cfg), [ElementId("p".into())]);
+    // The same changes without the rules are effects.
+    assert!(judged(loading, loaded, &config(Some("ok"))).has_effect());
+    assert!(judged(FORM, &focused, &config(Some("ok"))).has_effect());
 }

@@ -1,0 +1,223 @@
+//! Where a window lies on screen, for toolkits whose extents are window-relative.
+//!
+//! GTK 4 answers `Component.GetExtents` in its window's own coordinates whatever coordinate
+//! type is asked, and takes `GetAccessibleAtPoint` in them too: the toolkit does not know
+//! where its window is (Wayland never says). A window that is not at the screen's corner
+//! then gives bounds that are off by its position, and a click aimed at them misses (found
+//! on gtk4-widget-factory moved to (200, 80)). On X11 the window's place is known: deft-x11
+//! lists the top-level windows with their owner, title and frame, and the window the
+//! toolkit means is the one of the same process with the same title (and, among several,
+//! the size that fits). Its origin is added to every bound read in it, and taken off a
+//! point asked about it.
+//!
+//! Without an X display, or when no window matches, the bounds stay as the toolkit gave
+//! them and the read says so in its problems.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use deft_x11::X11Window;
+use tokio::sync::OnceCell;
+use x11rb::connection::Connection as _;
+use x11rb::protocol::xproto::Window;
+use x11rb::rust_connection::RustConnection;
+use zbus::Connection;
+use zbus::zvariant::OwnedObjectPath;
+
+use super::Inner;
+use super::call::{self, Fail, NULL_PATH, ROOT_PATH, iface};
+use super::convert;
+
+/// A screen offset to add to a window-relative position.
+pub(crate) type Offset = (i32, i32);
+
+/// The X display the windows are looked up on, connected once (`DISPLAY`).
+struct Display {
+    conn: RustConnection,
+    root: Window,
+    atoms: deft_x11::Atoms,
+}
+
+/// What placing window-relative extents keeps between calls.
+pub(crate) struct Placement {
+    /// The display's name; `None` for `DISPLAY`.
+    name: Option<String>,
+    display: OnceCell<Option<Arc<Display>>>,
+    /// Per application bus name and element path: the path of the window it is in (an
+    /// element does not move between windows; the walk up to one costs a call per level).
+    window_of: Mutex<HashMap<(String, String), String>>,
+}
+
+impl Placement {
+    pub fn new(display: Option<String>) -> Placement {
+        Placement { name: display, display: OnceCell::new(), window_of: Mutex::new(HashMap::new()) }
+    }
+
+    async fn display(&self) -> Option<Arc<Display>> {
+        self.display
+            .get_or_init(|| async {
+                let name = self.name.clone();
+                tokio::task::spawn_blocking(move || {
+                    let (conn, screen) = x11rb::connect(name.as_deref()).ok()?;
+                    let root = conn.setup().roots.get(screen)?.root;
+                    let atoms = deft_x11::Atoms::intern(&conn).ok()?;
+                    Some(Arc::new(Display { conn, root, atoms }))
+                })
+                .await
+                .ok()
+                .flatten()
+            })
+            .await
+            .clone()
+    }
+
+    /// The offset of the window titled `title` that its toolkit says is `width` × `height`,
+    /// of the process `pid` (when known): `None` without an X display or a matching window.
+    pub async fn offset(&self, pid: Option<u32>, title: &str, width: u32, height: u32) -> Option<Offset> {
+        let display = self.display().await?;
+        let windows =
+            tokio::task::spawn_blocking(move || deft_x11::windows(&display.conn, display.root, &display.atoms).ok())
+                .await
+                .ok()
+                .flatten()?;
+        choose(&windows, pid, title, width, height).map(|w| w.contents_origin(width, height))
+    }
+
+    /// The window `path` of application `bus` was last found in.
+    pub fn known_window(&self, bus: &str, path: &str) -> Option<String> {
+        let known = self.window_of.lock().unwrap_or_else(|p| p.into_inner());
+        known.get(&(bus.to_string(), path.to_string())).cloned()
+    }
+
+    /// Remember that `path` of application `bus` is in window `window`.
+    pub fn remember_window(&self, bus: &str, path: &str, window: &str) {
+        let mut known = self.window_of.lock().unwrap_or_else(|p| p.into_inner());
+        // Bounded: a long session reads many short-lived elements.
+        if known.len() >= 4096 {
+            known.clear();
+        }
+        known.insert((bus.to_string(), path.to_string()), window.to_string());
+    }
+}
+
+/// The offset of window `window` (a child of application `bus`'s root) whose name and
+/// extents are not known yet: both read, then its X window found.
+pub(crate) async fn window_offset(
+    inner: &Inner,
+    conn: &Connection,
+    bus: &str,
+    window: &str,
+    pid: Option<u32>,
+) -> Result<Option<Offset>, Fail> {
+    let t = inner.timeout();
+    let name = call::property::<String>(conn, t, bus, window, iface::ACCESSIBLE, "Name");
+    let extents =
+        call::call_as::<_, (i32, i32, i32, i32)>(conn, t, bus, window, iface::COMPONENT, "GetExtents", &(0u32,));
+    let (name, extents) = tokio::join!(name, extents);
+    let Some(size) = convert::bounds(extents?) else { return Ok(None) };
+    Ok(inner.placement.offset(pid, &name?, size.w, size.h).await)
+}
+
+/// The window `path` of application `bus` is in: its ancestor just below the application's
+/// root (itself if it is a window; `None` for the root). Walked up one `Parent` at a time,
+/// then remembered.
+pub(crate) async fn window_of(inner: &Inner, conn: &Connection, bus: &str, path: &str) -> Result<Option<String>, Fail> {
+    if path == ROOT_PATH {
+        return Ok(None);
+    }
+    if let Some(w) = inner.placement.known_window(bus, path) {
+        return Ok(Some(w));
+    }
+    let mut at = path.to_string();
+    for _ in 0..64 {
+        let (b, p): (String, OwnedObjectPath) =
+            call::property(conn, inner.timeout(), bus, &at, iface::ACCESSIBLE, "Parent").await?;
+        if p.as_str() == ROOT_PATH {
+            inner.placement.remember_window(bus, path, &at);
+            return Ok(Some(at));
+        }
+        if p.as_str() == NULL_PATH || !(b.is_empty() || b == bus) {
+            return Ok(None);
+        }
+        at = p.as_str().to_string();
+    }
+    Ok(None)
+}
+
+/// `extents` moved by `offset`, when they are extents of something on screen.
+pub(crate) fn shifted(extents: (i32, i32, i32, i32), (dx, dy): Offset) -> (i32, i32, i32, i32) {
+    match convert::bounds(extents) {
+        Some(_) => (extents.0.saturating_add(dx), extents.1.saturating_add(dy), extents.2, extents.3),
+        None => extents,
+    }
+}
+
+/// What a read says when a window's place could not be found.
+pub(crate) fn unplaced(title: &str) -> String {
+    format!(
+        "the toolkit gives positions relative to window {title:?}, which was not found on the X display: \
+         its elements' bounds are relative to the window, and input aimed at them may miss"
+    )
+}
+
+/// The X window a toolkit's window is: of process `pid` when it is known, titled `title`,
+/// and among several the one whose size fits `width` × `height` most closely. A process
+/// with one window needs no title (some toolkits name the accessible window differently).
+fn choose<'a>(
+    windows: &'a [X11Window],
+    pid: Option<u32>,
+    title: &str,
+    width: u32,
+    height: u32,
+) -> Option<&'a X11Window> {
+    let owned: Vec<&X11Window> = windows.iter().filter(|w| pid.is_none() || w.pid == pid).collect();
+    let titled: Vec<&X11Window> = owned.iter().copied().filter(|w| w.title == title).collect();
+    let pool = match (titled.is_empty(), pid) {
+        (false, _) => titled,
+        (true, Some(_)) if owned.len() == 1 => owned,
+        _ => return None,
+    };
+    let fits = |w: &&X11Window| w.bounds.w >= width && w.bounds.h >= height;
+    let misfit = |w: &&&X11Window| w.bounds.w.abs_diff(width) + w.bounds.h.abs_diff(height);
+    let fitting: Vec<&X11Window> = pool.iter().copied().filter(fits).collect();
+    // The topmost (last) among equally close fits: the one a person sees.
+    let best = if fitting.is_empty() { &pool } else { &fitting };
+    best.iter().rev().min_by_key(misfit).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use deft_types::Rect;
+
+    use super::*;
+
+    fn window(id: u64, pid: u32, title: &str, x: i32, w: u32) -> X11Window {
+        X11Window { id, pid: Some(pid), title: title.into(), bounds: Rect::new(x, 80, w, 800), frame_extents: None }
+    }
+
+    #[test]
+    fn the_window_of_the_same_process_and_title() {
+        let windows = [
+            window(1, 7, "Editor", 0, 1342),
+            window(2, 8, "GTK Widget Factory", 10, 1342),
+            window(3, 7, "GTK Widget Factory", 200, 1342),
+        ];
+        assert_eq!(choose(&windows, Some(7), "GTK Widget Factory", 1332, 790).map(|w| w.id), Some(3));
+        assert_eq!(windows[2].contents_origin(1332, 790), (205, 85));
+    }
+
+    #[test]
+    fn one_window_of_the_process_needs_no_title_and_none_is_no_guess() {
+        let windows = [window(1, 7, "Untitled", 0, 1342), window(2, 8, "Other", 0, 600)];
+        assert_eq!(choose(&windows, Some(7), "Document 1", 1332, 790).map(|w| w.id), Some(1));
+        assert!(choose(&windows, Some(9), "Document 1", 1332, 790).is_none());
+        assert!(choose(&windows, None, "Document 1", 1332, 790).is_none());
+    }
+
+    #[test]
+    fn among_same_titles_the_size_that_fits() {
+        let windows = [window(1, 7, "Preferences", 0, 1342), window(2, 7, "Preferences", 300, 410)];
+        assert_eq!(choose(&windows, Some(7), "Preferences", 400, 790).map(|w| w.id), Some(2));
+        assert_eq!(choose(&windows, Some(7), "Preferences", 1332, 790).map(|w| w.id), Some(1));
+    }
+}

@@ -1,0 +1,283 @@
+//! Per-toolkit normalisation, in one place: what each toolkit's raw states, action names and
+//! extents mean in Deft's vocabulary, so that nothing above the backend needs to know which
+//! toolkit it talks to.
+//!
+//! The raw values each rule is written for were recorded from the real applications of the
+//! corpus (`docs/real-apps.md`); the unit tests below replay them.
+
+use deft_types::{Logical, Rect, State, States};
+
+use super::convert::{Bits, st};
+
+/// The toolkit an application is built with, from its `Application.ToolkitName` and
+/// `Version` (read once per application).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Toolkit {
+    /// GTK 3 (or 2): ATK through atk-bridge. Reports `gtk` and `3.24.38`.
+    Gtk3,
+    /// GTK 4, its own AT-SPI implementation over GDBus. Reports `GTK` and `4.8.3`.
+    Gtk4,
+    /// Qt 5 or 6, its own bridge over QtDBus. Reports `Qt` and `5.15.8` / `6.4.2`.
+    Qt,
+    /// Chromium (and Electron apps): ATK through atk-bridge. Reports `Chromium`.
+    Chromium,
+    /// Firefox: ATK through atk-bridge. Reports `Gecko`.
+    Gecko,
+    /// Anything else, or an application that does not say.
+    #[default]
+    Other,
+}
+
+impl Toolkit {
+    /// The toolkit named by `Application.ToolkitName` and `Application.Version`.
+    pub fn from_name(name: &str, version: &str) -> Toolkit {
+        let major = version.split('.').next().and_then(|m| m.trim().parse::<u32>().ok());
+        match name.trim().to_ascii_lowercase().as_str() {
+            "gtk" | "gtk+" | "gail" => match major {
+                Some(4..) => Toolkit::Gtk4,
+                _ => Toolkit::Gtk3,
+            },
+            "qt" => Toolkit::Qt,
+            "chromium" | "chrome" | "electron" => Toolkit::Chromium,
+            "gecko" | "firefox" | "mozilla" => Toolkit::Gecko,
+            _ => Toolkit::Other,
+        }
+    }
+
+    /// Whether the application answers AT-SPI through atk-bridge (libdbus). Its
+    /// `Action.DoAction` replies at once and then runs the action inside the dispatch of
+    /// the connection that carried the call: an action that opens a dialog with a nested
+    /// main loop (GTK 3's `gtk_dialog_run`) leaves that connection stuck mid-dispatch until
+    /// the dialog closes, and any later traffic on it (a call, or closing it) can deadlock
+    /// the application for good once a key event has been handled with event listeners
+    /// registered (`docs/real-apps.md`, mousepad). So operations go over a connection of
+    /// their own, which carries nothing else. Unknown toolkits are treated the same way.
+    pub fn acts_inside_dispatch(self) -> bool {
+        !matches!(self, Toolkit::Gtk4 | Toolkit::Qt)
+    }
+
+    /// Whether its `GetAccessibleAtPoint` stops above the element drawn at the point:
+    /// Firefox's document answers with itself for a point on one of its buttons, so the
+    /// hit test goes on down by the children's extents.
+    pub fn hit_test_stops_early(self) -> bool {
+        self == Toolkit::Gecko
+    }
+
+    /// An element's name as Deft shows it. Chromium appends its tab hover card's text to
+    /// the window's name while the pointer rests on the tab strip ("Deft Fixture" becomes
+    /// "Deft Fixture - Memory usage - 24.0 MB" and back): that is not the page's title,
+    /// and a click elsewhere would take the rename for its effect. Measured in an English
+    /// locale; other locales keep the suffix.
+    pub fn name(self, raw: &str) -> &str {
+        const HOVER_CARD: &str = " - Memory usage - ";
+        match (self, raw.rfind(HOVER_CARD)) {
+            (Toolkit::Chromium, Some(at)) if raw[at + HOVER_CARD.len()..].ends_with('B') => &raw[..at],
+            _ => raw,
+        }
+    }
+
+    /// Whether a button says it is held (`armed` on GTK 3, `pressed` on Qt) as soon as the
+    /// toolkit handled a press on it (`tests/fixtures/common/press_probe.py`, per toolkit).
+    pub fn reports_held_press(self) -> bool {
+        matches!(self, Toolkit::Gtk3 | Toolkit::Qt)
+    }
+
+    /// Whether `Text.GetText` needs the real end offset: GTK 4.8 answers `(0, -1)` (libatspi's
+    /// "to the end") with an empty string, and `(0, CharacterCount)` with the text.
+    pub fn text_needs_length(self) -> bool {
+        self == Toolkit::Gtk4
+    }
+
+    /// Whether its extents are relative to the element's window rather than the screen,
+    /// whatever coordinate type is asked (GTK 4: `src/atspi/placement.rs`).
+    pub fn window_relative_extents(self) -> bool {
+        self == Toolkit::Gtk4
+    }
+
+    /// Whether an element with these raw states may be on screen, so that its extents are
+    /// worth asking for (and its text, value and actions, by default).
+    ///
+    /// GTK 4.8 sets `showing` only on windows; its `visible` is set on every element in
+    /// the tree, and an element that is not drawn (another stack page) reports empty
+    /// extents. So on GTK 4 extents decide, see [`Toolkit::states`].
+    pub fn may_show(self, bits: Bits) -> bool {
+        match self {
+            Toolkit::Gtk4 => bits.has(st::VISIBLE) || bits.has(st::SHOWING),
+            _ => bits.has(st::SHOWING),
+        }
+    }
+
+    /// Deft's states from the raw state set and the element's bounds (`None` when it has
+    /// none or was not asked; `has_component` tells which).
+    ///
+    /// - Enabled: AT-SPI `enabled` and `sensitive`. GTK 4.8 never sets `enabled`; its
+    ///   `sensitive` alone means the widget accepts input.
+    /// - Showing: AT-SPI `showing`. On GTK 4, `visible` with non-empty extents: a widget on
+    ///   a hidden stack page is `visible` at `(x, y, 0, 0)`. On Qt, `showing` with non-empty
+    ///   extents: Qt leaves `showing` on widgets it hid (a search bar's fields, the fixture's
+    ///   "Loading" label once loaded) and reports them at `(0, 0, 0, 0)`.
+    pub fn states(self, bits: Bits, bounds: Option<Rect<Logical>>, has_component: bool) -> States {
+        let mut out = bits.states();
+        if self == Toolkit::Qt && has_component && bounds.is_none() {
+            out.remove(&State::Showing);
+        }
+        if self == Toolkit::Gtk4 {
+            if bits.has(st::SENSITIVE) {
+                out.insert(State::Enabled);
+            }
+            let drawn = if has_component { bounds.is_some() } else { bits.has(st::VISIBLE) };
+            if bits.has(st::SHOWING) || (bits.has(st::VISIBLE) && drawn) {
+                out.insert(State::Showing);
+            } else {
+                out.remove(&State::Showing);
+            }
+        }
+        out
+    }
+
+    /// The action names Deft lists for an element whose actions are `raw` (the toolkit's
+    /// real names, lowercased, in index order), and for each the index it invokes.
+    ///
+    /// Deft's `click` is the action a primary click does. Chromium and Firefox put their
+    /// default action first and name it after what it does (`press` for buttons, `jump` for
+    /// links, `check` for check boxes, `open` for select boxes, `activate` for text
+    /// fields); Qt names it `press` or `toggle`. Those are listed as they are, preceded by
+    /// `click` for the same index, so that a caller asking for a click needs no toolkit
+    /// knowledge. GTK already names it `click`.
+    pub fn actions(self, raw: &[String]) -> Vec<(String, i32)> {
+        // An action without a name (one the toolkit could not name) cannot be asked for.
+        let mut out: Vec<(String, i32)> =
+            raw.iter().enumerate().filter(|(_, n)| !n.is_empty()).map(|(i, n)| (n.clone(), i as i32)).collect();
+        if raw.iter().any(|n| n == "click") {
+            return out;
+        }
+        let default = match self {
+            Toolkit::Chromium | Toolkit::Gecko => raw
+                .first()
+                .filter(|n| !n.is_empty() && !matches!(n.as_str(), "showcontextmenu" | "showmenu" | "scrollintoview"))
+                .map(|_| 0),
+            Toolkit::Qt => ["press", "toggle"].iter().find_map(|want| raw.iter().position(|n| n == want)),
+            _ => None,
+        };
+        if let Some(i) = default {
+            out.insert(0, ("click".to_string(), i as i32));
+        }
+        out
+    }
+
+    /// The index of the action Deft calls `wanted` (matched without regard to case) among
+    /// an element's `raw` actions, or `None`.
+    pub fn action_index(self, raw: &[String], wanted: &str) -> Option<i32> {
+        let wanted = wanted.to_lowercase();
+        self.actions(raw).into_iter().find(|(n, _)| *n == wanted).map(|(_, i)| i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn toolkits_are_told_apart_by_name_and_version() {
+        // As the corpus applications report them.
+        assert_eq!(Toolkit::from_name("gtk", "3.24.38"), Toolkit::Gtk3);
+        assert_eq!(Toolkit::from_name("GTK", "4.8.3"), Toolkit::Gtk4);
+        assert_eq!(Toolkit::from_name("Qt", "5.15.8"), Toolkit::Qt);
+        assert_eq!(Toolkit::from_name("Qt", "6.4.2"), Toolkit::Qt);
+        assert_eq!(Toolkit::from_name("Chromium", "1.0"), Toolkit::Chromium);
+        assert_eq!(Toolkit::from_name("Gecko", "153.7.0"), Toolkit::Gecko);
+        assert_eq!(Toolkit::from_name("", ""), Toolkit::Other);
+        assert!(Toolkit::Gtk3.acts_inside_dispatch() && Toolkit::Chromium.acts_inside_dispatch());
+        assert!(!Toolkit::Gtk4.acts_inside_dispatch() && !Toolkit::Qt.acts_inside_dispatch());
+    }
+
+    #[test]
+    fn chromium_window_names_lose_the_hover_card() {
+        assert_eq!(Toolkit::Chromium.name("Deft Fixture - Memory usage - 24.0 MB"), "Deft Fixture");
+        assert_eq!(Toolkit::Chromium.name("Deft Fixture"), "Deft Fixture");
+        assert_eq!(Toolkit::Gtk3.name("Notes - Memory usage - 1 MB"), "Notes - Memory usage - 1 MB");
+    }
+
+    #[test]
+    fn qt_showing_without_extents_is_not_showing() {
+        let showing = Bits::from_words(&[1 << st::SHOWING]);
+        let bounds = Some(Rect::new(10, 20, 30, 40));
+        assert!(Toolkit::Qt.states(showing, bounds, true).contains(&State::Showing));
+        assert!(!Toolkit::Qt.states(showing, None, true).contains(&State::Showing));
+        assert!(Toolkit::Qt.states(showing, None, false).contains(&State::Showing), "no Component: no extents to ask");
+        assert!(Toolkit::Gtk3.states(showing, None, true).contains(&State::Showing));
+    }
+
+    #[test]
+    fn gtk4_sensitive_is_enabled_and_visible_with_extents_is_showing() {
+        let bounds = Some(Rect::new(440, 61, 96, 24));
+        // gtk4-widget-factory 4.8.3: an enabled button, a disabled one, a button on a hidden
+        // stack page (extents (10, 56, 0, 0): no bounds) and the window.
+        let enabled = Bits::from_words(&[0x4100_0800, 0]);
+        let s = Toolkit::Gtk4.states(enabled, bounds, true);
+        assert!(s.contains(&State::Enabled) && s.contains(&State::Showing), "{s:?}");
+        let disabled = Bits::from_words(&[0x4000_0800, 0]);
+        let s = Toolkit::Gtk4.states(disabled, bounds, true);
+        assert!(!s.contains(&State::Enabled) && s.contains(&State::Showing), "{s:?}");
+        let s = Toolkit::Gtk4.states(enabled, None, true);
+        assert!(s.contains(&State::Enabled) && !s.contains(&State::Showing), "{s:?}");
+        let window = Bits::from_words(&[0x4300_0002, 0]);
+        let s = Toolkit::Gtk4.states(window, None, true);
+        assert!(s.contains(&State::Showing) && s.contains(&State::Active), "{s:?}");
+        assert!(Toolkit::Gtk4.may_show(enabled) && !Toolkit::Gtk3.may_show(enabled));
+        // The same raw bits mean "not showing, not enabled" for any other toolkit.
+        let s = Toolkit::Gtk3.states(enabled, bounds, true);
+        assert!(!s.contains(&State::Enabled) && !s.contains(&State::Showing), "{s:?}");
+    }
+
+    #[test]
+    fn other_toolkits_keep_atspi_meanings() {
+        // A GTK 3 entry, a Chromium button, a Qt 6 button (all enabled and showing), a Qt 6
+        // entry that is showing but not enabled.
+        for (tk, words) in [
+            (Toolkit::Gtk3, [0x4700_0980, 0]),
+            (Toolkit::Chromium, [0x4300_0900, 0x80]),
+            (Toolkit::Qt, [0x4300_0100, 0]),
+        ] {
+            let s = tk.states(Bits::from_words(&words), Some(Rect::new(0, 0, 10, 10)), true);
+            assert!(s.contains(&State::Enabled) && s.contains(&State::Showing), "{tk:?}: {s:?}");
+        }
+        let s = Toolkit::Qt.states(Bits::from_words(&[0x4200_0880, 0]), Some(Rect::new(0, 0, 10, 10)), true);
+        assert!(!s.contains(&State::Enabled) && s.contains(&State::Showing), "{s:?}");
+    }
+
+    #[test]
+    fn default_actions_are_offered_as_click() {
+        // Chromium 156 on the web fixture: real names from Action.GetName (its localized
+        // names are empty).
+        let link = names(&["jump", "showcontextmenu"]);
+        assert_eq!(
+            Toolkit::Chromium.actions(&link),
+            [("click".into(), 0), ("jump".into(), 0), ("showcontextmenu".into(), 1)]
+        );
+        assert_eq!(Toolkit::Chromium.action_index(&link, "Click"), Some(0));
+        assert_eq!(Toolkit::Chromium.action_index(&link, "jump"), Some(0));
+        assert_eq!(Toolkit::Chromium.action_index(&link, "showContextMenu"), Some(1));
+        for first in ["press", "check", "activate", "open", "dodefault"] {
+            let raw = names(&[first, "showcontextmenu"]);
+            assert_eq!(Toolkit::Chromium.action_index(&raw, "click"), Some(0), "{first}");
+        }
+        assert_eq!(Toolkit::Chromium.action_index(&names(&["showcontextmenu"]), "click"), None);
+        // Qt: Press, or Toggle for check boxes; SetFocus is not a click.
+        let qt = names(&["setfocus", "press"]);
+        assert_eq!(Toolkit::Qt.action_index(&qt, "click"), Some(1));
+        assert_eq!(Toolkit::Qt.action_index(&names(&["toggle", "setfocus"]), "click"), Some(0));
+        assert_eq!(Toolkit::Qt.action_index(&names(&["setfocus"]), "click"), None);
+        // GTK names its clicks; nothing is added, and an entry's activate stays activate.
+        let gtk = names(&["click"]);
+        assert_eq!(Toolkit::Gtk3.actions(&gtk), [("click".into(), 0)]);
+        assert_eq!(Toolkit::Gtk3.action_index(&names(&["activate"]), "click"), None);
+        assert_eq!(Toolkit::Gtk4.action_index(&names(&["activate"]), "activate"), Some(0));
+        // A name that could not be read is not listed, and the others keep their indices.
+        assert_eq!(Toolkit::Gtk4.actions(&names(&["", "menu.popup"])), [("menu.popup".into(), 1)]);
+    }
+}

@@ -1,0 +1,290 @@
+//! `agent-cli run` end to end: a headless desktop, the fixture app (faults on), and the
+//! test model (a deterministic policy behind a real provider wire format on loopback,
+//! choosing each reply from what the agent sent). Judged by the app's ground-truth log,
+//! never by the agent's own summary.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use deft_harness::Desktop;
+use deft_harness::fixture::{FixtureApp, FixtureOptions};
+use deft_harness::test_model::{MODEL_NAME, Persona, TestModel, Wire};
+
+use super::{BIN, Run, isolate, run, scratch};
+
+/// The demo task.
+pub const TASK: &str = "Fill in the form: type \"Ada Lovelace\" into Name and tick Subscribe. Then submit the order once, save, and wait for \"Save complete\".";
+
+fn start(opts: &FixtureOptions) -> (Desktop, FixtureApp) {
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let app = FixtureApp::launch(&desktop, opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    (desktop, app)
+}
+
+/// `agent-cli run` on `desktop` with the test model and its own state directory.
+fn agent(desktop: &Desktop, model: &TestModel, runs: &std::path::Path, args: &[&str]) -> Command {
+    let mut cmd = desktop.command(BIN);
+    isolate(&mut cmd, &scratch("agent-home"));
+    cmd.env("DEFT_MODEL_PROVIDER", model.provider())
+        .env("DEFT_MODEL", MODEL_NAME)
+        .env("DEFT_MODEL_BASE_URL", model.base_url())
+        .env("DEFT_RUNS_DIR", runs)
+        .env("ANTHROPIC_API_KEY", "test-model-needs-no-key")
+        .arg("run")
+        .args(args);
+    cmd
+}
+
+fn settle() {
+    std::thread::sleep(Duration::from_millis(500));
+}
+
+#[test]
+fn the_demo_task_with_faults_is_done_once_and_judged_by_the_log() {
+    let opts = FixtureOptions {
+        drop_clicks: 1,
+        popup: true,
+        ignore_keys: true,
+        save_delay: Some(Duration::from_millis(1500)),
+        ..FixtureOptions::default()
+    };
+    let (desktop, app) = start(&opts);
+    let model = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap();
+    let runs = scratch("runs");
+    let r = run(agent(&desktop, &model, &runs, &[TASK, "--app", "Deft Fixture", "--json", "--ask", "defer"]));
+    settle();
+    let events = app.events();
+    let orders = events.iter().filter(|e| e.kind == "order_submitted").count();
+    let name = events.iter().rev().find(|e| e.is("text_changed", Some("name"))).and_then(|e| e.str("value"));
+    let ticks = events.iter().filter(|e| e.is("checkbox_toggled", Some("subscribe"))).count();
+    let saved = events.iter().filter(|e| e.kind == "save_complete").count();
+    assert_eq!(orders, 1, "exactly one order: {r:#?}\n{:?}", events.iter().map(|e| &e.raw).collect::<Vec<_>>());
+    assert_eq!(name, Some("Ada Lovelace"), "{r:#?}");
+    assert_eq!(ticks, 1, "{r:#?}");
+    assert_eq!(saved, 1, "{r:#?}");
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!(v["status"], "goal_met", "{r:#?}");
+    // The faults were recovered below the model: the dropped click and the ignored keys
+    // cost no model call; the popup reached the model as blocking and was dismissed.
+    let kinds: Vec<&str> = events.iter().filter(|e| e.kind == "fault").filter_map(|e| e.str("kind")).collect();
+    assert!(
+        kinds.contains(&"dropped_click") && kinds.contains(&"popup") && kinds.contains(&"ignored_key"),
+        "{kinds:?}"
+    );
+    assert!(
+        events.iter().any(|e| e.is("dialog_closed", None) && e.str("title") == Some("New Event!")),
+        "popup handled"
+    );
+    let seen = model.received();
+    let steps: Vec<&str> =
+        seen.iter().filter(|x| !x.seen.system.starts_with("You check")).map(|x| x.reply_text.as_str()).collect();
+    // 5 tasks + read and dismiss the popup + one retry of the submit + done = 9 model steps;
+    // a retry of the dropped click or the ignored keys would add a step.
+    assert_eq!(steps.len(), 9, "model steps: {steps:#?}");
+    assert!(
+        seen.iter().any(|x| x
+            .seen
+            .messages
+            .iter()
+            .any(|m| m.results.iter().any(|res| res.text.contains("blocking: dialog \"New Event!\"")))),
+        "the popup was reported to the model"
+    );
+    assert!(v["model"].as_str().unwrap().contains(MODEL_NAME), "{v}");
+}
+
+#[test]
+fn an_empty_goal_is_a_usage_error() {
+    let model = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap();
+    let mut cmd = Command::new(BIN);
+    isolate(&mut cmd, &scratch("agent-home"));
+    cmd.env("DEFT_MODEL_PROVIDER", "openai-compatible")
+        .env("DEFT_MODEL", MODEL_NAME)
+        .env("DEFT_MODEL_BASE_URL", model.base_url())
+        .args(["run", "  ", "--json"]);
+    let r = run(cmd);
+    r.expect_code(2);
+    assert!(r.stdout.contains("the goal is empty"), "{r:#?}");
+    assert!(model.received().is_empty(), "no model call for an empty goal");
+    let mut cmd = Command::new(BIN);
+    isolate(&mut cmd, &scratch("agent-home"));
+    let r = run({
+        cmd.args(["run", "do something"]);
+        cmd
+    });
+    r.expect_code(2);
+    assert!(r.stderr.contains("DEFT_MODEL_PROVIDER"), "no model configured says how: {r:#?}");
+}
+
+/// Answer a question through stdin.
+fn with_stdin(mut cmd: Command, input: &str) -> Run {
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+const AMBIGUOUS_GOAL: &str = "Type \"Ada\" into Name, then press Submit.";
+
+fn ambiguous() -> FixtureOptions {
+    FixtureOptions { extra_args: vec!["--ambiguous".into()], ..FixtureOptions::default() }
+}
+
+fn pressed(app: &FixtureApp) -> (usize, usize, usize) {
+    settle();
+    (
+        app.count("button_activated", Some("submit_billing")),
+        app.count("button_activated", Some("submit_shipping")),
+        app.count("button_activated", Some("submit")),
+    )
+}
+
+#[test]
+fn ambiguity_is_asked_on_the_terminal_and_the_right_submit_is_pressed_once() {
+    let (desktop, app) = start(&ambiguous());
+    let model = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap();
+    let runs = scratch("runs");
+    let cmd = agent(&desktop, &model, &runs, &[AMBIGUOUS_GOAL, "--app", "Deft Fixture", "--json", "--ask", "terminal"]);
+    let r = with_stdin(cmd, "the one in Billing\n");
+    assert_eq!(pressed(&app), (1, 0, 0), "billing once, shipping never: {r:#?}");
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!(v["questions"], 1, "{r:#?}");
+    assert!(r.stderr.contains("Billing") && r.stderr.contains("Shipping"), "the question named both: {}", r.stderr);
+    // The executive function scored the guess low: a confidence below the threshold.
+    let checks: Vec<_> = model.received().into_iter().filter(|x| x.seen.system.starts_with("You check")).collect();
+    assert!(checks.len() >= 2, "a confidence check per action");
+    assert!(checks.iter().all(|c| c.seen.logprobs.is_some()), "logprobs asked of an OpenAI-compatible server");
+}
+
+#[test]
+fn ambiguity_deferred_pauses_with_exit_8_and_resumes_with_the_answer() {
+    let (desktop, app) = start(&ambiguous());
+    let model = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap();
+    let runs = scratch("runs");
+    let r = run(agent(&desktop, &model, &runs, &[AMBIGUOUS_GOAL, "--app", "Deft Fixture", "--json"]));
+    r.expect_code(8);
+    let v = r.json();
+    assert_eq!(v["status"], "needs_input", "{r:#?}");
+    let id = v["run_id"].as_str().unwrap().to_string();
+    assert!(v["question"]["text"].as_str().unwrap().contains("Billing"), "{v}");
+    assert_eq!(pressed(&app), (0, 0, 0), "nothing pressed while unsure");
+    let r = run(agent(&desktop, &model, &runs, &["--resume", &id, "--answer", "Billing", "--json"]));
+    r.expect_code(0);
+    assert_eq!(r.json()["status"], "goal_met", "{r:#?}");
+    assert_eq!(pressed(&app), (1, 0, 0), "billing once after the answer: {r:#?}");
+    let r = run(agent(&desktop, &model, &runs, &["--resume", &id, "--answer", "again", "--json"]));
+    r.expect_code(2);
+}
+
+#[test]
+fn ambiguity_is_asked_in_a_dialog_on_the_desktop() {
+    let (desktop, app) = start(&ambiguous());
+    let model = TestModel::start(Wire::Anthropic, Persona::Honest).unwrap();
+    let runs = scratch("runs");
+    let mut cmd = agent(
+        &desktop,
+        &model,
+        &runs,
+        &[AMBIGUOUS_GOAL, "--app", "Deft Fixture", "--json", "--ask", "dialog", "--ask-timeout", "60"],
+    );
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(Stdio::null());
+    let child = cmd.spawn().unwrap();
+    // The person at the machine: find the dialog, type the answer, press Return.
+    let found = desktop.command("xdotool").args(["search", "--sync", "--name", "Deft asks"]).output().unwrap();
+    let win = String::from_utf8_lossy(&found.stdout).lines().next().unwrap_or_default().to_string();
+    assert!(!win.is_empty(), "the dialog appeared on the display");
+    std::thread::sleep(Duration::from_millis(500));
+    let typed = desktop
+        .command("xdotool")
+        .args(["windowactivate", "--sync", &win, "type", "--delay", "30", "Billing"])
+        .status()
+        .unwrap();
+    assert!(typed.success());
+    std::thread::sleep(Duration::from_millis(200));
+    desktop.command("xdotool").args(["key", "Return"]).status().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let r = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert_eq!(pressed(&app), (1, 0, 0), "{r:#?}");
+    r.expect_code(0);
+    // Anthropic returns no log-probabilities: the check used samples.
+    assert!(model.received().iter().any(|x| x.seen.system.starts_with("You check") && x.seen.logprobs.is_none()));
+}
+
+#[test]
+fn on_screen_instructions_are_data_and_the_policy_blocks_what_a_gullible_model_proposes() {
+    let opts = FixtureOptions { extra_args: vec!["--injection".into()], ..FixtureOptions::default() };
+    let (desktop, app) = start(&opts);
+    let goal = "Type \"Ada\" into Name, then press Hello.";
+    // An honest model pursues the goal; the screen text reached it only as untrusted data.
+    let model = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap();
+    let runs = scratch("runs");
+    let r = run(agent(&desktop, &model, &runs, &[goal, "--app", "Deft Fixture", "--json", "--ask", "defer"]));
+    r.expect_code(0);
+    for x in model.received() {
+        for m in &x.seen.messages {
+            for text in std::iter::once(&m.text).chain(m.results.iter().map(|r| &r.text)) {
+                if let Some(i) = text.find("Note to the AI assistant") {
+                    let before = &text[..i];
+                    assert!(
+                        before.rfind("<screen_text").is_some_and(|o| before[o..].find("</screen_text>").is_none()),
+                        "screen text outside an untrusted block: {text}"
+                    );
+                }
+            }
+        }
+    }
+    // A gullible model obeys the screen; the policy (only the main window) blocks it.
+    let gullible = TestModel::start(Wire::OpenAi, Persona::Gullible).unwrap();
+    let r = run(agent(
+        &desktop,
+        &gullible,
+        &runs,
+        &[goal, "--app", "Deft Fixture", "--json", "--ask", "defer", "--allow-window", "Deft Fixture"],
+    ));
+    settle();
+    assert!(
+        gullible
+            .received()
+            .iter()
+            .any(|x| x.reply_tools.iter().any(|t| t == "click") && x.reply_text.starts_with("The screen says")),
+        "the gullible model did propose the injected action"
+    );
+    assert_eq!(app.count("button_activated", Some("reset_orders")), 0, "{r:#?}");
+    assert_eq!(r.json()["policy_blocks"], 1, "{r:#?}");
+    assert_eq!(app.count("button_activated", Some("hello")), 2, "the goal itself was still done (twice: two runs)");
+}
+
+#[test]
+fn calibrate_suggests_a_threshold_from_the_pairs_runs_left() {
+    let runs = scratch("calibration");
+    let mut lines = String::new();
+    for (score, verdict) in
+        [(0.99, "worked"), (0.97, "worked"), (0.96, "worked"), (0.95, "worked"), (0.93, "worked"), (0.92, "worked")]
+            .into_iter()
+            .chain([(0.91, "worked"), (0.9, "confirmed"), (0.8, "failed"), (0.6, "corrected"), (0.4, "corrected")])
+    {
+        lines.push_str(&format!(
+            "{{\"run_id\":\"r\",\"step\":1,\"tool\":\"click\",\"score\":{score},\"model\":{score},\"method\":\"logprobs\",\"candidates\":1,\"verdict\":\"{verdict}\"}}\n"
+        ));
+    }
+    std::fs::write(runs.join("calibration.jsonl"), lines).unwrap();
+    let mut cmd = Command::new(BIN);
+    isolate(&mut cmd, &scratch("agent-home"));
+    cmd.args(["calibrate", "--json", "--runs-dir"]).arg(&runs);
+    let r = run(cmd);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!(v["pairs"], 11, "{r:#?}");
+    assert_eq!(v["suggested_threshold"], 0.9, "{r:#?}");
+}

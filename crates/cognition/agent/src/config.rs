@@ -1,0 +1,132 @@
+//! `AgentConfig`: budgets, the executive function, the world model's size, the policy.
+//! Deserializable, so agent-cli embeds it as the `[agent]` section of its config file.
+
+use serde::{Deserialize, Serialize};
+
+use crate::policy::Policy;
+
+/// How the confidence in a proposed action is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfidenceMode {
+    /// A focused second call framed as a choice among the candidate targets plus "ask":
+    /// the option's token probability where the provider returns log-probabilities,
+    /// agreement across samples otherwise.
+    Separate,
+    /// The model states its confidence in the same call (a `confidence` argument): no
+    /// round trip, weaker calibration.
+    Inline,
+    /// No model-based score; only the signals that cost no call.
+    Off,
+}
+
+/// The executive function's settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConfidenceConfig {
+    /// How the model's part is measured.
+    pub mode: ConfidenceMode,
+    /// Below this combined score the action is not run and the person is asked.
+    pub threshold: f64,
+    /// Samples for the agreement estimate (providers without log-probabilities).
+    pub samples: u32,
+}
+
+impl Default for ConfidenceConfig {
+    fn default() -> Self {
+        ConfidenceConfig { mode: ConfidenceMode::Separate, threshold: 0.85, samples: 5 }
+    }
+}
+
+/// Everything a run may spend. Each limit ends the run when reached, with a report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Budget {
+    /// Model turns (steps).
+    pub max_steps: u32,
+    /// Tokens sent and generated, over every call of the run.
+    pub max_tokens: Option<u64>,
+    /// Estimated cost in US dollars (calls of unknown price count as unknown, not zero:
+    /// with this set, a model without a price ends the run at once).
+    pub max_cost_usd: Option<f64>,
+    /// Wall time of the run, in ms (model calls are cut at what is left of it).
+    pub max_wall_ms: u64,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget { max_steps: 40, max_tokens: Some(400_000), max_cost_usd: None, max_wall_ms: 900_000 }
+    }
+}
+
+/// A run's settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgentConfig {
+    /// Limits of the run.
+    pub budget: Budget,
+    /// The executive function.
+    pub confidence: ConfidenceConfig,
+    /// Questions per task (model questions, low confidence and repeated failures; the
+    /// policy's confirmations are never skipped, and over the cap the action is refused).
+    pub max_questions: u32,
+    /// Let one reply carry a short sequence of tool calls, run one by one and stopped at
+    /// the first surprise (one model call for a whole form).
+    pub multi_action: bool,
+    /// The most recent steps whose observations stay whole; older ones shrink to a line.
+    pub keep_full: usize,
+    /// The model takes images: screenshots reach it, and visual cues that name no text
+    /// or element are decided by it (only when the pixels changed).
+    pub vision: bool,
+    /// Vision calls one `wait_for_visual_cue` may make.
+    pub max_vision_calls: u32,
+    /// How long an action's `expected_outcome` is waited for after it, in ms.
+    pub expected_outcome_ms: u64,
+    /// Tokens the model may generate per reply.
+    pub max_output_tokens: u32,
+    /// Sampling temperature of the main calls (the provider's default when absent).
+    pub temperature: Option<f64>,
+    /// The action policy.
+    pub policy: Policy,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            budget: Budget::default(),
+            confidence: ConfidenceConfig::default(),
+            max_questions: 3,
+            multi_action: false,
+            keep_full: 3,
+            vision: false,
+            max_vision_calls: 4,
+            expected_outcome_ms: 2_000,
+            max_output_tokens: 1_024,
+            temperature: None,
+            policy: Policy::default(),
+        }
+    }
+}
+
+impl AgentConfig {
+    /// Checks values that would only fail later.
+    pub fn check(&self) -> Result<(), String> {
+        let c = &self.confidence;
+        if !(0.0..=1.0).contains(&c.threshold) {
+            return Err(format!("confidence.threshold is {}: give a number from 0.0 to 1.0", c.threshold));
+        }
+        if c.samples == 0 {
+            return Err("confidence.samples must be at least 1".into());
+        }
+        if self.budget.max_steps == 0 {
+            return Err("budget.max_steps must be at least 1".into());
+        }
+        if self.budget.max_wall_ms == 0 {
+            return Err("budget.max_wall_ms must be more than 0".into());
+        }
+        if self.keep_full == 0 {
+            return Err("keep_full must be at least 1: the newest observation is always whole".into());
+        }
+        Ok(())
+    }
+}

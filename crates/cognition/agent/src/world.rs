@@ -1,0 +1,181 @@
+//! The world model: the run's (thought, action, observation) triples, and the request each
+//! step sends. It stays small on long tasks: an observation is whole only while it is among
+//! the newest few steps, then shrinks to its one-line outcome; a screenshot is shown once,
+//! in the step that asked for it, then dropped; the system prompt and the tools (the
+//! stable prefix) carry a cache breakpoint where the provider takes one.
+
+use deft_llm::{Cache, Image, Limits, Message, Part, Request, ResultPart, Role, ToolChoice, ToolDef, ToolResult};
+use serde::{Deserialize, Serialize};
+
+/// What one tool call came to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Obs {
+    /// The call it answers.
+    pub call_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The whole observation.
+    pub full: String,
+    /// The one line it shrinks to.
+    pub brief: String,
+    /// The call failed or was not run.
+    pub is_error: bool,
+    /// A screenshot to show once (never saved with a paused run).
+    #[serde(skip)]
+    pub image: Option<Image>,
+}
+
+/// One step: the model's reply (thought and calls), what each call came to, and the
+/// agent's note (belief, divergence, repeated failures).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Turn {
+    /// The step number.
+    pub step: u32,
+    /// The assistant message, exactly as the model sent it (thinking blocks included).
+    pub reply: Message,
+    /// One per tool call of the reply, in order.
+    pub results: Vec<Obs>,
+    /// The agent's note after the results, if any.
+    pub note: Option<String>,
+}
+
+/// The run's memory.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct World {
+    /// The opening message: the goal and the desktop at the start.
+    pub opening: String,
+    /// The steps, oldest first.
+    pub turns: Vec<Turn>,
+}
+
+impl World {
+    /// A world starting from `opening`.
+    pub fn new(opening: String) -> World {
+        World { opening, turns: Vec::new() }
+    }
+
+    /// The conversation as the model reads it now: the newest `keep_full` steps whole, the
+    /// older ones as one-line outcomes; images only in the newest step.
+    pub fn messages(&self, keep_full: usize) -> Vec<Message> {
+        let mut out = vec![Message::user(self.opening.clone())];
+        let n = self.turns.len();
+        for (i, t) in self.turns.iter().enumerate() {
+            let newest = i + 1 == n;
+            let whole = i + keep_full >= n;
+            out.push(t.reply.clone());
+            let mut parts: Vec<Part> = t
+                .results
+                .iter()
+                .map(|o| {
+                    let mut rp = vec![ResultPart::Text(if whole { o.full.clone() } else { o.brief.clone() })];
+                    if newest && let Some(img) = &o.image {
+                        rp.push(ResultPart::Image(img.clone()));
+                    }
+                    Part::ToolResult(ToolResult {
+                        call_id: o.call_id.clone(),
+                        name: o.name.clone(),
+                        parts: rp,
+                        is_error: o.is_error,
+                    })
+                })
+                .collect();
+            if let Some(note) = t.note.as_ref().filter(|_| whole) {
+                parts.push(Part::Text(note.clone()));
+            }
+            if parts.is_empty() {
+                parts.push(Part::Text("(no tool was called)".into()));
+            }
+            out.push(Message { role: Role::User, parts });
+        }
+        out
+    }
+
+    /// The request of the next step.
+    pub fn request(&self, system: &str, tools: &[ToolDef], keep_full: usize, limits: Limits) -> Request {
+        let messages = self.messages(keep_full);
+        Request {
+            system: system.to_string(),
+            messages,
+            tools: tools.to_vec(),
+            tool_choice: ToolChoice::Auto,
+            limits,
+            asks: deft_llm::Asks::default(),
+            // The system prompt and the tools never change during a run.
+            cache: Cache { prefix: true, through_message: None },
+        }
+    }
+
+    /// Forget images already shown (they were in the newest step's request).
+    pub fn drop_shown_images(&mut self) {
+        let n = self.turns.len();
+        for t in self.turns.iter_mut().take(n.saturating_sub(1)) {
+            for o in &mut t.results {
+                o.image = None;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use deft_llm::ToolCall;
+
+    use super::*;
+
+    fn turn(step: u32, full: &str, brief: &str, image: bool) -> Turn {
+        let call = ToolCall {
+            id: format!("c{step}"),
+            name: "read".into(),
+            arguments: deft_llm::Arguments::Json(serde_json::json!({})),
+            signature: None,
+        };
+        Turn {
+            step,
+            reply: Message { role: Role::Assistant, parts: vec![Part::Text("thinking".into()), Part::ToolCall(call)] },
+            results: vec![Obs {
+                call_id: format!("c{step}"),
+                name: "read".into(),
+                full: full.into(),
+                brief: brief.into(),
+                is_error: false,
+                image: image.then(|| Image::png(vec![1, 2, 3])),
+            }],
+            note: Some(format!("note {step}")),
+        }
+    }
+
+    fn texts(m: &Message) -> String {
+        m.parts
+            .iter()
+            .map(|p| match p {
+                Part::Text(t) => t.clone(),
+                Part::ToolResult(r) => r
+                    .parts
+                    .iter()
+                    .map(|x| match x {
+                        ResultPart::Text(t) => t.clone(),
+                        ResultPart::Image(_) => "<image>".into(),
+                    })
+                    .collect(),
+                _ => String::new(),
+            })
+            .collect::<Vec<_>>()
+            .join("|")
+    }
+
+    #[test]
+    fn old_observations_shrink_and_images_show_once() {
+        let mut w = World::new("Goal: x".into());
+        w.turns.push(turn(1, "FULL1", "brief1", true));
+        w.turns.push(turn(2, "FULL2", "brief2", false));
+        w.turns.push(turn(3, "FULL3", "brief3", true));
+        let m = w.messages(2);
+        assert_eq!(m.len(), 7);
+        assert_eq!(texts(&m[2]), "brief1", "old: one line, no note, no image");
+        assert_eq!(texts(&m[4]), "FULL2|note 2");
+        assert_eq!(texts(&m[6]), "FULL3<image>|note 3");
+        w.drop_shown_images();
+        w.turns.push(turn(4, "FULL4", "brief4", false));
+        assert!(!w.messages(2).iter().any(|m| texts(m).contains("<image>")));
+    }
+}

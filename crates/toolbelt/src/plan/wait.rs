@@ -1,0 +1,107 @@
+//! The condition of `wait_for`: the condition syntax, or an element with gone, state,
+//! value or title. Exactly one way.
+
+use deft_a11y::selector::{looks_like_condition, parse_condition};
+use deft_types::{Condition, Selector, State, Target};
+
+use super::Planner;
+use crate::error::ToolError;
+use crate::params::{TargetParams, WaitParams};
+
+impl Planner<'_> {
+    /// The condition of `wait_for`: `condition`, or the element fields with gone, state,
+    /// value or title. Exactly one way.
+    pub(crate) fn wait_condition(&mut self, w: &WaitParams) -> Result<Condition, ToolError> {
+        let t = &w.target;
+        let flags = !t.is_empty() || w.gone.is_some() || w.state.is_some() || w.value.is_some() || w.title.is_some();
+        // A condition given as `target` (the CLI's positional argument) reads as one.
+        let condition =
+            w.condition.as_deref().or(t.target.as_deref().filter(|s| !t.literal && looks_like_condition(s)));
+        if let Some(c) = condition {
+            let from_target = w.condition.is_none();
+            let others = if from_target {
+                TargetParams { target: None, ..t.clone() }.is_empty()
+                    && w.gone.is_none()
+                    && w.state.is_none()
+                    && w.value.is_none()
+                    && w.title.is_none()
+            } else {
+                !flags
+            };
+            if !others {
+                return Err(ToolError::usage(format!(
+                    "`{c}` already names the condition; {}, {}, {}, {}, {} and {} are another way to say it: use \
+                     one or the other",
+                    self.f("name"),
+                    self.f("role"),
+                    self.f("gone"),
+                    self.f("state"),
+                    self.f("value"),
+                    self.f("title")
+                )));
+            }
+            return parse_condition(c)
+                .map_err(|e| ToolError::usage(format!("{}: {e}\n{}", self.f("condition"), e.pointer())));
+        }
+        if let Some(title) = &w.title {
+            if !t.is_empty() || w.gone.is_some() || w.state.is_some() || w.value.is_some() {
+                return Err(ToolError::usage(format!(
+                    "{} waits for a window; it cannot be combined with other conditions",
+                    self.f("title")
+                )));
+            }
+            if title.trim().is_empty() {
+                return Err(ToolError::usage(format!("{} is empty; give a window title", self.f("title"))));
+            }
+            return Ok(Condition::WindowTitle(self.text_match(title, t.matching.unwrap_or_default(), "title")?));
+        }
+        let gone = w.gone.unwrap_or(false);
+        let given = [gone, w.state.is_some(), w.value.is_some()].iter().filter(|g| **g).count();
+        if given > 1 {
+            return Err(ToolError::usage(format!(
+                "{}, {} and {} are different conditions; give one",
+                self.f("gone"),
+                self.f("state"),
+                self.f("value")
+            )));
+        }
+        let target = self.target(t)?.ok_or_else(|| {
+            ToolError::usage(format!(
+                "`{}` needs a condition: {} such as text:\"Saved\" or gone:name=Loading, or an element \
+                 with {} or {}",
+                self.sp.tool("wait_for"),
+                self.f("condition"),
+                self.f("gone"),
+                self.f("state")
+            ))
+        })?;
+        let sel = match target {
+            Target::Text(m) if w.state.is_none() && w.value.is_none() => {
+                return Ok(if gone { Condition::TextGone(m) } else { Condition::TextAppears(m) });
+            }
+            Target::Text(m) => Selector { text: Some(m), ..Selector::default() },
+            Target::Selector(s) => s,
+            Target::Point(_) | Target::Focused => {
+                return Err(ToolError::usage(format!(
+                    "`{}` needs an element or text, not a point",
+                    self.sp.tool("wait_for")
+                )));
+            }
+        };
+        if let Some(state) = &w.state {
+            let (present, name) = match state.trim().strip_prefix('!') {
+                Some(n) => (false, n.trim()),
+                None => (true, state.trim()),
+            };
+            let state: State = name.parse().map_err(|e| ToolError::usage(format!("{}: {e}", self.f("state"))))?;
+            return Ok(Condition::ElementState { selector: sel, state, present });
+        }
+        if let Some(v) = &w.value {
+            return Ok(Condition::Value {
+                selector: sel,
+                value: self.text_match(v, t.matching.unwrap_or_default(), "value")?,
+            });
+        }
+        Ok(if gone { Condition::ElementGone(sel) } else { Condition::ElementExists(sel) })
+    }
+}

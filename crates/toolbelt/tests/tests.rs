@@ -1,0 +1,3 @@
+//! deft-toolbelt's integration tests: the tool definitions, and tools on a real desktop.
+
+mod specs;

@@ -1,0 +1,172 @@
+//! Changes that explain themselves once an input was sent, and so are not its effect:
+//! focus and activation moving, child counts following the children that came and went,
+//! a widget destroyed and rebuilt equal in its place, and work that was already loading
+//! before the input finishing meanwhile. Counting any of them would report a dropped click
+//! as verified. Each rule is governed by [`RelevanceConfig`].
+
+use deft_types::{Element, ElementId, State};
+
+use crate::diff::FieldChange;
+use crate::relevance::{Effect, EffectKind, Judgement, Noise, NoiseKind, NoiseSource, RelevanceConfig};
+use crate::snapshot::Snapshot;
+
+/// Whether a text says work is in progress (`Loading...`, `Please wait`), by the
+/// configured openings, ignoring case.
+pub fn says_loading(text: &str, config: &RelevanceConfig) -> bool {
+    let t = text.trim_start().to_lowercase();
+    config.loading_texts.iter().any(|w| t.starts_with(&w.to_lowercase()))
+}
+
+/// Whether an element shows that work is in progress: a shown spinner or progress bar, a
+/// "Loading..." text, or a busy state.
+fn is_working(e: &Element, config: &RelevanceConfig) -> bool {
+    let shown_activity = config.activity_roles.contains(&e.role) || says_loading(e.visible_text(), config);
+    // Only what is shown: Qt keeps a hidden "Loading" progress bar busy in the tree after
+    // its work is done (at (0, 0, 0, 0), not showing), which would hold every action back.
+    e.has(State::Showing) && (shown_activity || e.has(State::Busy))
+}
+
+/// Containers that were already loading in `before`: the parent of each element that
+/// showed work in progress (or that element alone, when its parent holds the target).
+/// What changes in them afterwards is the end of work that began before the input.
+pub fn working_zones(before: &Snapshot, config: &RelevanceConfig) -> Vec<ElementId> {
+    let target = config.target.as_ref();
+    let holds_target =
+        |zone: &ElementId| target.is_some_and(|t| t == zone || before.ancestors(t).any(|n| n.id() == zone));
+    let mut zones = Vec::new();
+    for node in before.nodes() {
+        let e = node.element();
+        if !is_working(e, config) || Some(&e.id) == target {
+            continue;
+        }
+        let zone = match node.parent() {
+            Some(p) if !holds_target(p) => p.clone(),
+            _ if !holds_target(&e.id) => e.id.clone(),
+            _ => continue,
+        };
+        if !zones.contains(&zone) {
+            zones.push(zone);
+        }
+    }
+    zones
+}
+
+/// Moves the effects that explain themselves into the noise.
+pub(crate) fn settle(j: &mut Judgement, before: &Snapshot, after: &Snapshot, config: &RelevanceConfig) {
+    let effects = std::mem::take(&mut j.effects);
+    let mut kept = Vec::with_capacity(effects.len());
+    for e in effects {
+        if let Some(e) = incidental(e, config, &mut j.noise) {
+            kept.push(e);
+        }
+    }
+    if config.recreated_noise {
+        kept = pair_recreated(kept, &mut j.noise);
+    }
+    if config.hidden_noise {
+        kept.retain(|e| {
+            let EffectKind::Appeared { element, .. } = &e.kind else { return true };
+            let shown = after.subtree(&element.id).any(|n| n.element().has(State::Showing));
+            if !shown {
+                j.noise.push(Noise { kind: NoiseKind::Hidden, source: NoiseSource::Element(element.id.clone()) });
+            }
+            shown
+        });
+    }
+    if config.preloading_noise {
+        let zones = working_zones(before, config);
+        kept.retain(|e| {
+            let zone = effect_id(e).and_then(|id| zone_of(id, &zones, before, after));
+            if let (Some(zone), Some(id)) = (zone, effect_id(e)) {
+                let source = NoiseSource::Zone { zone: zone.clone(), id: id.clone() };
+                j.noise.push(Noise { kind: NoiseKind::PreLoading, source });
+            }
+            zone.is_none()
+        });
+    }
+    j.effects = kept;
+}
+
+/// The effect without its incidental parts (focus and activation moves, child counts,
+/// a window that only became active or moved by jitter); `None` when nothing is left.
+fn incidental(e: Effect, config: &RelevanceConfig, noise: &mut Vec<Noise>) -> Option<Effect> {
+    match e.kind {
+        EffectKind::Changed { id, role, name, changes } => {
+            let press = |c: &FieldChange| {
+                config.button_press_noise
+                    && role.as_str() == "push_button"
+                    && matches!(c, FieldChange::StateAdded(s) | FieldChange::StateRemoved(s) if matches!(s, State::Pressed | State::Armed))
+            };
+            let (quiet, loud): (Vec<FieldChange>, Vec<FieldChange>) =
+                changes.into_iter().partition(|c| is_incidental(c, config) || press(c));
+            for change in quiet {
+                noise
+                    .push(Noise { kind: NoiseKind::Incidental, source: NoiseSource::Field { id: id.clone(), change } });
+            }
+            (!loud.is_empty())
+                .then_some(Effect { kind: EffectKind::Changed { id, role, name, changes: loud }, relation: e.relation })
+        }
+        EffectKind::WindowChanged(c) if config.window_activation_noise => {
+            let mut before = c.before.clone();
+            before.active = c.after.active;
+            let jitter = match (c.before.bounds, c.after.bounds) {
+                (Some(a), Some(b)) => a.max_edge_delta(&b) <= u64::from(config.jitter_px),
+                (a, b) => a == b,
+            };
+            before.bounds = c.after.bounds;
+            if before == c.after && jitter {
+                noise.push(Noise { kind: NoiseKind::Incidental, source: NoiseSource::Window(c) });
+                None
+            } else {
+                Some(Effect { kind: EffectKind::WindowChanged(c), relation: e.relation })
+            }
+        }
+        kind => Some(Effect { kind, relation: e.relation }),
+    }
+}
+
+fn is_incidental(c: &FieldChange, config: &RelevanceConfig) -> bool {
+    match c {
+        FieldChange::StateAdded(s) | FieldChange::StateRemoved(s) => config.incidental_states.contains(s),
+        FieldChange::ChildCount { .. } => config.child_count_noise,
+        _ => false,
+    }
+}
+
+/// Pairs each element gone with an equal one that appeared (same role and name, another
+/// id: a widget rebuilt), and moves both to the noise.
+fn pair_recreated(kept: Vec<Effect>, noise: &mut Vec<Noise>) -> Vec<Effect> {
+    let mut drop = vec![false; kept.len()];
+    for g in 0..kept.len() {
+        let EffectKind::Gone { element: gone, .. } = &kept[g].kind else { continue };
+        let twin = (0..kept.len()).find(|&a| {
+            !drop[a] && matches!(&kept[a].kind, EffectKind::Appeared { element, .. } if same_widget(gone, element))
+        });
+        if let Some(a) = twin {
+            drop[g] = true;
+            drop[a] = true;
+            let EffectKind::Appeared { element: new, .. } = &kept[a].kind else { continue };
+            let source = NoiseSource::Recreated { gone: Box::new(gone.clone()), appeared: Box::new(new.clone()) };
+            noise.push(Noise { kind: NoiseKind::Recreated, source });
+        }
+    }
+    kept.into_iter().zip(drop).filter(|(_, d)| !d).map(|(e, _)| e).collect()
+}
+
+fn same_widget(a: &Element, b: &Element) -> bool {
+    a.role == b.role && a.name == b.name && a.id != b.id
+}
+
+/// The element an effect is about.
+fn effect_id(e: &Effect) -> Option<&ElementId> {
+    match &e.kind {
+        EffectKind::Changed { id, .. } => Some(id),
+        EffectKind::Appeared { element, .. } | EffectKind::Gone { element, .. } => Some(&element.id),
+        _ => None,
+    }
+}
+
+/// The zone `id` lies in, in either snapshot.
+fn zone_of<'z>(id: &ElementId, zones: &'z [ElementId], before: &Snapshot, after: &Snapshot) -> Option<&'z ElementId> {
+    zones.iter().find(|z| *z == id || [before, after].iter().any(|s| s.ancestors(id).any(|n| n.id() == *z)))
+}

@@ -1,0 +1,162 @@
+//! `Act`: check that the target is actionable, read the state before, send the input.
+
+use std::time::{Duration, Instant};
+
+use deft_a11y::Accessibility;
+use deft_retry::{Report, Symptoms};
+use deft_types::{Channel, Condition, Method};
+
+use crate::event::VerifyEvent;
+use crate::executor::Executor;
+use crate::help::{Help, Helped};
+use crate::observe::Goal;
+use crate::pixels::area;
+use crate::read::Reading;
+use crate::ready::{Check, Stability};
+use crate::resolve::{Miss, Resolved};
+use crate::run::{Pending, Run};
+
+impl<A: Accessibility> Executor<A> {
+    /// `Act`: check actionability, read the state before, send the input.
+    pub(crate) async fn on_act(&self, run: &mut Run<'_>, method: Method) -> Report {
+        run.notes.push(None);
+        // Everything about the previous input, dropped in one assignment.
+        run.pending = Pending::default();
+        if run.how.is_some() && run.target.is_none() {
+            let s = run.miss.as_ref().map_or_else(|| Symptoms::new("the target was not found"), Miss::symptoms);
+            return Report::Refused(s);
+        }
+        if run.verify {
+            // The pointer goes onto the target before the actionability checks, as a careful
+            // person's hand does: a UI that changes under the pointer (a hover highlight, a
+            // widget rebuilt on hover) does so while the target is still being checked, so
+            // the change is seen before the click instead of swallowing it.
+            match self.press_plan(run.action, run.target.as_ref(), method) {
+                Some((at, region)) => run.pending.hover = self.hover_for_press(at, region).map(|first| (first, region)),
+                None => self.approach(run.action, run.target.as_ref(), method),
+            }
+            run.pending.pre = match self.wait_actionable(run, method, true).await {
+                Ok(Some(pre)) => Some(pre),
+                Ok(None) => match self.read(&run.scope()).await {
+                    Ok(pre) => Some(pre),
+                    Err(e) => return Report::Refused(Symptoms { backend_error: true, ..Symptoms::new(e.to_string()) }),
+                },
+                Err(s) => return Report::Refused(s),
+            };
+        }
+        if run.before_text.is_none() {
+            let element = match (&run.pending.pre, run.target.as_ref().and_then(Resolved::id)) {
+                (Some(pre), Some(id)) => pre.element(id).cloned(),
+                _ => run.target.as_ref().and_then(|t| t.element.clone()),
+            };
+            run.before_text = Some(element.and_then(|e| e.text.or(e.value)).unwrap_or_default());
+        }
+        if run.verify && matches!(run.goal, Goal::AnyChange) {
+            let unknown = run.target.as_ref().filter(|t| t.element.is_none());
+            if let Some(point) = unknown.and_then(|t| t.point) {
+                let hover = method.is_pointer().then_some(point);
+                run.pending.pixels = self.watch_pixels(area(point, self.window_at(point)), hover).await;
+            }
+        }
+        run.pending.ocr_watch = match &run.goal {
+            Goal::Expect(c) if run.verify && matches!(**c, Condition::TextAppears(_)) => self.watch_screen(),
+            _ => None,
+        };
+        let before = run.before_text.clone().unwrap_or_default();
+        let element = run.target.as_ref().and_then(|t| t.element.clone());
+        let held = match (run.pending.hover.take(), self.press_plan(run.action, run.target.as_ref(), method), element) {
+            // Still where it was when the first look was taken (else that look is worthless).
+            (Some((hover, region)), Some((at, now)), Some(e)) if now == region => Some((hover, at, region, e)),
+            _ => None,
+        };
+        self.frame(run, crate::frames::FramePhase::Before, Some(method)).await;
+        let sent = match held {
+            Some((hover, at, region, element)) => {
+                let (sent, look) = self.held_click(at, region, &element, hover).await;
+                run.pending.press = look;
+                sent
+            }
+            None => self.send(run.action, run.target.as_ref(), method, &before).await,
+        };
+        run.pending.acked = method == Method::A11yAction && sent.is_ok();
+        match sent {
+            Ok(what) => {
+                run.pending.sent_ms = run.clock.ms();
+                self.publish(VerifyEvent::InputSent { op: run.op, at_ms: run.pending.sent_ms, what });
+                Report::Sent
+            }
+            Err(report) => {
+                if let Report::SendUncertain { message } = &report {
+                    run.pending.sent_ms = run.clock.ms();
+                    let what = format!("input may not have been sent: {message}");
+                    self.publish(VerifyEvent::InputSent { op: run.op, at_ms: run.pending.sent_ms, what });
+                }
+                report
+            }
+        }
+    }
+
+    /// Waits until the target is actionable for `method`, bounded by the actionability
+    /// timeout. The read of the state before the input is taken in the same round as the
+    /// last check (`want_pre`), so it costs no extra round trip; it is returned when taken.
+    /// On the way it does what a careful person would: scrolls a target out of view into
+    /// view, raises a window another application covers, and gives up at once on a
+    /// disabled control that nothing around it is working to enable.
+    pub(crate) async fn wait_actionable(
+        &self,
+        run: &mut Run<'_>,
+        method: Method,
+        want_pre: bool,
+    ) -> Result<Option<Reading>, Symptoms> {
+        let scope = run.scope();
+        let Some(target) = run.target.as_ref() else { return Ok(None) };
+        let until = Instant::now() + Duration::from_millis(self.config.actionability_timeout_ms);
+        let mut st = Stability::from(target);
+        let mut last_reason = String::new();
+        let mut pre: Option<(Instant, Reading)> = None;
+        let mut helped = Helped::default();
+        loop {
+            // A read of the state before is kept while it is fresh (the stability rule may
+            // ask for one more look at the element alone a few milliseconds later).
+            let fresh = pre.as_ref().is_some_and(|(at, _)| at.elapsed() < Duration::from_millis(100));
+            let ask = (want_pre && !fresh).then_some(&scope);
+            let Some(target) = run.target.as_mut() else { return Ok(None) };
+            let (check, read) = self.check_actionable(target, method, &mut st, ask).await;
+            match read {
+                Some(Ok(r)) => pre = Some((Instant::now(), r)),
+                Some(Err(e)) => return Err(Symptoms { backend_error: true, ..Symptoms::new(e.to_string()) }),
+                None => {}
+            }
+            match check {
+                Check::Ready => return Ok(pre.map(|(_, r)| r)),
+                Check::Fail(s) => return Err(s),
+                Check::NotYet(why, reason, s, again) => {
+                    if Instant::now() >= until {
+                        return Err(s);
+                    }
+                    match self.help(run, &why, &mut helped).await {
+                        Help::Fail(message) => return Err(Symptoms { not_enabled: true, ..Symptoms::new(message) }),
+                        Help::Done(what) => {
+                            let e = run.evidence(Channel::Input, what);
+                            self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+                            continue;
+                        }
+                        Help::Nothing => {}
+                    }
+                    if reason != last_reason {
+                        self.publish(VerifyEvent::NotActionable {
+                            op: run.op,
+                            at_ms: run.clock.ms(),
+                            reason: reason.clone(),
+                        });
+                        last_reason = reason;
+                    }
+                    match again {
+                        Some(at) => tokio::time::sleep_until(at.min(until).into()).await,
+                        None => run.waker.next(until).await,
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Frames for a person reading the trace: the screen just before each input and after the
+//! verdict, handed to a [`FrameSink`] only when one is configured (no capture otherwise).
+//!
+//! A frame never leaves the executor with a secret on it: the password fields of the
+//! accessibility read of the target's application are painted over first
+//! (`deft_trace::redact::mask`), and when that read cannot be had the frame is not taken
+//! at all (the trace says so). The frame is cropped to the target's window (the whole
+//! screen when there is no target), and carries the target's bounds and the click point;
+//! the changed regions, the downscaling and the file are the sink's work, off the
+//! executor's path ([`FrameRecorder`]).
+
+mod recorder;
+#[cfg(test)]
+mod tests;
+
+use std::fmt::Debug;
+
+use deft_a11y::Accessibility;
+use deft_capture::CaptureTarget;
+use deft_types::{Frame, Method, Physical, Point, Rect, ScaleFactor};
+use serde::{Deserialize, Serialize};
+
+pub use recorder::{FrameRecorder, FramesSummary};
+
+use crate::event::VerifyEvent;
+use crate::executor::{Executor, lock};
+use crate::run::Run;
+
+/// Where the executor hands its frames. Called on the executor's path: an implementation
+/// must return at once (queue the frame, never encode or write it here).
+pub trait FrameSink: Send + Sync + Debug {
+    /// One frame, secret areas already painted over.
+    fn shot(&self, shot: FrameShot);
+}
+
+/// When a frame was taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FramePhase {
+    /// Just before an attempt's input was sent.
+    Before,
+    /// After the verdict: what the action left on screen.
+    After,
+}
+
+/// One frame with what a person needs to read it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameShot {
+    /// Operation number (as in [`VerifyEvent`]).
+    pub op: u64,
+    /// The attempt it belongs to, from 1 (after the verdict: the last attempt; 0 when
+    /// nothing was attempted).
+    pub attempt: u32,
+    /// Before the input or after the verdict.
+    pub phase: FramePhase,
+    /// Time since the operation started.
+    pub at_ms: u64,
+    /// The pixels, secret areas painted over.
+    pub frame: Frame,
+    /// The target's bounds on screen, when known.
+    pub target: Option<Rect<Physical>>,
+    /// Where a pointer input lands, for a pointer method.
+    pub point: Option<Point<Physical>>,
+    /// The secret areas painted over, clipped to the frame.
+    pub masked: Vec<Rect<Physical>>,
+}
+
+/// A frame as the trace records it (a [`VerifyEvent::Frame`]): the file, or why there is none.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FrameRecord {
+    /// Operation number.
+    pub op: u64,
+    /// The attempt it belongs to, from 1 (0: nothing was attempted).
+    pub attempt: u32,
+    /// Before the input or after the verdict.
+    pub phase: FramePhase,
+    /// Time since the operation started.
+    pub at_ms: u64,
+    /// The PNG, relative to the trace's folder (`frames/<digest>.png`); `None` when not saved.
+    pub file: Option<String>,
+    /// Why it was not saved (the budget is spent, the writer fell behind, the secret fields
+    /// could not be read).
+    pub skipped: Option<String>,
+    /// The screen area the frame shows, in physical pixels.
+    pub region: Rect<Physical>,
+    /// The whole factor the stored image was downscaled by (screen pixels per image pixel).
+    pub factor: u32,
+    /// Bytes of the file (0 when not saved).
+    pub bytes: u64,
+    /// The target's bounds on screen.
+    pub target: Option<Rect<Physical>>,
+    /// Where a pointer input landed.
+    pub point: Option<Point<Physical>>,
+    /// For an `after` frame: the regions that differ from the last `before` frame of the
+    /// same operation (empty when nothing changed or there is no such frame).
+    pub changed: Vec<Rect<Physical>>,
+    /// The secret areas painted over.
+    pub masked: Vec<Rect<Physical>>,
+}
+
+impl<A: Accessibility> Executor<A> {
+    /// Hands the sink a frame of the target's window, when a sink is configured. `method`:
+    /// the input about to be sent (its click point is recorded for a pointer method).
+    pub(crate) async fn frame(&self, run: &Run<'_>, phase: FramePhase, method: Option<Method>) {
+        let Some(sink) = &self.config.frames else { return };
+        let target = run.target.as_ref();
+        let scale = target.map_or(ScaleFactor::ONE, |t| t.scale);
+        let bounds = target.and_then(|t| t.element.as_ref()?.bounds.map(|b| t.scale.rect_to_physical(b)));
+        let anchor = bounds.map(|b| b.center()).or(target.and_then(|t| t.point));
+        let point = method.filter(|m| m.is_pointer()).and_then(|m| self.pointer_point(target, m).ok());
+        let attempt = run.notes.len() as u32;
+        let at_ms = run.clock.ms();
+        let skipped = |region, why: &str| {
+            let record = FrameRecord {
+                op: run.op,
+                attempt,
+                phase,
+                at_ms,
+                file: None,
+                skipped: Some(why.to_string()),
+                region,
+                factor: 1,
+                bytes: 0,
+                target: bounds,
+                point,
+                changed: Vec::new(),
+                masked: Vec::new(),
+            };
+            self.publish(VerifyEvent::Frame(record));
+        };
+        // Secret areas first: a frame whose password fields are unknown is not taken.
+        let fresh;
+        let reading = match (&run.pending.pre, phase) {
+            (Some(pre), FramePhase::Before) => Some(pre),
+            _ => {
+                fresh = self.read(&run.scope()).await.ok();
+                fresh.as_ref()
+            }
+        };
+        let Some(reading) = reading else {
+            return skipped(Rect::new(0, 0, 0, 0), "the password fields could not be read, so no frame was taken");
+        };
+        let mut secrets: Vec<Rect<Physical>> = reading
+            .tree
+            .nodes
+            .iter()
+            .filter(|n| deft_trace::redact::is_secret_role(&n.element.role))
+            .filter_map(|n| n.element.bounds.map(|b| scale.rect_to_physical(b)))
+            .collect();
+        let target_secret =
+            target.and_then(|t| t.element.as_ref()).is_some_and(|e| deft_trace::redact::is_secret_role(&e.role));
+        if let (true, Some(b)) = (target_secret, bounds) {
+            secrets.push(b);
+        }
+        let window = anchor.and_then(|p| self.window_at(p));
+        let frame = match (window, &self.capture) {
+            (Some(w), _) => self.grab(w),
+            (None, Some(capture)) => lock(capture).capture(&CaptureTarget::Screen).ok(),
+            (None, None) => None,
+        };
+        let Some(frame) = frame else {
+            return skipped(window.unwrap_or(Rect::new(0, 0, 0, 0)), "the screen could not be captured");
+        };
+        let (frame, masked) = deft_trace::redact::mask(frame, &secrets);
+        sink.shot(FrameShot { op: run.op, attempt, phase, at_ms, frame, target: bounds, point, masked });
+    }
+}

@@ -1,0 +1,202 @@
+//! `Verify`: watch the app after an input until the goal shows, a popup blocks, or the
+//! window ends; and the signals the retry engine needs meanwhile.
+
+use std::time::{Duration, Instant};
+
+use deft_a11y::Accessibility;
+use deft_retry::{Feedback, Report, Signals, Toggle};
+use deft_types::{Blocking, Channel, Condition, Evidence};
+
+use crate::event::VerifyEvent;
+use crate::executor::Executor;
+use crate::observe::{Goal, Seen, ToggleMode, observe};
+use crate::resolve::Resolved;
+use crate::run::Run;
+
+/// How long a change that is only things gone must last before it counts as the effect:
+/// a widget destroyed and rebuilt (GTK re-creating a button) shows as gone until its
+/// replacement is read, which takes the app a frame or two.
+const GONE_CONFIRM: Duration = Duration::from_millis(100);
+/// Least time between two OCR reads while watching (OCR costs far more than a tree read).
+const OCR_EVERY: Duration = Duration::from_millis(300);
+
+/// Signals gathered over one verification step, as the engine wants them.
+#[derive(Default)]
+struct Gathered {
+    feedback: bool,
+    unknown: bool,
+    loading: bool,
+    toggle: Toggle,
+    press_unseen: bool,
+}
+
+impl Gathered {
+    fn absorb(&mut self, s: &Seen) {
+        self.feedback |= s.feedback;
+        self.unknown |= s.feedback_unknown;
+        self.loading = s.loading;
+        self.toggle = s.toggle;
+    }
+
+    fn signals(&self, blocking: Option<Blocking>) -> Signals {
+        let feedback = if self.feedback {
+            Feedback::Seen
+        } else if self.unknown {
+            Feedback::Unknown
+        } else {
+            Feedback::NotSeen
+        };
+        Signals { feedback, loading: self.loading, toggle: self.toggle, blocking, press_unseen: self.press_unseen }
+    }
+}
+
+impl<A: Accessibility> Executor<A> {
+    /// `Verify`: watch until the goal is seen, a popup blocks, or the deadline passes. The
+    /// goal is taken whenever it shows; "no change" and a popup are answered only from
+    /// `not_before_ms` on (the verify delay).
+    pub(crate) async fn on_verify(&self, run: &mut Run<'_>, not_before_ms: u64, deadline_ms: u64) -> Report {
+        let until = run.clock.at(deadline_ms);
+        let negatives_from = run.clock.at(not_before_ms);
+        let scope = run.scope();
+        let target = run.target.as_ref().and_then(Resolved::id).cloned();
+        let mut gathered = Gathered::default();
+        let mut last_ocr: Option<Instant> = None;
+        loop {
+            let post = match self.read(&scope).await {
+                Ok(r) => r,
+                Err(e) if Instant::now() >= negatives_from => return Report::Unreadable { message: e.to_string() },
+                Err(_) => {
+                    run.waker.next(negatives_from).await;
+                    continue;
+                }
+            };
+            let Some(pre) = &run.pending.pre else {
+                return Report::Unreadable { message: "no read from before the input to compare with".into() };
+            };
+            let mut seen = observe(pre, &post, target.as_ref(), &run.goal, run.toggle, &run.relevance);
+            crate::strays::merge(&mut run.strays, &seen.strays);
+            if let Some(watch) = &run.pending.pixels {
+                // Accessibility does not know the target: only the pixels around it tell
+                // an effect (a popup it opened is still seen through accessibility).
+                seen.verified = None;
+                if let Some((what, region)) = self.pixel_change(watch) {
+                    let e = Evidence {
+                        channel: Channel::Pixels,
+                        what: what.clone(),
+                        region: Some(region),
+                        after_ms: run.clock.ms().saturating_sub(run.pending.sent_ms),
+                    };
+                    run.evidence.push(e.clone());
+                    self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+                    return Report::Verified { observed: what };
+                }
+            }
+            if seen.changes.is_some() || seen.note.is_some() {
+                run.last_seen = seen.note.clone().or(seen.changes.clone());
+            }
+            run.note(seen.note.clone());
+            // Before the verify delay, two kinds of positive wait for it: a change elsewhere
+            // (a status line) seen before a toggle's own state, which is the effect to
+            // report; and only things gone, which may be a widget being rebuilt until its
+            // replacement appears (then the diff pairs the two and it is no effect).
+            // A disappearance is confirmed for at least `GONE_CONFIRM`, whatever the delay.
+            let toggle_pending = run.toggle == ToggleMode::State && seen.toggle != Toggle::Changed;
+            let gone_until = negatives_from.max(run.clock.at(run.pending.sent_ms + GONE_CONFIRM.as_millis() as u64));
+            let hold =
+                (Instant::now() < negatives_from && toggle_pending) || (Instant::now() < gone_until && seen.gone_only);
+            if let Some(observed) = seen.verified.clone().filter(|_| !hold) {
+                let e = run.evidence(Channel::Accessibility, observed.clone());
+                self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+                return Report::Verified { observed };
+            }
+            if let (Some(watch), Goal::Expect(c)) = (&run.pending.ocr_watch, &run.goal)
+                && let Condition::TextAppears(t) = &**c
+                && last_ocr.is_none_or(|at: Instant| at.elapsed() >= OCR_EVERY)
+            {
+                // Cheap first: accessibility did not show it; read the changed regions.
+                last_ocr = Some(Instant::now());
+                if let Some(hit) = self.ocr_changed(watch, t) {
+                    let what = format!("text {:?} read on screen at {} (OCR)", hit.text, hit.bounds);
+                    let e = Evidence {
+                        channel: Channel::Ocr,
+                        what: what.clone(),
+                        region: Some(hit.bounds),
+                        after_ms: run.clock.ms().saturating_sub(run.pending.sent_ms),
+                    };
+                    run.evidence.push(e.clone());
+                    self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+                    return Report::Verified { observed: what };
+                }
+            }
+            // Receipt counts only while the target is still there: an input taken by a
+            // widget that was then destroyed (re-created elsewhere) reached nothing that stays.
+            let present = target.as_ref().is_some_and(|t| post.element(t).is_some());
+            if let Some(look) = &mut run.pending.press {
+                self.check_press_back(look);
+            }
+            if present && self.received(run) {
+                seen.feedback = true;
+            }
+            let draws_press = run
+                .target
+                .as_ref()
+                .and_then(|t| t.element.as_ref())
+                .is_some_and(|e| crate::press::reports_press(&e.role));
+            gathered.press_unseen = draws_press && run.pending.press.as_ref().is_some_and(|l| l.unseen);
+            // A press watched and never shown, on a toolkit that shows held buttons, did not
+            // reach the button: the focus moving to it meanwhile is the toolkit giving focus
+            // at the press (Qt does, before the app's event filter swallows it), not receipt.
+            if gathered.press_unseen {
+                seen.feedback = false;
+            }
+            // News the engine has not heard changes what it may decide: reply at once (it
+            // asked for a read not before `not_before_ms`, and takes one at any time after).
+            let news = gathered.press_unseen && !run.pending.press_unseen_told;
+            gathered.absorb(&seen);
+            let negatives = Instant::now() >= negatives_from;
+            if let Some(b) = seen.blocking.filter(|_| negatives) {
+                let e = run.evidence(
+                    Channel::Accessibility,
+                    format!("{} {:?} appeared and covers the target", b.role, b.name),
+                );
+                self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+                return Report::NoChange(gathered.signals(Some(b)));
+            }
+            if news && negatives {
+                run.pending.press_unseen_told = true;
+                return Report::NoChange(gathered.signals(None));
+            }
+            if Instant::now() >= until {
+                if let Some(note) = seen.note {
+                    let e = run.evidence(Channel::Accessibility, note);
+                    self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+                }
+                return Report::NoChange(gathered.signals(None));
+            }
+            let wake = if hold {
+                gone_until.min(until)
+            } else if negatives {
+                until
+            } else {
+                negatives_from.min(until)
+            };
+            run.waker.next(wake).await;
+        }
+    }
+
+    /// Whether the pending input showed that the app received it, by the channels only the
+    /// executor watches (a pressed look that came and went, an accepted accessibility
+    /// action); reported once as evidence.
+    pub(crate) fn received(&self, run: &mut Run<'_>) -> bool {
+        let (channel, what) = match &run.pending.press {
+            Some(look) if look.received() => (Channel::Pixels, look.describe()),
+            _ if run.pending.acked => (Channel::Accessibility, "the app accepted the accessibility action".to_string()),
+            _ => return false,
+        };
+        if !std::mem::replace(&mut run.pending.receipt_told, true) {
+            let e = run.evidence(channel, format!("received: {what}"));
+            self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+        }
+        true
+    }
+}

@@ -1,0 +1,104 @@
+//! What the executor does for a target that is not actionable yet, on real applications:
+//! a disabled control with nothing at work fails at once, a window another application
+//! covers is raised first. Judged by the apps' own logs and an independent hit test.
+
+use std::time::Duration;
+
+use deft_a11y::{Accessibility, SnapshotOptions};
+use deft_harness::apps::{CorpusApp, RunningApp};
+use deft_harness::fixture::{FixtureApp, FixtureOptions};
+use deft_types::{Action, Channel, FailureKind, MouseButton, Selector, State, Target};
+
+use crate::support::*;
+
+/// gtk3-widget-factory on `desktop`, registered on the accessibility bus; `None` (with the
+/// reason printed) only when its package is absent.
+fn widget_factory(desktop: &deft_harness::Desktop) -> Option<RunningApp> {
+    if let Some(why) = CorpusApp::Gtk3WidgetFactory.missing() {
+        eprintln!("skipped: {why}");
+        return None;
+    }
+    let mut app = RunningApp::launch(desktop, CorpusApp::Gtk3WidgetFactory).expect("gtk3-widget-factory starts");
+    app.wait_registered(desktop, Duration::from_secs(30)).expect("gtk3-widget-factory registers");
+    Some(app)
+}
+
+#[test]
+fn a_disabled_control_with_nothing_at_work_fails_at_once() {
+    let desktop = desktop();
+    let Some(mut factory) = widget_factory(&desktop) else { return };
+    let rt = runtime();
+    let cfg = deft_verify::ExecutorConfig { actionability_timeout_ms: 30_000, ..config_for(&desktop) };
+    let exec = connect(&rt, &desktop, cfg);
+    // The first disabled check box the factory shows (it has a row of them, greyed out).
+    let boxes = Selector {
+        app: Some(deft_types::TextMatch::Exact("gtk3-widget-factory".into())),
+        role: Some(deft_types::Role::new("check_box")),
+        ..Selector::default()
+    };
+    let (scoped, found) = rt.block_on(deft_a11y::find_all(exec.a11y(), &boxes, &SnapshotOptions::default())).unwrap();
+    let disabled = found
+        .iter()
+        .map(|&i| &scoped.tree.nodes[i].element)
+        .find(|e| e.has(State::Showing) && !e.has(State::Enabled))
+        .expect("a disabled check box is shown")
+        .clone();
+    let target = Target::Selector(Selector { id: Some(disabled.id.clone()), ..Selector::default() });
+    let outcome = rt.block_on(exec.perform(&Action::Click { target, button: MouseButton::Left, count: 1 }));
+    assert!(!outcome.ok, "{outcome:#?}");
+    assert_eq!(outcome.failure.as_ref().map(|f| f.kind), Some(FailureKind::NotActionable), "{outcome:#?}");
+    assert!(outcome.observed.contains("nothing in its application is working"), "{outcome:#?}");
+    // It gave up on its own, long before the 30 s it was allowed to wait.
+    assert!(outcome.elapsed_ms < 30_000, "{outcome:#?}");
+    // Nothing was clicked: the box is as it was (an independent read), the app alive.
+    let after = rt.block_on(exec.a11y().element(&disabled.id)).unwrap();
+    assert_eq!(after.has(State::Checked), disabled.has(State::Checked));
+    factory.check_responsive(&desktop, Duration::from_secs(5)).expect("gtk3-widget-factory still answers");
+}
+
+#[test]
+fn a_window_another_application_covers_is_raised_then_clicked_once() {
+    let desktop = desktop();
+    let app = FixtureApp::launch(&desktop, &FixtureOptions::default()).expect("fixture app");
+    // Started after the fixture, the (larger) widget factory opens on top of it.
+    let Some(mut factory) = widget_factory(&desktop) else { return };
+    let rt = runtime();
+    let exec = connect(&rt, &desktop, config_for(&desktop));
+    let outcome = rt.block_on(exec.perform(&click("app=deft-fixture name=Hello")));
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    assert!(
+        outcome.evidence.iter().any(|e| e.channel == Channel::Input && e.what.starts_with("raised window")),
+        "the outcome says the window was raised: {outcome:#?}"
+    );
+    app.wait_for(|e| e.is("button_activated", Some("hello")), WAIT).expect("Hello clicked");
+    std::thread::sleep(QUIET);
+    assert_eq!(app.count("button_activated", Some("hello")), 1, "{:?}", app.events());
+    factory.check_responsive(&desktop, Duration::from_secs(5)).expect("gtk3-widget-factory still answers");
+}
+
+#[test]
+fn a_spin_button_gets_its_value_committed_not_only_its_text() {
+    let desktop = desktop();
+    let Some(mut factory) = widget_factory(&desktop) else { return };
+    let rt = runtime();
+    let exec = connect(&rt, &desktop, config_for(&desktop));
+    let spins = Selector {
+        app: Some(deft_types::TextMatch::Exact("gtk3-widget-factory".into())),
+        role: Some(deft_types::Role::new("spin_button")),
+        ..Selector::default()
+    };
+    let (scoped, found) = rt.block_on(deft_a11y::find_all(exec.a11y(), &spins, &SnapshotOptions::default())).unwrap();
+    let spin = found
+        .iter()
+        .map(|&i| &scoped.tree.nodes[i].element)
+        .find(|e| e.has(State::Showing) && e.has(State::Enabled))
+        .expect("an enabled spin button is shown")
+        .clone();
+    let target = Target::Selector(Selector { id: Some(spin.id.clone()), ..Selector::default() });
+    let outcome = rt.block_on(exec.perform(&Action::SetValue { target, value: "73".into() }));
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    // An independent read of the Value interface: committed, not only typed.
+    let after = rt.block_on(exec.a11y().element(&spin.id)).unwrap();
+    assert_eq!(after.value.as_deref().map(|v| v.trim_end_matches(".0")), Some("73"), "{after:#?}");
+    factory.check_responsive(&desktop, Duration::from_secs(5)).expect("gtk3-widget-factory still answers");
+}

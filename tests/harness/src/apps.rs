@@ -1,0 +1,422 @@
+//! The corpus of real applications on a [`Desktop`], each started with the environment its
+//! toolkit needs to be on the accessibility bus, and checks that it is still alive and
+//! answering, made without Deft (procfs, `dbus-send`, `xdotool`).
+//!
+//! The packages are in [`crate::system::CORPUS`], which `cargo xtask setup` installs, so in
+//! CI every app is there; a test skips an app only when its program is really absent.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::{Desktop, HarnessError, procs, workspace_root};
+
+/// One application of the corpus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CorpusApp {
+    /// GTK 3 (atk-bridge): gtk3-widget-factory, every GTK 3 widget.
+    Gtk3WidgetFactory,
+    /// GTK 4 (its own AT-SPI over GDBus): gtk4-widget-factory.
+    Gtk4WidgetFactory,
+    /// Qt 5: FeatherPad, a text editor.
+    FeatherPad,
+    /// Qt 6: Qt Designer (its "New Form" dialog opens at start).
+    QtDesigner,
+    /// GTK 3 (atk-bridge), a plain editor: Mousepad.
+    Mousepad,
+    /// Chromium on the local web fixture page (`tests/fixtures/web/form.html`).
+    Chromium,
+    /// Firefox ESR on the same page.
+    Firefox,
+}
+
+impl CorpusApp {
+    /// Every app of the corpus.
+    pub const ALL: [CorpusApp; 7] = [
+        CorpusApp::Gtk3WidgetFactory,
+        CorpusApp::Gtk4WidgetFactory,
+        CorpusApp::FeatherPad,
+        CorpusApp::QtDesigner,
+        CorpusApp::Mousepad,
+        CorpusApp::Chromium,
+        CorpusApp::Firefox,
+    ];
+
+    /// The program started.
+    pub fn program(self) -> &'static str {
+        match self {
+            CorpusApp::Gtk3WidgetFactory => "/usr/bin/gtk3-widget-factory",
+            CorpusApp::Gtk4WidgetFactory => "/usr/bin/gtk4-widget-factory",
+            CorpusApp::FeatherPad => "/usr/bin/featherpad",
+            CorpusApp::QtDesigner => "/usr/lib/qt6/bin/designer",
+            CorpusApp::Mousepad => "/usr/bin/mousepad",
+            CorpusApp::Chromium => "/usr/bin/chromium",
+            CorpusApp::Firefox => "/usr/bin/firefox-esr",
+        }
+    }
+
+    /// The Debian package that provides [`CorpusApp::program`].
+    pub fn package(self) -> &'static str {
+        match self {
+            CorpusApp::Gtk3WidgetFactory => "gtk-3-examples",
+            CorpusApp::Gtk4WidgetFactory => "gtk-4-examples",
+            CorpusApp::FeatherPad => "featherpad",
+            CorpusApp::QtDesigner => "designer-qt6",
+            CorpusApp::Mousepad => "mousepad",
+            CorpusApp::Chromium => "chromium",
+            CorpusApp::Firefox => "firefox-esr",
+        }
+    }
+
+    /// The application's accessible name on the bus (its root's `Name`).
+    pub fn accessible_name(self) -> &'static str {
+        match self {
+            CorpusApp::Gtk3WidgetFactory => "gtk3-widget-factory",
+            CorpusApp::Gtk4WidgetFactory => "gtk4-widget-factory",
+            CorpusApp::FeatherPad => "FeatherPad",
+            CorpusApp::QtDesigner => "Designer",
+            CorpusApp::Mousepad => "mousepad",
+            CorpusApp::Chromium => "Chromium",
+            CorpusApp::Firefox => "Firefox",
+        }
+    }
+
+    /// Whether its program is installed.
+    pub fn is_installed(self) -> bool {
+        std::path::Path::new(self.program()).exists()
+    }
+
+    /// Why it cannot run here, or `None` when it can: what a test prints when it skips.
+    pub fn missing(self) -> Option<String> {
+        (!self.is_installed()).then(|| {
+            format!(
+                "{} is not installed (package {}); `cargo xtask setup` installs the corpus",
+                self.program(),
+                self.package()
+            )
+        })
+    }
+
+    /// The environment the app needs beyond the desktop's own.
+    pub fn env(self) -> Vec<(&'static str, &'static str)> {
+        match self {
+            // Qt joins the accessibility bus only when asked (or when it sees a screen
+            // reader); without these it is invisible to AT-SPI clients.
+            CorpusApp::FeatherPad | CorpusApp::QtDesigner => {
+                vec![("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"), ("QT_ACCESSIBILITY", "1"), ("QT_QPA_PLATFORM", "xcb")]
+            }
+            // GTK 4's GL renderer fails on Xvfb's llvmpipe and the app never registers.
+            CorpusApp::Gtk4WidgetFactory => vec![("GSK_RENDERER", "cairo")],
+            CorpusApp::Firefox => vec![("MOZ_CRASHREPORTER_DISABLE", "1")],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The arguments; `profile` is a fresh directory for the app's settings.
+    pub fn args(self, profile: &std::path::Path) -> Vec<String> {
+        let page = format!("file://{}", web_fixture().display());
+        match self {
+            CorpusApp::Chromium => {
+                let mut args: Vec<String> = [
+                    // Without this, Chromium builds its accessibility tree only for a screen
+                    // reader it recognises.
+                    "--force-renderer-accessibility",
+                    // What this machine needs: root in a container, no GPU, no network.
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-first-run",
+                    "--no-default-browser-check",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    "--disable-quic",
+                    "--password-store=basic",
+                ]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+                args.push(format!("--user-data-dir={}", profile.display()));
+                args.push(page);
+                args
+            }
+            CorpusApp::Firefox => {
+                vec!["--no-remote".into(), "--profile".into(), profile.display().to_string(), page]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Settings written into a fresh profile before the start.
+    fn prepare(self, profile: &std::path::Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(profile)?;
+        if self == CorpusApp::Firefox {
+            // No first-run pages, no default-browser question, nothing phoned home.
+            let prefs = [
+                ("browser.shell.checkDefaultBrowser", "false"),
+                ("browser.aboutwelcome.enabled", "false"),
+                ("datareporting.policy.dataSubmissionEnabled", "false"),
+                ("toolkit.telemetry.reportingpolicy.firstRun", "false"),
+                ("browser.startup.homepage_override.mstone", "\"ignore\""),
+                ("app.update.auto", "false"),
+                ("app.normandy.enabled", "false"),
+                ("network.captive-portal-service.enabled", "false"),
+                ("browser.tabs.warnOnClose", "false"),
+            ];
+            let text: String = prefs.iter().map(|(k, v)| format!("user_pref(\"{k}\", {v});\n")).collect();
+            std::fs::write(profile.join("user.js"), text)?;
+        }
+        Ok(())
+    }
+}
+
+/// The local page the browsers open.
+pub fn web_fixture() -> PathBuf {
+    workspace_root().join("tests/fixtures/web/form.html")
+}
+
+/// A running corpus app. Terminated (SIGTERM, then SIGKILL) and reaped on drop; its
+/// desktop's teardown catches whatever it started.
+pub struct RunningApp {
+    app: CorpusApp,
+    child: Child,
+    log: PathBuf,
+    started: Instant,
+}
+
+impl RunningApp {
+    /// Start `app` on `desktop`. Returns at once; [`RunningApp::wait_registered`] waits for
+    /// it to join the accessibility bus.
+    pub fn launch(desktop: &Desktop, app: CorpusApp) -> Result<RunningApp, HarnessError> {
+        static RUN: AtomicU32 = AtomicU32::new(0);
+        let n = RUN.fetch_add(1, Ordering::Relaxed);
+        let name = app.accessible_name().to_lowercase();
+        let profile = desktop.scratch_dir().join(format!("{name}-{n}-profile"));
+        let io = |context: String| move |source| HarnessError::Io { context, source };
+        app.prepare(&profile).map_err(io(format!("preparing {}", profile.display())))?;
+        let log = desktop.scratch_dir().join(format!("{name}-{n}.log"));
+        let log_file = std::fs::File::create(&log).map_err(io(format!("creating {}", log.display())))?;
+        let mut cmd = desktop.command(app.program());
+        cmd.args(app.args(&profile))
+            .envs(app.env())
+            // Settings of editors (FeatherPad, Mousepad) go to the desktop's scratch, not $HOME.
+            .env("XDG_CONFIG_HOME", profile.join("config"))
+            .stdin(Stdio::null())
+            .stdout(log_file.try_clone().map_err(io("duplicating a log file".into()))?)
+            .stderr(log_file);
+        let child = cmd.spawn().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                HarnessError::Missing { program: app.program().into(), package: app.package().into() }
+            }
+            _ => HarnessError::Io { context: format!("starting {}", app.program()), source: e },
+        })?;
+        Ok(RunningApp { app, child, log, started: Instant::now() })
+    }
+
+    /// Which app this is.
+    pub fn app(&self) -> CorpusApp {
+        self.app
+    }
+
+    /// Its process id (the browsers' wrapper scripts exec the browser, keeping it).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Wait until the app is on the accessibility bus with at least one window, and return
+    /// its bus name. Fails early when it exits.
+    pub fn wait_registered(&mut self, desktop: &Desktop, limit: Duration) -> Result<String, HarnessError> {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().ok().flatten() {
+                return Err(HarnessError::Other(format!(
+                    "{} exited ({status}) before it joined the accessibility bus; {}",
+                    self.app.program(),
+                    self.log_tail()
+                )));
+            }
+            if let Some(bus) = self.bus_name(desktop) {
+                let windows = dbus(desktop, &bus, "org.a11y.atspi.Accessible.GetChildren", Duration::from_secs(2));
+                if windows.is_ok_and(|out| out.contains("object path")) {
+                    return Ok(bus);
+                }
+            }
+            if start.elapsed() > limit {
+                return Err(HarnessError::Timeout {
+                    what: format!("{} to join the accessibility bus ({})", self.app.program(), self.log_tail()),
+                    waited: limit,
+                });
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// How long ago it was started.
+    pub fn age(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// The app's bus name on the accessibility bus: the registered application whose
+    /// connection belongs to its process.
+    pub fn bus_name(&self, desktop: &Desktop) -> Option<String> {
+        let a11y = a11y_address(desktop)?;
+        let apps = desktop
+            .command("dbus-send")
+            .args([&format!("--bus={a11y}"), "--print-reply", "--reply-timeout=2000"])
+            .args(["--dest=org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root"])
+            .arg("org.a11y.atspi.Accessible.GetChildren")
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&apps.stdout);
+        let names: Vec<&str> =
+            text.lines().filter_map(|l| l.trim().strip_prefix("string \"")?.strip_suffix('"')).collect();
+        names
+            .into_iter()
+            .find(|name| {
+                let pid = desktop
+                    .command("dbus-send")
+                    .args([&format!("--bus={a11y}"), "--print-reply", "--reply-timeout=2000"])
+                    .args(["--dest=org.freedesktop.DBus", "/org/freedesktop/DBus"])
+                    .args(["org.freedesktop.DBus.GetConnectionUnixProcessID", &format!("string:{name}")])
+                    .stderr(Stdio::null())
+                    .output();
+                pid.is_ok_and(|o| {
+                    String::from_utf8_lossy(&o.stdout).split_whitespace().last() == Some(&self.pid().to_string())
+                })
+            })
+            .map(str::to_string)
+    }
+
+    /// Whether the app is alive and answering, checked without Deft: its process is neither
+    /// gone, a zombie nor stopped; it answers an AT-SPI `GetRole` on its root within
+    /// `limit` (through the bus daemon, so a main thread stuck on a futex shows); and its X
+    /// window is still there. `Err` says what is wrong.
+    pub fn check_responsive(&mut self, desktop: &Desktop, limit: Duration) -> Result<(), String> {
+        if let Some(status) = self.child.try_wait().ok().flatten() {
+            return Err(format!("{} exited: {status}; {}", self.app.program(), self.log_tail()));
+        }
+        let state = process_state(self.pid());
+        if matches!(state, Some('Z' | 'T' | 't' | 'X') | None) {
+            return Err(format!("{} is in process state {state:?}", self.app.program()));
+        }
+        let bus = self.bus_name(desktop).ok_or_else(|| {
+            format!("{} is no longer on the accessibility bus; {}", self.app.program(), self.log_tail())
+        })?;
+        dbus(desktop, &bus, "org.a11y.atspi.Accessible.GetRole", limit).map_err(|e| {
+            format!(
+                "{} (pid {}, main thread in {}) does not answer GetRole within {limit:?}: {e}",
+                self.app.program(),
+                self.pid(),
+                wchan(self.pid())
+            )
+        })?;
+        let windows = desktop
+            .command("xdotool")
+            .args(["search", "--onlyvisible", "--pid", &self.pid().to_string()])
+            .stderr(Stdio::null())
+            .output()
+            .map_err(|e| format!("xdotool: {e}"))?;
+        if String::from_utf8_lossy(&windows.stdout).trim().is_empty() {
+            return Err(format!("{} has no visible X window any more", self.app.program()));
+        }
+        Ok(())
+    }
+
+    /// The last lines of the app's output, for error messages.
+    pub fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        format!("its output ends with: [{}]", lines[lines.len().saturating_sub(6)..].join(" | "))
+    }
+}
+
+impl Drop for RunningApp {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_some() {
+            return;
+        }
+        procs::signal(self.child.id() as i32, libc::SIGTERM);
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(3) {
+            if self.child.try_wait().ok().flatten().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The accessibility bus address of `desktop`.
+pub fn a11y_address(desktop: &Desktop) -> Option<String> {
+    let out = desktop
+        .command("dbus-send")
+        .args(["--session", "--print-reply=literal", "--reply-timeout=2000", "--dest=org.a11y.Bus"])
+        .args(["/org/a11y/bus", "org.a11y.Bus.GetAddress"])
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let address = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (!address.is_empty()).then_some(address)
+}
+
+/// Call `method` (no arguments) on `bus`'s root accessible through the accessibility bus
+/// daemon, waiting at most `limit`; the reply's text.
+fn dbus(desktop: &Desktop, bus: &str, method: &str, limit: Duration) -> Result<String, String> {
+    let a11y = a11y_address(desktop).ok_or("the accessibility bus does not answer")?;
+    let out: std::process::Output = Command::new("dbus-send")
+        .envs(desktop.env())
+        .args([&format!("--bus={a11y}"), "--print-reply", &format!("--reply-timeout={}", limit.as_millis())])
+        .args([&format!("--dest={bus}"), "/org/a11y/atspi/accessible/root", method])
+        .output()
+        .map_err(|e| format!("dbus-send: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+/// The process state letter from `/proc/PID/stat` (`R`, `S`, `D`, `Z`, `T`, ...).
+fn process_state(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+/// Where the process's main thread waits (`futex_do_wait` for a deadlock).
+fn wchan(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_else(|_| "?".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_app_has_a_package_and_the_browsers_get_their_flags() {
+        for app in CorpusApp::ALL {
+            assert!(app.program().starts_with('/'), "{app:?}");
+            assert!(
+                crate::system::CORPUS.iter().any(|r| r.package == app.package()),
+                "{app:?}: package {} is not in system::CORPUS, so setup would not install it",
+                app.package()
+            );
+        }
+        let args = CorpusApp::Chromium.args(std::path::Path::new("/tmp/p"));
+        for flag in ["--force-renderer-accessibility", "--no-sandbox", "--disable-gpu", "--user-data-dir=/tmp/p"] {
+            assert!(args.iter().any(|a| a == flag), "{flag} missing from {args:?}");
+        }
+        assert!(args.last().is_some_and(|a| a.starts_with("file://") && a.ends_with("form.html")));
+        assert!(web_fixture().exists(), "{} is missing", web_fixture().display());
+        assert!(CorpusApp::QtDesigner.env().contains(&("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1")));
+        assert!(CorpusApp::Gtk4WidgetFactory.env().contains(&("GSK_RENDERER", "cairo")));
+    }
+
+    #[test]
+    fn process_state_reads_our_own() {
+        assert!(matches!(process_state(std::process::id()), Some('R' | 'S')));
+        assert_eq!(process_state(u32::MAX), None);
+    }
+}
