@@ -258,13 +258,15 @@ pub(crate) fn observe(
     // A dialog that appeared over the very control the input went to, which is still shown
     // beneath it, may have taken the input (an interruption placed there, a web page's
     // modal making the rest inert): with nothing more specific expected, the other changes
-    // that came with it do not make it the effect. A target hidden or gone meanwhile took
-    // the input (a menu item closes its menu, then its dialog opens where the menu was).
-    // Only bounds known to cover the target count here.
+    // that came with it do not make it the effect. A menu item hidden or gone meanwhile
+    // took the input: it closes its menu, then its dialog opens where the menu was. Any
+    // other target gone with the dialog's arrival did not say so (a web page's modal drops
+    // the rest of the page from the accessibility tree). Only bounds known to cover the
+    // target count here.
     let over_target = popups.iter().find(|e| popup_bounds(e).is_some() && covers(popup_bounds(e), before));
-    let target_still_shown = after.is_some_and(|a| a.has(State::Showing));
-    if let (Goal::AnyChange, Some(p), false, true) =
-        (goal, over_target, seen.toggle == Toggle::Changed, target_still_shown)
+    let closed_its_menu = before.is_some_and(is_menu_item) && !after.is_some_and(|a| a.has(State::Showing));
+    if let (Goal::AnyChange, Some(p), false, false) =
+        (goal, over_target, seen.toggle == Toggle::Changed, closed_its_menu)
         && !others.is_empty()
     {
         seen.verified = None;
@@ -289,6 +291,11 @@ pub(crate) fn observe(
         }
     }
     seen
+}
+
+/// Whether `e` is an item of a menu (plain, check or radio), which closes its menu when chosen.
+fn is_menu_item(e: &Element) -> bool {
+    e.role.as_str().ends_with("menu_item")
 }
 
 /// Where a popup effect lies on screen, when known.
@@ -384,165 +391,4 @@ pub(crate) fn describe_goal(goal: &Goal, target: &str, secret: bool) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use deft_a11y::{TreeBuilder, element};
-    use deft_types::{Logical, Rect};
-
-    use super::*;
-
-    struct Form {
-        name: &'static str,
-        email: &'static str,
-        loading: bool,
-        submit_id: &'static str,
-        status: &'static str,
-    }
-
-    const FORM: Form = Form { name: "", email: "", loading: false, submit_id: "submit", status: "Ready" };
-
-    fn reading(f: &Form) -> Reading {
-        let mut b = TreeBuilder::new();
-        let app = b.app(element("app", "application", "demo"));
-        let w = b.child(app, element("w", "frame", "Form"));
-        let field = |id: &str, name: &str, text: &str| {
-            let mut e = element(id, "text", name);
-            e.states.insert(State::Editable);
-            e.text = Some(text.into());
-            e
-        };
-        b.child(w, field("name", "Name", f.name));
-        b.child(w, field("email", "Email", f.email));
-        let mut submit = element(f.submit_id, "push_button", "Submit");
-        submit.bounds = Some(Rect::<Logical>::new(10, if f.submit_id == "submit" { 10 } else { 70 }, 80, 30));
-        b.child(w, submit);
-        b.child(w, element("status", "label", f.status));
-        let panel = b.child(w, element("panel", "filler", "Content"));
-        let mut spinner = element("spin", "animation", "Loading");
-        if !f.loading {
-            spinner.states.remove(&State::Showing);
-        }
-        b.child(panel, spinner);
-        b.child(panel, element("msg", "label", if f.loading { "Loading..." } else { "Content ready" }));
-        Reading::new(b.build())
-    }
-
-    fn id(s: &str) -> ElementId {
-        ElementId(s.into())
-    }
-
-    #[test]
-    fn typed_text_in_the_wrong_field_is_named_and_not_verified() {
-        let pre = reading(&FORM);
-        let post = reading(&Form { name: "hel", email: "lo world", ..FORM });
-        let goal = Goal::Typed { typed: "hello world".into() };
-        let seen = observe(&pre, &post, Some(&id("name")), &goal, ToggleMode::None, &RelevanceConfig::after_input());
-        assert_eq!(seen.verified, None);
-        assert!(seen.feedback, "text landed in the target: the keys were received");
-        let note = seen.note.unwrap();
-        assert!(note.contains("text \"Email\" got \"lo world\"") && note.contains("shows \"hel\""), "{note}");
-
-        let done = reading(&Form { name: "hello world", ..FORM });
-        let seen = observe(&pre, &done, Some(&id("name")), &goal, ToggleMode::None, &RelevanceConfig::after_input());
-        assert_eq!(seen.verified.as_deref(), Some("text \"Name\" now shows \"hello world\""));
-    }
-
-    #[test]
-    fn loading_that_began_before_the_input_is_no_effect() {
-        let pre = reading(&Form { loading: true, ..FORM });
-        let post = reading(&FORM);
-        let seen = observe(
-            &pre,
-            &post,
-            Some(&id("submit")),
-            &Goal::AnyChange,
-            ToggleMode::None,
-            &RelevanceConfig::after_input(),
-        );
-        assert_eq!(seen.verified, None, "{seen:?}");
-        assert!(seen.note.unwrap().contains("filler \"Content\""));
-        let still = observe(
-            &pre,
-            &pre,
-            Some(&id("submit")),
-            &Goal::AnyChange,
-            ToggleMode::None,
-            &RelevanceConfig::after_input(),
-        );
-        assert!(still.loading, "the engine hears it is still loading");
-        let both = reading(&Form { status: "Order 1 submitted", ..FORM });
-        let seen = observe(
-            &pre,
-            &both,
-            Some(&id("submit")),
-            &Goal::AnyChange,
-            ToggleMode::None,
-            &RelevanceConfig::after_input(),
-        );
-        assert!(seen.verified.unwrap().contains("Order 1 submitted"));
-    }
-
-    #[test]
-    fn a_recreated_target_is_no_effect() {
-        let pre = reading(&FORM);
-        let post = reading(&Form { submit_id: "submit2", ..FORM });
-        let seen = observe(
-            &pre,
-            &post,
-            Some(&id("submit")),
-            &Goal::AnyChange,
-            ToggleMode::None,
-            &RelevanceConfig::after_input(),
-        );
-        assert_eq!(seen.verified, None, "{seen:?}");
-        assert!(seen.note.unwrap().starts_with("the target push_button \"Submit\" was re-created and moved"));
-    }
-
-    #[test]
-    fn focus_moving_is_feedback_not_an_effect() {
-        let pre = reading(&FORM);
-        let mut post = reading(&FORM);
-        let mut tree = post.tree.clone();
-        let i = tree.find_id(&id("submit")).unwrap();
-        tree.nodes[i].element.states.insert(State::Focused);
-        post = Reading::new(tree);
-        let seen = observe(
-            &pre,
-            &post,
-            Some(&id("submit")),
-            &Goal::AnyChange,
-            ToggleMode::None,
-            &RelevanceConfig::after_input(),
-        );
-        assert_eq!(seen.verified, None);
-        assert!(seen.feedback);
-        assert!(!seen.feedback_unknown);
-    }
-
-    #[test]
-    fn a_toggle_whose_state_did_not_change_is_not_verified_by_other_changes() {
-        let pre = reading(&FORM);
-        // The status line changed, but the target (a toggle read in both) did not flip.
-        let post = reading(&Form { status: "Something else", ..FORM });
-        let seen = observe(
-            &pre,
-            &post,
-            Some(&id("submit")),
-            &Goal::AnyChange,
-            ToggleMode::State,
-            &RelevanceConfig::after_input(),
-        );
-        assert_eq!(seen.verified, None, "{seen:?}");
-        assert_eq!(seen.toggle, Toggle::Unchanged);
-        assert!(seen.note.as_deref().is_some_and(|n| n.contains("its own state did not change")), "{seen:?}");
-        // The same change for a non-toggle is its effect.
-        let seen = observe(
-            &pre,
-            &post,
-            Some(&id("submit")),
-            &Goal::AnyChange,
-            ToggleMode::None,
-            &RelevanceConfig::after_input(),
-        );
-        assert!(seen.verified.is_some(), "{seen:?}");
-    }
-}
+mod tests;

@@ -1,0 +1,161 @@
+//! The relevance rules of observe.rs on small trees: which changes are the effect of an input.
+
+use deft_a11y::{TreeBuilder, element};
+use deft_types::{Logical, Rect};
+
+use super::*;
+
+struct Form {
+    name: &'static str,
+    email: &'static str,
+    loading: bool,
+    submit_id: &'static str,
+    status: &'static str,
+}
+
+const FORM: Form = Form { name: "", email: "", loading: false, submit_id: "submit", status: "Ready" };
+
+fn reading(f: &Form) -> Reading {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "demo"));
+    let w = b.child(app, element("w", "frame", "Form"));
+    let field = |id: &str, name: &str, text: &str| {
+        let mut e = element(id, "text", name);
+        e.states.insert(State::Editable);
+        e.text = Some(text.into());
+        e
+    };
+    b.child(w, field("name", "Name", f.name));
+    b.child(w, field("email", "Email", f.email));
+    let mut submit = element(f.submit_id, "push_button", "Submit");
+    submit.bounds = Some(Rect::<Logical>::new(10, if f.submit_id == "submit" { 10 } else { 70 }, 80, 30));
+    b.child(w, submit);
+    b.child(w, element("status", "label", f.status));
+    let panel = b.child(w, element("panel", "filler", "Content"));
+    let mut spinner = element("spin", "animation", "Loading");
+    if !f.loading {
+        spinner.states.remove(&State::Showing);
+    }
+    b.child(panel, spinner);
+    b.child(panel, element("msg", "label", if f.loading { "Loading..." } else { "Content ready" }));
+    Reading::new(b.build())
+}
+
+fn id(s: &str) -> ElementId {
+    ElementId(s.into())
+}
+
+#[test]
+fn typed_text_in_the_wrong_field_is_named_and_not_verified() {
+    let pre = reading(&FORM);
+    let post = reading(&Form { name: "hel", email: "lo world", ..FORM });
+    let goal = Goal::Typed { typed: "hello world".into() };
+    let seen = observe(&pre, &post, Some(&id("name")), &goal, ToggleMode::None, &RelevanceConfig::after_input());
+    assert_eq!(seen.verified, None);
+    assert!(seen.feedback, "text landed in the target: the keys were received");
+    let note = seen.note.unwrap();
+    assert!(note.contains("text \"Email\" got \"lo world\"") && note.contains("shows \"hel\""), "{note}");
+
+    let done = reading(&Form { name: "hello world", ..FORM });
+    let seen = observe(&pre, &done, Some(&id("name")), &goal, ToggleMode::None, &RelevanceConfig::after_input());
+    assert_eq!(seen.verified.as_deref(), Some("text \"Name\" now shows \"hello world\""));
+}
+
+#[test]
+fn loading_that_began_before_the_input_is_no_effect() {
+    let pre = reading(&Form { loading: true, ..FORM });
+    let post = reading(&FORM);
+    let seen =
+        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    assert_eq!(seen.verified, None, "{seen:?}");
+    assert!(seen.note.unwrap().contains("filler \"Content\""));
+    let still =
+        observe(&pre, &pre, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    assert!(still.loading, "the engine hears it is still loading");
+    let both = reading(&Form { status: "Order 1 submitted", ..FORM });
+    let seen =
+        observe(&pre, &both, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    assert!(seen.verified.unwrap().contains("Order 1 submitted"));
+}
+
+#[test]
+fn a_recreated_target_is_no_effect() {
+    let pre = reading(&FORM);
+    let post = reading(&Form { submit_id: "submit2", ..FORM });
+    let seen =
+        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    assert_eq!(seen.verified, None, "{seen:?}");
+    assert!(seen.note.unwrap().starts_with("the target push_button \"Submit\" was re-created and moved"));
+}
+
+#[test]
+fn focus_moving_is_feedback_not_an_effect() {
+    let pre = reading(&FORM);
+    let mut post = reading(&FORM);
+    let mut tree = post.tree.clone();
+    let i = tree.find_id(&id("submit")).unwrap();
+    tree.nodes[i].element.states.insert(State::Focused);
+    post = Reading::new(tree);
+    let seen =
+        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    assert_eq!(seen.verified, None);
+    assert!(seen.feedback);
+    assert!(!seen.feedback_unknown);
+}
+
+#[test]
+fn a_toggle_whose_state_did_not_change_is_not_verified_by_other_changes() {
+    let pre = reading(&FORM);
+    // The status line changed, but the target (a toggle read in both) did not flip.
+    let post = reading(&Form { status: "Something else", ..FORM });
+    let seen =
+        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::State, &RelevanceConfig::after_input());
+    assert_eq!(seen.verified, None, "{seen:?}");
+    assert_eq!(seen.toggle, Toggle::Unchanged);
+    assert!(seen.note.as_deref().is_some_and(|n| n.contains("its own state did not change")), "{seen:?}");
+    // The same change for a non-toggle is its effect.
+    let seen =
+        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    assert!(seen.verified.is_some(), "{seen:?}");
+}
+
+/// A window holding `content` (a section with the target in it) or not, and a dialog
+/// over the target's place when `dialog`.
+fn page(target_role: &str, content: bool, dialog: bool) -> Reading {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "browser"));
+    let w = b.child(app, element("w", "frame", "Page"));
+    if content {
+        let section = b.child(w, element("section", "section", ""));
+        let mut target = element("submit", target_role, "Submit order");
+        target.bounds = Some(Rect::<Logical>::new(20, 20, 100, 30));
+        b.child(section, target);
+    }
+    if dialog {
+        let mut d = element("dlg", "dialog", "New Event!");
+        d.bounds = Some(Rect::<Logical>::new(0, 0, 300, 200));
+        let d = b.child(w, d);
+        b.child(d, element("msg", "label", "Something happened"));
+    }
+    Reading::new(b.build())
+}
+
+#[test]
+fn a_dialog_over_the_target_that_hid_the_page_took_the_input() {
+    // A web page's modal dialog drops the rest of the page, target included, from the tree:
+    // the target going is no sign that it took the input (Chromium, Firefox).
+    let (pre, post) = (page("push_button", true, false), page("push_button", false, true));
+    let seen =
+        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    assert_eq!(seen.verified, None, "{seen:?}");
+    assert_eq!(seen.blocking.map(|b| b.name), Some("New Event!".to_string()));
+}
+
+#[test]
+fn a_menu_item_gone_under_its_dialog_opened_it() {
+    // A menu item closes its menu when chosen, then its dialog opens where the menu was.
+    let (pre, post) = (page("menu_item", true, false), page("menu_item", false, true));
+    let seen =
+        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    assert!(seen.verified.is_some() && seen.blocking.is_none(), "{seen:?}");
+}
