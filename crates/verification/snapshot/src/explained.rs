@@ -67,10 +67,12 @@ pub(crate) fn settle(j: &mut Judgement, before: &Snapshot, after: &Snapshot, con
         kept.retain(|e| {
             let EffectKind::Appeared { element, .. } = &e.kind else { return true };
             let shown = after.subtree(&element.id).any(|n| n.element().has(State::Showing));
-            if !shown {
+            let background = config.target.as_ref().is_some_and(|t| another_page(after, &element.id, t));
+            let seen = shown && !background;
+            if !seen {
                 j.noise.push(Noise { kind: NoiseKind::Hidden, source: NoiseSource::Element(element.id.clone()) });
             }
-            shown
+            seen
         });
     }
     if config.preloading_noise {
@@ -85,6 +87,20 @@ pub(crate) fn settle(j: &mut Judgement, before: &Snapshot, after: &Snapshot, con
         });
     }
     j.effects = kept;
+}
+
+/// Whether `appeared` holds a page (a document) other than the one the target is in, and
+/// lies outside it: a browser tab loading in the background (Firefox preloads its New Tab
+/// page beside the visible one, and may call it showing while it lays it out). An input
+/// that opens a tab the user sees also changes the tab strip and hides the target's page,
+/// which are effects of their own.
+fn another_page(after: &Snapshot, appeared: &ElementId, target: &ElementId) -> bool {
+    let is_page = |e: &Element| e.role.as_str().starts_with("document");
+    let Some(page) = after.ancestors(target).find(|n| is_page(n.element())) else { return false };
+    let page = &page.element().id;
+    let inside =
+        |id: &ElementId, outer: &ElementId| id == outer || after.ancestors(id).any(|n| &n.element().id == outer);
+    !inside(appeared, page) && !inside(target, appeared) && after.subtree(appeared).any(|n| is_page(n.element()))
 }
 
 /// The effect without its incidental parts (focus and activation moves, child counts,

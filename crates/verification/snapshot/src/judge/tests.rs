@@ -226,6 +226,25 @@ fn after_an_input_what_explains_itself_is_noise() {
     assert!(!judged(FORM, &hidden, &cfg).has_effect());
     let shown = FORM.replace("  clock label", "  bg document_web \"Other tab\" showing\n  clock label");
     assert!(judged(FORM, &shown, &cfg).has_effect());
+    // Another page appearing beside the target's, outside it, even called shown: a tab
+    // loading in the background (Firefox's preloaded New Tab). Inside the target's page
+    // (an iframe the click loads) it is an effect.
+    let page = r#"
+w frame "Browser"
+  tabs page_tab_list "Tabs" showing
+  sp scroll_pane "" showing
+    doc document_web "Shop" showing
+      ok push_button "Submit" enabled showing @100,200,80,24
+window w "Browser" frame active
+"#;
+    let cfg_page = RelevanceConfig { target: Some(ElementId("ok".into())), ..RelevanceConfig::after_input() };
+    let preloaded =
+        page.replace("window w", "  sp2 scroll_pane \"\" showing\n    nt document_web \"New Tab\" showing\nwindow w");
+    let j = judged(page, &preloaded, &cfg_page);
+    assert!(!j.has_effect(), "{j:#?}");
+    assert_eq!(j.noise_kinds(), [NoiseKind::Hidden]);
+    let framed = page.replace("window w", "      f document_web \"Map\" showing\nwindow w");
+    assert!(judged(page, &framed, &cfg_page).has_effect());
     let toggle = FORM.replace("push_button", "toggle_button");
     assert!(judged(&toggle, &toggle.replace("enabled @100", "enabled pressed @100"), &cfg).has_effect());
     // The button destroyed and rebuilt equal, elsewhere: a re-created widget, no effect.
