@@ -67,7 +67,7 @@ pub(crate) fn settle(j: &mut Judgement, before: &Snapshot, after: &Snapshot, con
         kept.retain(|e| {
             let EffectKind::Appeared { element, .. } = &e.kind else { return true };
             let shown = after.subtree(&element.id).any(|n| n.element().has(State::Showing));
-            let background = config.target.as_ref().is_some_and(|t| another_page(after, &element.id, t));
+            let background = config.target.as_ref().is_some_and(|t| another_page(before, after, &element.id, t));
             let seen = shown && !background;
             if !seen {
                 j.noise.push(Noise { kind: NoiseKind::Hidden, source: NoiseSource::Element(element.id.clone()) });
@@ -94,10 +94,13 @@ pub(crate) fn settle(j: &mut Judgement, before: &Snapshot, after: &Snapshot, con
 /// page beside the visible one, and may call it showing while it lays it out). An input
 /// that opens a tab the user sees also changes the tab strip and hides the target's page,
 /// which are effects of their own.
-fn another_page(after: &Snapshot, appeared: &ElementId, target: &ElementId) -> bool {
+/// The target's page is read after the input, or before it when the target is gone (a
+/// control the page re-created).
+fn another_page(before: &Snapshot, after: &Snapshot, appeared: &ElementId, target: &ElementId) -> bool {
     let is_page = |e: &Element| e.role.as_str().starts_with("document");
-    let Some(page) = after.ancestors(target).find(|n| is_page(n.element())) else { return false };
-    let page = &page.element().id;
+    let page_in = |s: &Snapshot| s.ancestors(target).find(|n| is_page(n.element())).map(|n| n.element().id.clone());
+    let Some(page) = page_in(after).or_else(|| page_in(before)) else { return false };
+    let page = &page;
     let inside =
         |id: &ElementId, outer: &ElementId| id == outer || after.ancestors(id).any(|n| &n.element().id == outer);
     !inside(appeared, page) && !inside(target, appeared) && after.subtree(appeared).any(|n| is_page(n.element()))

@@ -243,6 +243,9 @@ window w "Browser" frame active
     let j = judged(page, &preloaded, &cfg_page);
     assert!(!j.has_effect(), "{j:#?}");
     assert_eq!(j.noise_kinds(), [NoiseKind::Hidden]);
+    // The same while the target itself was re-created (the stale-control fault).
+    let recreated = preloaded.replace("      ok push_button", "      ok2 push_button");
+    assert!(!judged(page, &recreated, &cfg_page).has_effect());
     let framed = page.replace("window w", "      f document_web \"Map\" showing\nwindow w");
     assert!(judged(page, &framed, &cfg_page).has_effect());
     let toggle = FORM.replace("push_button", "toggle_button");
