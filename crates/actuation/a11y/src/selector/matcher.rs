@@ -335,7 +335,8 @@ pub enum Pick {
 
 /// The matches of `selector` as [`Pick::Natural`] counts them, in tree order: each element
 /// once, and without an element that lies inside another match showing the same text (a
-/// link and its own text, a list row and its label: the outer one is what gets clicked).
+/// link and its own text, a list row and its label: the outer one is what gets clicked),
+/// except a label around a control, where the control is kept.
 /// `index` counts in this list.
 pub fn natural_matches(tree: &Tree, selector: &Selector) -> Result<Vec<usize>, SyntaxError> {
     let m = Matcher::new(selector)?;
@@ -348,10 +349,16 @@ pub fn natural_matches(tree: &Tree, selector: &Selector) -> Result<Vec<usize>, S
     }
     let same_text =
         |a: usize, b: usize| tree.nodes[a].element.visible_text().trim() == tree.nodes[b].element.visible_text().trim();
+    let wraps = |outer: usize, inner: usize| outer != inner && tree.is_within(inner, outer) && same_text(inner, outer);
+    // A label around its control (a web page's `<label><input type=checkbox> Subscribe`):
+    // the control is meant, and its own state is what a click changes.
+    let label_around =
+        |outer: usize, inner: usize| is_static_text(&tree.nodes[outer]) && !is_static_text(&tree.nodes[inner]);
     let kept = all
         .iter()
         .copied()
-        .filter(|&i| !all.iter().any(|&outer| outer != i && tree.is_within(i, outer) && same_text(i, outer)))
+        .filter(|&i| !all.iter().any(|&outer| wraps(outer, i) && !label_around(outer, i)))
+        .filter(|&i| !all.iter().any(|&inner| wraps(i, inner) && label_around(i, inner)))
         .collect();
     Ok(kept)
 }

@@ -254,6 +254,9 @@ fn natural_picking() {
     // A check box and the separate label that names it (a web page): the control.
     b.child(w, element("cb", "check_box", "Subscribe"));
     b.child(w, element("cbl", "label", "Subscribe"));
+    // A label around its check box, both named by its text (Firefox, Chromium): the box.
+    let wrap = b.child(w, element("wl", "label", "Newsletter"));
+    b.child(wrap, element("wcb", "check_box", "Newsletter"));
     // A bar a toolkit hid but left `showing` (Qt): no bounds, so not what is meant.
     let mut ghost = element("ghost", "text", "Find");
     ghost.bounds = None;
@@ -278,6 +281,8 @@ fn natural_picking() {
     assert_eq!(id("name=\"Item 1\"").as_deref(), Ok("r1"));
     assert_eq!(id("name=Submit").as_deref(), Ok("new"));
     assert_eq!(id("name=Subscribe").as_deref(), Ok("cb"));
+    assert_eq!(id("name=Newsletter").as_deref(), Ok("wcb"));
+    assert_eq!(id("role=label name=Newsletter").as_deref(), Ok("wl"));
     assert_eq!(id("role=text name=Find").as_deref(), Ok("field"));
     assert_eq!(id("name=\"Save As...\"").as_deref(), Ok("saveas"));
     let e = id("name=Same").unwrap_err();
