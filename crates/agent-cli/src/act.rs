@@ -22,32 +22,44 @@ pub struct Session {
     spinner: bool,
 }
 
+/// The executor's settings from the configuration, shared by the verbs and the MCP server:
+/// policies with the flags' overrides (inconsistent ones are usage errors, reported before
+/// touching the desktop), and `--timeout` bounding every wait, including the wait for the
+/// target to be found and actionable.
+pub fn executor_config(
+    config: &Config,
+    verify: bool,
+    bus: Option<Bus<VerifyEvent>>,
+) -> Result<ExecutorConfig, CliError> {
+    let exec_config = ExecutorConfig {
+        verify,
+        verify_delay_ms: config.verify_delay_ms.as_ref().map(|s| s.value),
+        max_retries: config.max_retries.as_ref().map(|s| s.value),
+        timeout_ms: config.timeout_ms.as_ref().map(|s| s.value),
+        policies: config.policies()?,
+        bus,
+        actionability_timeout_ms: config
+            .timeout_ms
+            .as_ref()
+            .map_or(ExecutorConfig::default().actionability_timeout_ms, |t| t.value),
+        ..ExecutorConfig::default()
+    };
+    for kind in deft_retry::ALL_KINDS {
+        exec_config
+            .policies
+            .get(kind)
+            .with_overrides(kind, exec_config.overrides())
+            .map_err(|e| CliError::usage(format!("the {} policy with these settings is invalid: {e}", kind.verb())))?;
+    }
+    Ok(exec_config)
+}
+
 impl Session {
     /// Connect the executor on the desktop of `DISPLAY` and the session bus.
     pub async fn connect(config: &Config) -> Result<Session, CliError> {
         let spinner = Spinner::wanted(config.format.value == Format::Human);
         let bus = (config.trace_dir.is_some() || spinner).then(|| Bus::new(BusConfig::default()));
-        let mut exec_config = ExecutorConfig {
-            verify: config.verify.value,
-            verify_delay_ms: config.verify_delay_ms.as_ref().map(|s| s.value),
-            max_retries: config.max_retries.as_ref().map(|s| s.value),
-            timeout_ms: config.timeout_ms.as_ref().map(|s| s.value),
-            policies: config.policies()?,
-            bus: bus.clone(),
-            // --timeout bounds every wait, including the wait for the target to be found
-            // and actionable.
-            actionability_timeout_ms: config
-                .timeout_ms
-                .as_ref()
-                .map_or(ExecutorConfig::default().actionability_timeout_ms, |t| t.value),
-            ..ExecutorConfig::default()
-        };
-        // Inconsistent flags are usage errors, reported before touching the desktop.
-        for kind in deft_retry::ALL_KINDS {
-            exec_config.policies.get(kind).with_overrides(kind, exec_config.overrides()).map_err(|e| {
-                CliError::usage(format!("the {} policy with these settings is invalid: {e}", kind.verb()))
-            })?;
-        }
+        let mut exec_config = executor_config(config, config.verify.value, bus.clone())?;
         let trace = match (&bus, &config.trace_dir) {
             (Some(bus), Some(dir)) => Some(Trace::start_with_frames(bus, &dir.value)?),
             _ => None,

@@ -148,7 +148,7 @@ impl CorpusApp {
     }
 
     /// Settings written into a fresh profile before the start.
-    fn prepare(self, profile: &std::path::Path) -> std::io::Result<()> {
+    pub(crate) fn prepare(self, profile: &std::path::Path) -> std::io::Result<()> {
         std::fs::create_dir_all(profile)?;
         if self == CorpusApp::Firefox {
             // No first-run pages, no default-browser question, nothing phoned home.

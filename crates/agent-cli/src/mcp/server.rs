@@ -56,25 +56,8 @@ impl State {
     /// trace), verification on.
     pub fn new(config: &Config) -> Result<Arc<State>, CliError> {
         let bus = Bus::new(BusConfig::default());
-        let mut exec_config = ExecutorConfig {
-            // An agent calling a tool wants to know whether it worked.
-            verify: true,
-            verify_delay_ms: config.verify_delay_ms.as_ref().map(|s| s.value),
-            max_retries: config.max_retries.as_ref().map(|s| s.value),
-            timeout_ms: config.timeout_ms.as_ref().map(|s| s.value),
-            policies: config.policies()?,
-            bus: Some(bus.clone()),
-            actionability_timeout_ms: config
-                .timeout_ms
-                .as_ref()
-                .map_or(ExecutorConfig::default().actionability_timeout_ms, |t| t.value),
-            ..ExecutorConfig::default()
-        };
-        for kind in deft_retry::ALL_KINDS {
-            exec_config.policies.get(kind).with_overrides(kind, exec_config.overrides()).map_err(|e| {
-                CliError::usage(format!("the {} policy with these settings is invalid: {e}", kind.verb()))
-            })?;
-        }
+        // An agent calling a tool wants to know whether it worked.
+        let mut exec_config = crate::act::executor_config(config, true, Some(bus.clone()))?;
         let trace = match &config.trace_dir {
             Some(dir) => Some(Trace::start_with_frames(&bus, &dir.value)?),
             None => None,
