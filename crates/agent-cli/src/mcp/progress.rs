@@ -104,7 +104,7 @@ impl Progress {
                         if op.is_none() {
                             op = adopt(&follow, e);
                         }
-                        if op != Some(op_of(e)) {
+                        if op != Some(e.op()) {
                             continue;
                         }
                         if let VerifyEvent::WaitStarted { condition, .. } = e {
@@ -145,22 +145,6 @@ fn adopt(follow: &Follow, e: &VerifyEvent) -> Option<u64> {
             Some(*op)
         }
         _ => None,
-    }
-}
-
-fn op_of(e: &VerifyEvent) -> u64 {
-    match e {
-        VerifyEvent::ActionStarted { op, .. }
-        | VerifyEvent::Resolved { op, .. }
-        | VerifyEvent::NotActionable { op, .. }
-        | VerifyEvent::Step { op, .. }
-        | VerifyEvent::Observed { op, .. }
-        | VerifyEvent::InputSent { op, .. }
-        | VerifyEvent::Evidence { op, .. }
-        | VerifyEvent::ActionFinished { op, .. }
-        | VerifyEvent::WaitStarted { op, .. }
-        | VerifyEvent::WaitFinished { op, .. }
-        | VerifyEvent::Frame(deft_verify::FrameRecord { op, .. }) => *op,
     }
 }
 

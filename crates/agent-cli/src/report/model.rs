@@ -223,7 +223,7 @@ fn ops(events: &[Timed<VerifyEvent>], first: u64, starts: &mut Vec<(u64, u64)>) 
     let mut began: BTreeMap<u64, u64> = BTreeMap::new();
     for t in events {
         let e = &t.env.event;
-        let op_id = op_of(e);
+        let op_id = e.op();
         let op = ops.entry(op_id).or_insert_with(|| Op { op: op_id, status: "unfinished".into(), ..Op::default() });
         let since = |at: u64| Some(at);
         match e {
@@ -382,22 +382,6 @@ fn step_of(e: &AgentEvent) -> Option<u32> {
         | AgentEvent::Divergence { step, .. }
         | AgentEvent::StepStats { step, .. } => Some(*step),
         _ => None,
-    }
-}
-
-fn op_of(e: &VerifyEvent) -> u64 {
-    match e {
-        VerifyEvent::ActionStarted { op, .. }
-        | VerifyEvent::Resolved { op, .. }
-        | VerifyEvent::NotActionable { op, .. }
-        | VerifyEvent::Step { op, .. }
-        | VerifyEvent::Observed { op, .. }
-        | VerifyEvent::InputSent { op, .. }
-        | VerifyEvent::Evidence { op, .. }
-        | VerifyEvent::ActionFinished { op, .. }
-        | VerifyEvent::WaitStarted { op, .. }
-        | VerifyEvent::WaitFinished { op, .. } => *op,
-        VerifyEvent::Frame(f) => f.op,
     }
 }
 

@@ -105,3 +105,22 @@ pub enum VerifyEvent {
         outcome: WaitOutcome,
     },
 }
+
+impl VerifyEvent {
+    /// The operation (one action or wait) the event belongs to.
+    pub fn op(&self) -> u64 {
+        match self {
+            VerifyEvent::ActionStarted { op, .. }
+            | VerifyEvent::Resolved { op, .. }
+            | VerifyEvent::NotActionable { op, .. }
+            | VerifyEvent::Step { op, .. }
+            | VerifyEvent::Observed { op, .. }
+            | VerifyEvent::InputSent { op, .. }
+            | VerifyEvent::Evidence { op, .. }
+            | VerifyEvent::ActionFinished { op, .. }
+            | VerifyEvent::WaitStarted { op, .. }
+            | VerifyEvent::WaitFinished { op, .. } => *op,
+            VerifyEvent::Frame(f) => f.op,
+        }
+    }
+}
