@@ -318,18 +318,7 @@ mod tests {
 
     #[test]
     fn every_method_fits_some_kind() {
-        for m in [
-            Method::CoordinateClick,
-            Method::A11yAction,
-            Method::OffsetClick,
-            Method::Keystrokes,
-            Method::A11ySet,
-            Method::FocusSelectAllKeystrokes,
-            Method::Wheel,
-            Method::A11yScroll,
-            Method::KeyChord,
-            Method::Wait,
-        ] {
+        for m in Method::ALL {
             assert!(ALL_KINDS.iter().any(|k| methods_for(*k).contains(&m)), "{m:?}");
         }
     }
