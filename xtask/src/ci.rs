@@ -29,7 +29,8 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     step("tidy", &|| crate::tidy::run(&[]))?;
     // Advisories need the internet, which CI machines do not have; see deny.toml.
     step("deny", &|| run_step("cargo", &["deny", "--locked", "check", "bans", "licenses", "sources"]))?;
-    step("test", &|| run_step("cargo", &["test", "--workspace", "--all-features", "--locked"]))?;
+    // --no-fail-fast: one failing test binary must not hide how the others did.
+    step("test", &|| run_step("cargo", &["test", "--workspace", "--all-features", "--locked", "--no-fail-fast"]))?;
     println!("\n==> ci: all steps passed in {:.0?}", start.elapsed());
     for (name, took) in &timings {
         println!("    {name:<8} {took:.1?}");

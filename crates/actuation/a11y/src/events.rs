@@ -94,35 +94,16 @@ impl A11yEvent {
     /// For a state change, the Deft state it concerns, when Deft knows it.
     pub fn deft_state(&self) -> Option<State> {
         match self {
-            A11yEvent::StateChanged { state, .. } => STATE_NAMES.iter().find(|(_, n)| n == state).map(|(s, _)| *s),
+            A11yEvent::StateChanged { state, .. } => state.parse().ok(),
             _ => None,
         }
     }
 }
 
-/// Deft's states by their names in events (their serde names).
-const STATE_NAMES: [(State, &str); 16] = [
-    (State::Enabled, "enabled"),
-    (State::Showing, "showing"),
-    (State::Visible, "visible"),
-    (State::Focused, "focused"),
-    (State::Focusable, "focusable"),
-    (State::Selected, "selected"),
-    (State::Checked, "checked"),
-    (State::Pressed, "pressed"),
-    (State::Armed, "armed"),
-    (State::Expanded, "expanded"),
-    (State::Expandable, "expandable"),
-    (State::Busy, "busy"),
-    (State::Editable, "editable"),
-    (State::SingleLine, "single_line"),
-    (State::Modal, "modal"),
-    (State::Active, "active"),
-];
-
-/// The name a state-change event gives a Deft state: `single_line`, `checked`, ...
+/// The name a state-change event gives a Deft state: its one name, [`State::as_str`]
+/// (`single_line`, `checked`, ...).
 pub fn state_name(state: State) -> &'static str {
-    STATE_NAMES.iter().find(|(s, _)| *s == state).map_or("unknown", |(_, n)| n)
+    state.as_str()
 }
 
 /// Text inserted or deleted.
@@ -243,8 +224,8 @@ mod tests {
         assert_eq!(env.event, event);
         assert_eq!(event.deft_state(), Some(State::Checked));
         assert_eq!(event.kind(), EventKind::StateChanged);
-        for (state, name) in STATE_NAMES {
-            assert_eq!(serde_json::to_value(state).unwrap(), name, "event names are the serde names");
+        for state in State::ALL {
+            assert_eq!(serde_json::to_value(state).unwrap(), state_name(state), "event names are the serde names");
         }
     }
 }

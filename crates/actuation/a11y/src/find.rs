@@ -182,16 +182,38 @@ fn expand_short_id(tree: &Tree, mut sel: Selector) -> Result<Selector, ResolveEr
 
 /// When `app` matches no application's name but does match one of the windows' titles,
 /// read it as `window` (unless a window is named too).
-pub fn app_as_window(apps: &[AppInfo], mut sel: Selector) -> Selector {
+pub fn app_as_window(apps: &[AppInfo], sel: Selector) -> Selector {
+    let names = apps.iter().map(|a| a.name.as_str());
+    let titles = apps.iter().flat_map(|a| &a.windows).map(|w| w.title.as_str());
+    app_as_window_among(names, titles, sel)
+}
+
+/// The conveniences of resolution applied to a selector against a tree already read (the
+/// whole desktop a wait reads): `app` read as a window's title when no application has
+/// that name, a short `id` made whole. What `read_scope` does while it reads, for
+/// callers that check a selector against a read of their own (conditions).
+pub fn conveniences_in(tree: &Tree, sel: Selector) -> Result<Selector, ResolveError> {
+    let names = tree.nodes.iter().map(|n| n.app.as_str());
+    let titles = tree.nodes.iter().filter_map(|n| n.window.as_deref());
+    let sel = app_as_window_among(names, titles, sel);
+    expand_short_id(tree, sel)
+}
+
+/// [`app_as_window`] over the application names and window titles a caller has.
+fn app_as_window_among<'a>(
+    mut names: impl Iterator<Item = &'a str>,
+    mut titles: impl Iterator<Item = &'a str>,
+    mut sel: Selector,
+) -> Selector {
     let Some(app) = sel.app.clone() else { return sel };
     let Ok(m) = Matcher::new(&Selector { app: Some(app.clone()), ..Selector::default() }) else { return sel };
-    if apps.iter().any(|a| m.matches_app(&a.name)) || sel.window.is_some() {
+    if names.any(|name| m.matches_app(name)) || sel.window.is_some() {
         return sel;
     }
     let Ok(as_window) = Matcher::new(&Selector { window: Some(app.clone()), ..Selector::default() }) else {
         return sel;
     };
-    if apps.iter().flat_map(|a| &a.windows).any(|w| as_window.matches_window(&w.title)) {
+    if titles.any(|title| as_window.matches_window(title)) {
         sel.app = None;
         sel.window = Some(app);
     }

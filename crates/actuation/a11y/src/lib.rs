@@ -105,5 +105,7 @@ pub use backend::{Accessibility, AppInfo, Hit, Operation, Scope, SnapshotOptions
 pub use error::A11yError;
 pub use events::{A11yEvent, EventFilter, EventKind, EventStream};
 pub use fake::{FakeAccessibility, demo_tree};
-pub use find::{Found, Scoped, app_as_window, find, find_all, find_with, is_short_id, read_scope, short_id};
+pub use find::{
+    Found, Scoped, app_as_window, conveniences_in, find, find_all, find_with, is_short_id, read_scope, short_id,
+};
 pub use tree::{BuildId, Node, Relation, RootContext, Tree, TreeBuilder, element};

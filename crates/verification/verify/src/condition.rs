@@ -1,6 +1,6 @@
 //! Conditions (`wait`, `--expect`) checked against an accessibility tree, with what was seen.
 
-use deft_a11y::selector::{self, Matcher, describe_text};
+use deft_a11y::selector::{self, Matcher, Pick, ResolveError, describe_text};
 use deft_a11y::{Node, Tree};
 use deft_types::{Condition, Logical, Rect, Role, Selector, State, TextMatch};
 
@@ -36,14 +36,36 @@ fn subject(n: &Node) -> String {
     n.element.describe()
 }
 
-/// Showing nodes matching a selector (its `index` picks one of them when set).
+/// The selector as resolution reads it: its conveniences applied (`app` as a window's
+/// title, a short `id`), so a condition names what an action with the same selector acts on.
+fn as_resolved(tree: &Tree, sel: &Selector) -> Result<Selector, String> {
+    deft_a11y::conveniences_in(tree, sel.clone()).map_err(|e| e.to_string())
+}
+
+/// The shown elements a selector matches, counted as resolution counts them (each element
+/// once: [`selector::natural_matches`]), `index` numbering that list as it does for an action.
 fn showing_matches(tree: &Tree, sel: &Selector) -> Result<Vec<usize>, String> {
-    let all = selector::find_all(tree, sel).map_err(|e| e.to_string())?;
-    let shown: Vec<usize> = all.into_iter().filter(|&i| showing(&tree.nodes[i])).collect();
-    Ok(match sel.index {
-        Some(i) => shown.get(i as usize).map(|&n| vec![n]).unwrap_or_default(),
-        None => shown,
-    })
+    let sel = as_resolved(tree, sel)?;
+    let all = selector::natural_matches(tree, &Selector { index: None, ..sel.clone() }).map_err(|e| e.to_string())?;
+    let picked = match sel.index {
+        Some(i) => all.get(i as usize).copied().into_iter().collect(),
+        None => all,
+    };
+    Ok(picked.into_iter().filter(|&i| showing(&tree.nodes[i])).collect())
+}
+
+/// The one element a state or value condition is about, picked by the rule an action's
+/// target is picked by ([`Pick::Natural`]); `Err` says, in words, why there is none shown.
+fn the_one(tree: &Tree, sel: &Selector) -> Result<usize, String> {
+    let sel = as_resolved(tree, sel)?;
+    match selector::pick(tree, &sel, Pick::Natural) {
+        Ok(i) if showing(&tree.nodes[i]) => Ok(i),
+        Ok(i) => Err(format!("{} is not shown", subject(&tree.nodes[i]))),
+        Err(ResolveError::NotFound { .. }) => {
+            Err(format!("no shown element matches `{}`; {}", selector::format(&sel), closest(tree, &sel)))
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// The closest element to a selector, in words, for a report of what was seen instead.
@@ -99,16 +121,9 @@ pub(crate) fn check(c: &Condition, tree: &Tree) -> Check {
                 },
             }
         }
-        Condition::ElementState { selector: sel, state, present } => match showing_matches(tree, sel) {
-            Err(e) => Check { met: false, what: e, bounds: None },
-            Ok(found) if found.is_empty() => Check {
-                met: false,
-                what: format!("no shown element matches `{}`; {}", selector::format(sel), closest(tree, sel)),
-                bounds: None,
-            },
-            Ok(found) => {
-                let i =
-                    found.iter().copied().find(|&i| tree.nodes[i].element.has(*state) == *present).unwrap_or(found[0]);
+        Condition::ElementState { selector: sel, state, present } => match the_one(tree, sel) {
+            Err(what) => Check { met: false, what, bounds: None },
+            Ok(i) => {
                 let e = &tree.nodes[i].element;
                 let has = if e.has(*state) { "has" } else { "lacks" };
                 Check {
@@ -118,23 +133,14 @@ pub(crate) fn check(c: &Condition, tree: &Tree) -> Check {
                 }
             }
         },
-        Condition::Value { selector: sel, value } => match showing_matches(tree, sel) {
-            Err(e) => Check { met: false, what: e, bounds: None },
-            Ok(found) if found.is_empty() => Check {
-                met: false,
-                what: format!("no shown element matches `{}`; {}", selector::format(sel), closest(tree, sel)),
-                bounds: None,
-            },
-            Ok(found) => {
-                let value_of = |i: usize| {
-                    let e = &tree.nodes[i].element;
-                    e.value.clone().or_else(|| e.text.clone()).unwrap_or_default()
-                };
-                let hit = found.iter().copied().find(|&i| text_matches(value, &value_of(i)));
-                let i = hit.unwrap_or(found[0]);
+        Condition::Value { selector: sel, value } => match the_one(tree, sel) {
+            Err(what) => Check { met: false, what, bounds: None },
+            Ok(i) => {
+                let e = &tree.nodes[i].element;
+                let have = e.value.clone().or_else(|| e.text.clone()).unwrap_or_default();
                 Check {
-                    met: hit.is_some(),
-                    what: format!("{} has value {:?}", tree.nodes[i].element.describe(), value_of(i)),
+                    met: text_matches(value, &have),
+                    what: format!("{} has value {have:?}", e.describe()),
                     bounds: at(i),
                 }
             }
@@ -196,5 +202,30 @@ mod tests {
         let state = Condition::ElementState { selector: name.clone(), state: State::Editable, present: true };
         check_on_demo(state, true, "has state editable");
         check_on_demo(Condition::ElementGone(name), false, "is shown");
+    }
+
+    /// A condition names what an action with the same selector would act on: resolution's
+    /// conveniences and picking rule, not a second reading of the selector.
+    #[test]
+    fn conditions_resolve_as_actions_do() {
+        let exact = |s: &str| Some(TextMatch::Exact(s.into()));
+        // `app` given a window's title, and a short id.
+        let by_title = Selector { app: exact("Confirm"), name: exact("OK"), ..Selector::default() };
+        check_on_demo(Condition::ElementExists(by_title.clone()), true, "push_button \"OK\" is shown");
+        let in_main = Selector { app: exact("Main"), name: exact("OK"), ..Selector::default() };
+        let state = Condition::ElementState { selector: in_main, state: State::Showing, present: true };
+        check_on_demo(state, true, "has state showing");
+        let short = Selector { id: Some(deft_types::ElementId("4".into())), ..Selector::default() };
+        check_on_demo(Condition::ElementExists(short.clone()), true, "text \"Name\" is shown");
+        check_on_demo(Condition::Value { selector: short, value: TextMatch::Exact(String::new()) }, true, "has value");
+        // Two OK buttons: a state of "the" OK button is ambiguous, said so, never the first.
+        let ok = Selector { name: exact("OK"), ..Selector::default() };
+        let state = Condition::ElementState { selector: ok.clone(), state: State::Showing, present: true };
+        check_on_demo(state, false, "matches 2 elements");
+        // `index` counts as it does for an action.
+        let second = Selector { index: Some(1), ..ok };
+        let got =
+            check(&Condition::ElementState { selector: second, state: State::Showing, present: true }, &demo_tree());
+        assert!(got.met && got.bounds == Some(Rect::new(510, 50, 80, 30)), "{got:?}");
     }
 }

@@ -8,7 +8,7 @@ use deft_snapshot::RelevanceConfig;
 use deft_types::{Condition, Role, TextMatch};
 
 use crate::event::VerifyEvent;
-use crate::frames::FrameSink;
+use crate::shot::FrameSink;
 
 /// Everything an [`crate::Executor`] needs besides its backends. Built by the CLI from its
 /// flags and files; this crate reads no argv, environment or file.

@@ -5,7 +5,7 @@ use deft_retry::{Observation, Step};
 use deft_types::{Action, Channel, Condition, Evidence, Outcome, TargetInfo};
 use serde::{Deserialize, Serialize};
 
-use crate::frames::FrameRecord;
+use crate::shot::FrameRecord;
 use crate::wait_outcome::WaitOutcome;
 
 /// One thing the executor did or saw. `op` numbers the executor's operations (actions and

@@ -69,6 +69,7 @@ mod resolve;
 mod resolve_wait;
 mod run;
 mod send;
+mod shot;
 mod strays;
 mod wait;
 mod wait_outcome;

@@ -67,7 +67,12 @@ impl Engine {
                 return self.finish(at, end.suggest(Some(SuggestedAction::WaitLonger)));
             }
             w.window_end_ms = at.saturating_add(granted);
-        } else if at >= w.sent_ms.saturating_add(self.policy.early_fallback_ms) && self.early_ok(&w) {
+        } else if at >= w.sent_ms.saturating_add(self.policy.early_fallback_ms)
+            && at < w.sent_ms.saturating_add(self.policy.window_ms)
+            && self.early_ok(&w)
+        {
+            // Early means inside the input's own window: once loading has extended it, the
+            // extension is for the app's work to end, and only its end decides.
             return self.conclude(w, at, true);
         }
         let next = at.saturating_add(self.policy.poll_ms).min(self.checkpoint(&w).max(at + 1));
