@@ -7,7 +7,7 @@ use deft_types::{Attempt, AttemptResult, Blocking, ErrorClass, Method, Suggested
 use crate::budget::Budget;
 use crate::classify::classify;
 use crate::observation::{Observation, Report};
-use crate::policy::{ActionPolicy, method_name};
+use crate::policy::ActionPolicy;
 use crate::step::{ActionContext, Step, Verdict};
 use crate::watch::Watch;
 
@@ -149,7 +149,7 @@ impl Engine {
                 self.on_refused(method, at, s, class)
             }
             (Phase::Verifying(w), Report::Verified { observed }) => {
-                let summary = format!("{} verified after {}ms: {observed}", method_name(w.method), at - w.sent_ms);
+                let summary = format!("{} verified after {}ms: {observed}", w.method.as_str(), at - w.sent_ms);
                 self.close(at, AttemptResult::Verified, Some(observed));
                 let end = End { ok: true, verified: Some(true), class: None, suggested: None, blocking: None, summary };
                 self.finish(at, end)
@@ -222,7 +222,7 @@ impl Engine {
         if let Some(c) = cause {
             let wait = not_before.saturating_sub(now);
             let after = if wait > 0 { format!(" after {wait}ms") } else { String::new() };
-            self.reasons.push(format!("{c}; retried with {}{after}", method_name(method)));
+            self.reasons.push(format!("{c}; retried with {}{after}", method.as_str()));
         }
         self.attempts.push(Attempt { method, result: AttemptResult::NoChange, elapsed_ms: 0, observed: None });
         self.attempt_open = true;

@@ -41,6 +41,6 @@ pub use load::PolicySet;
 pub use observation::{Feedback, Observation, Report, Signals, Toggle};
 pub use policy::{
     ALL_KINDS, ActionPolicy, BlockedPolicy, EarlyFallback, LoadingPolicy, NoEffectPolicy, Overrides, StalePolicy,
-    TransientPolicy, method_name, methods_for, table_name,
+    TransientPolicy, methods_for, table_name,
 };
 pub use step::{ActionContext, BudgetReport, Step, Verdict};

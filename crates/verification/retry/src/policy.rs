@@ -186,12 +186,12 @@ impl ActionPolicy {
             return v(&["chain"], "is empty: a chain needs at least one method".into());
         }
         if let Some(m) = self.chain.iter().find(|m| !methods_for(kind).contains(m)) {
-            let allowed: Vec<_> = methods_for(kind).iter().map(|m| method_name(*m)).collect();
+            let allowed: Vec<_> = methods_for(kind).iter().map(|m| m.as_str()).collect();
             return v(
                 &["chain"],
                 format!(
                     "holds `{}`, which cannot carry out `{}` (allowed: {})",
-                    method_name(*m),
+                    m.as_str(),
                     kind.verb(),
                     allowed.join(", ")
                 ),
@@ -252,22 +252,6 @@ pub fn methods_for(kind: ActionKind) -> &'static [Method] {
         ActionKind::Key => &[KeyChord],
         ActionKind::Scroll => &[Wheel, A11yScroll],
         ActionKind::Wait => &[Wait],
-    }
-}
-
-/// A method's name as policies and reports write it (its serde name).
-pub fn method_name(m: Method) -> &'static str {
-    match m {
-        Method::CoordinateClick => "coordinate_click",
-        Method::A11yAction => "a11y_action",
-        Method::OffsetClick => "offset_click",
-        Method::Keystrokes => "keystrokes",
-        Method::A11ySet => "a11y_set",
-        Method::FocusSelectAllKeystrokes => "focus_select_all_keystrokes",
-        Method::Wheel => "wheel",
-        Method::A11yScroll => "a11y_scroll",
-        Method::KeyChord => "key_chord",
-        Method::Wait => "wait",
     }
 }
 

@@ -5,8 +5,6 @@ use std::fmt;
 use deft_types::{ActionKind, Attempt, AttemptResult, Blocking, ErrorClass, Method, SuggestedAction};
 use serde::{Deserialize, Serialize};
 
-use crate::policy::method_name;
-
 /// What the engine knows about the action besides its policy. Config, not flags: build it
 /// with [`ActionContext::new`] and set the fields that apply.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
@@ -158,7 +156,7 @@ impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Step::Act { method, attempt, not_before_ms } => {
-                write!(f, "act {} #{attempt} at {not_before_ms}ms", method_name(*method))
+                write!(f, "act {} #{attempt} at {not_before_ms}ms", method.as_str())
             }
             Step::Verify { not_before_ms, deadline_ms } => {
                 write!(f, "verify {not_before_ms}ms..{deadline_ms}ms")
@@ -193,7 +191,7 @@ impl fmt::Display for Verdict {
         f.write_str(" [")?;
         for (i, a) in self.attempts.iter().enumerate() {
             let sep = if i == 0 { "" } else { ", " };
-            write!(f, "{sep}{}: {}", method_name(a.method), result_name(&a.result))?;
+            write!(f, "{sep}{}: {}", a.method.as_str(), result_name(&a.result))?;
         }
         f.write_str("]")
     }

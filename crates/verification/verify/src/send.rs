@@ -208,7 +208,7 @@ impl<A: Accessibility> Executor<A> {
                 lock(&self.input).chord(&c).map_err(|e| Report::SendUncertain { message: e.to_string() })?;
                 Ok(format!("pressed {chord}"))
             }
-            (m, a) => Err(refused(format!("{} cannot carry out `{}`", deft_retry::method_name(m), a.kind().verb()))),
+            (m, a) => Err(refused(format!("{} cannot carry out `{}`", m.as_str(), a.kind().verb()))),
         }
     }
 

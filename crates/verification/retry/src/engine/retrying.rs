@@ -4,13 +4,12 @@ use deft_types::{ActionKind, ErrorClass, Method, SuggestedAction};
 
 use super::{End, Engine, Phase};
 use crate::classify::Symptoms;
-use crate::policy::method_name;
 use crate::step::Step;
 
 impl Engine {
     /// Nothing was sent (refused before any input), so any retry is safe: only budgets decide.
     pub(super) fn on_refused(&mut self, method: Method, at: u64, s: Symptoms, class: ErrorClass) -> Step {
-        let m = method_name(method);
+        let m = method.as_str();
         let what = s.describe();
         match class {
             ErrorClass::Blocked => {

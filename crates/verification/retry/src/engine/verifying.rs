@@ -4,7 +4,6 @@ use deft_types::{ActionKind, AttemptResult, ErrorClass, Method, SuggestedAction}
 
 use super::{End, Engine, Phase};
 use crate::observation::{Signals, Toggle};
-use crate::policy::method_name;
 use crate::step::Step;
 use crate::watch::{Watch, early_fallback_allowed};
 
@@ -15,7 +14,7 @@ impl Engine {
             return match uncertain {
                 None => {
                     self.close(at, AttemptResult::Sent, None);
-                    let summary = format!("{} sent; verification not asked for", method_name(method));
+                    let summary = format!("{} sent; verification not asked for", method.as_str());
                     let end = End { ok: true, verified: None, class: None, suggested: None, blocking: None, summary };
                     self.finish(at, end)
                 }
@@ -24,7 +23,7 @@ impl Engine {
                     self.close(at, AttemptResult::Failed { class, message: message.clone() }, None);
                     let summary = format!(
                         "{} may not have been sent ({message}); not retried, since without verification a retry could double it",
-                        method_name(method)
+                        method.as_str()
                     );
                     self.finish(at, End::fail(Some(class), summary))
                 }
@@ -36,7 +35,7 @@ impl Engine {
 
     pub(super) fn on_no_change(&mut self, mut w: Watch, at: u64, s: Signals) -> Step {
         w.absorb(&s);
-        let m = method_name(w.method);
+        let m = w.method.as_str();
         if self.ctx.is_toggle && s.toggle == Toggle::Changed && self.inputs_closed.is_none() {
             self.inputs_closed = Some(format!(
                 "the toggle changed state after {m} but the expectation was not met; \
@@ -81,7 +80,7 @@ impl Engine {
 
     pub(super) fn on_unreadable(&mut self, mut w: Watch, at: u64, message: String) -> Step {
         w.unreadable();
-        let m = method_name(w.method);
+        let m = w.method.as_str();
         let class = ErrorClass::Transient;
         if at >= w.window_end_ms {
             self.close(at, AttemptResult::Failed { class, message: message.clone() }, None);
@@ -103,7 +102,7 @@ impl Engine {
 
     /// The window (or the early checkpoint) passed with no change: decide what comes next.
     fn conclude(&mut self, w: Watch, at: u64, early: bool) -> Step {
-        let m = method_name(w.method);
+        let m = w.method.as_str();
         let waited = at - w.sent_ms;
         let observed =
             if early { format!("no feedback within {waited}ms") } else { format!("no change within {waited}ms") };
@@ -175,7 +174,7 @@ impl Engine {
                 (_, None) => AttemptResult::Failed { class, message: "still loading".into() },
             };
             self.close(now, result, Some(observed));
-            let summary = format!("time budget of {end}ms spent before {}'s window passed", method_name(w.method));
+            let summary = format!("time budget of {end}ms spent before {}'s window passed", w.method.as_str());
             let end = End::fail(Some(class), summary).suggest(Some(SuggestedAction::WaitLonger));
             return self.finish(now, end);
         }
