@@ -71,6 +71,7 @@ impl Session {
             session_refs: false,
             changes_after_action: None,
             secrets: crate::secrets::from_env(),
+            mask_fields: config.mask_fields(),
         };
         let belt = Toolbelt::connect(exec_config, settings).await?;
         Ok(Session { belt, bus, trace, spinner })

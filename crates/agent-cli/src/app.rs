@@ -52,6 +52,7 @@ fn flag_layer(cli: &Cli) -> Layer {
             None
         },
         color: g.color,
+        mask_fields: (!g.mask_fields.is_empty()).then(|| g.mask_fields.clone()),
         ..Layer::default()
     };
     let verify_args = match &cli.verb {
@@ -107,7 +108,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
 fn dispatch(cli: &Cli, config: &Config, out: &Out) -> Result<Exit, CliError> {
     let act = |call: deft_toolbelt::ToolCall| runtime()?.block_on(act::act(out, config, call));
     let observe = |call: deft_toolbelt::ToolCall, output: Option<&std::path::Path>| {
-        runtime()?.block_on(observe::observe_verb(out, call, output))
+        runtime()?.block_on(observe::observe_verb(out, config, call, output))
     };
     match &cli.verb {
         Verb::Click(a) => act(calls::click(a)?),

@@ -97,6 +97,10 @@ pub struct GlobalArgs {
     /// Read this config file instead of $XDG_CONFIG_HOME/deft/config.toml
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// A field whose text is a secret like a password's, by its accessible name (an API
+    /// token, a PIN): never read, shown, traced or saved as an image. Repeat for several
+    #[arg(long = "mask-field", global = true, value_name = "NAME")]
+    pub mask_fields: Vec<String>,
 }
 
 /// The verbs.

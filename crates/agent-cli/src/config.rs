@@ -56,6 +56,8 @@ pub struct Layer {
     pub trace_dir: Option<PathBuf>,
     /// `--policy`: a retry policy file merged over the built-in policies.
     pub policy_file: Option<PathBuf>,
+    /// Accessible names of fields whose text is a secret like a password's (`--mask-field`).
+    pub mask_fields: Option<Vec<String>>,
     /// `[model]`: the model `run` uses (deft-llm's `ProviderConfig`; DEFT_MODEL_* override it).
     #[serde(default)]
     pub model: Option<crate::run::ModelSection>,
@@ -128,6 +130,8 @@ pub struct Config {
     pub trace_dir: Option<Sourced<PathBuf>>,
     /// The retry policy file.
     pub policy_file: Option<Sourced<PathBuf>>,
+    /// Fields whose text is masked like a password's, by accessible name.
+    pub mask_fields: Option<Sourced<Vec<String>>>,
     /// The `[model]` section of the config file, if any.
     pub model: Option<crate::run::ModelSection>,
     /// The `[agent]` section of the config file, if any.
@@ -150,6 +154,8 @@ Environment:
   DEFT_TIMEOUT       milliseconds (--timeout)
   DEFT_TRACE         directory for bus traces (--trace)
   DEFT_POLICY        retry policy file (--policy)
+  DEFT_MASK_FIELDS   comma-separated accessible names of fields whose text is a secret
+                     like a password's (--mask-field): never read, shown, traced or saved
   DEFT_MODEL_PROVIDER, DEFT_MODEL, DEFT_MODEL_BASE_URL
                      the model of `run` (over the [model] section): anthropic, openai,
                      openai-compatible or gemini; its name; the server's URL. The key comes
@@ -238,6 +244,7 @@ pub fn resolve(
         timeout_ms: pick!(timeout_ms, "DEFT_TIMEOUT", "--timeout"),
         trace_dir,
         policy_file,
+        mask_fields: pick!(mask_fields, "DEFT_MASK_FIELDS", "--mask-field"),
         model: file.model.clone(),
         agent: file.agent.clone(),
     };
@@ -257,6 +264,12 @@ pub fn resolve(
 }
 
 impl Config {
+    /// The accessible names of the fields masked like passwords (none but password fields
+    /// when unset).
+    pub fn mask_fields(&self) -> Vec<String> {
+        self.mask_fields.as_ref().map(|s| s.value.clone()).unwrap_or_default()
+    }
+
     /// The retry policies: the built-in ones, or the policy file merged over them.
     pub fn policies(&self) -> Result<PolicySet, CliError> {
         let Some(file) = &self.policy_file else { return Ok(PolicySet::defaults()) };
@@ -280,7 +293,7 @@ impl Config {
         out.push('\n');
         let q = |s: &str| toml::Value::String(s.to_string()).to_string();
         let some = |v: String, s: &Source| Some((v, s.clone()));
-        let rows: [Row<'_>; 8] = [
+        let rows: [Row<'_>; 9] = [
             ("format", some(q(format_name(self.format.value)), &self.format.source), ""),
             ("color", some(q(color_name(self.color.value)), &self.color.source), ""),
             ("verify", some(self.verify.value.to_string(), &self.verify.source), ""),
@@ -308,6 +321,14 @@ impl Config {
                 "policy_file",
                 self.policy_file.as_ref().and_then(|s| some(q(&s.value.display().to_string()), &s.source)),
                 "the built-in retry policies (`agent-cli config --default-policy` prints them)",
+            ),
+            (
+                "mask_fields",
+                self.mask_fields.as_ref().and_then(|s| {
+                    let names: Vec<String> = s.value.iter().map(|n| q(n)).collect();
+                    some(format!("[{}]", names.join(", ")), &s.source)
+                }),
+                "only password fields are masked",
             ),
         ];
         for (key, value, unset) in rows {
@@ -351,6 +372,7 @@ struct Lines {
     timeout_ms: usize,
     trace_dir: usize,
     policy_file: usize,
+    mask_fields: usize,
 }
 
 fn parse_file(path: &Path, text: &str) -> Result<(Layer, Lines), CliError> {
@@ -379,6 +401,7 @@ fn parse_file(path: &Path, text: &str) -> Result<(Layer, Lines), CliError> {
         timeout_ms: find("timeout_ms"),
         trace_dir: find("trace_dir"),
         policy_file: find("policy_file"),
+        mask_fields: find("mask_fields"),
     };
     Ok((layer, lines))
 }
@@ -415,6 +438,9 @@ fn env_layer(env: &dyn Fn(&str) -> Option<String>) -> Result<Layer, CliError> {
         timeout_ms: get(env, "DEFT_TIMEOUT", "a number of milliseconds", |v| v.parse().ok())?,
         trace_dir: get(env, "DEFT_TRACE", "a directory", |v| Some(PathBuf::from(v)))?,
         policy_file: get(env, "DEFT_POLICY", "a file", |v| Some(PathBuf::from(v)))?,
+        mask_fields: get(env, "DEFT_MASK_FIELDS", "comma-separated field names", |v| {
+            Some(v.split(',').map(str::trim).filter(|n| !n.is_empty()).map(str::to_string).collect())
+        })?,
         // The model's variables (DEFT_MODEL_*) are read by `run`, over the [model] section.
         model: None,
         agent: None,

@@ -7,12 +7,20 @@ use deft_toolbelt::{
     observe,
 };
 
+use crate::config::Config;
 use crate::exit::{CliError, Exit};
 use crate::output::{Out, Style};
 
 /// Carry out an observation verb and print it.
-pub async fn observe_verb(out: &Out, call: ToolCall, output: Option<&std::path::Path>) -> Result<Exit, CliError> {
+pub async fn observe_verb(
+    out: &Out,
+    config: &Config,
+    call: ToolCall,
+    output: Option<&std::path::Path>,
+) -> Result<Exit, CliError> {
     let plan = call.plan(&AsFlags, None, false)?;
+    let mask = config.mask_fields();
+    let connect = || connect(&mask);
     match plan.request {
         Request::Read { selector, depth, hidden } => {
             let a11y = connect().await?;
@@ -29,7 +37,7 @@ pub async fn observe_verb(out: &Out, call: ToolCall, output: Option<&std::path::
         Request::Screenshot { area } => {
             let path = output.ok_or_else(|| CliError::usage("-o/--output is needed: where to write the PNG"))?;
             check_output(path)?;
-            let secrets = secrets().await;
+            let secrets = secrets(&mask).await;
             let mut shot = observe::screenshot(&area, None, &secrets)?;
             std::fs::write(path, &shot.png)
                 .map_err(|e| CliError::new(Exit::Failed, format!("cannot write {}: {e}", path.display())))?;
@@ -37,7 +45,7 @@ pub async fn observe_verb(out: &Out, call: ToolCall, output: Option<&std::path::
             out.print(&shot, |st| shot_human(&shot, st))?;
         }
         Request::Ocr { area, find } => {
-            let secrets = secrets().await;
+            let secrets = secrets(&mask).await;
             let doc = observe::ocr(&area, find.as_ref(), &LazyOcr::default(), None, &secrets)?;
             out.print(&doc, |st| ocr_human(&doc, st))?;
         }
@@ -48,16 +56,18 @@ pub async fn observe_verb(out: &Out, call: ToolCall, output: Option<&std::path::
     Ok(Exit::Ok)
 }
 
-/// Where the password fields are, to paint them over in what is captured.
-async fn secrets() -> Secrets {
-    match connect().await {
+/// Where the password fields (and the fields `mask` names) are, to paint them over in
+/// what is captured.
+async fn secrets(mask: &[String]) -> Secrets {
+    match connect(mask).await {
         Ok(a11y) => Secrets::read(&a11y).await,
         Err(e) => Secrets::unknown(e),
     }
 }
 
-async fn connect() -> Result<AtSpi, CliError> {
-    AtSpi::connect(AtSpiConfig::default()).await.map_err(|e| CliError::from(deft_toolbelt::ToolError::from(e)))
+async fn connect(mask: &[String]) -> Result<AtSpi, CliError> {
+    let config = AtSpiConfig { secret_fields: mask.to_vec(), ..AtSpiConfig::default() };
+    AtSpi::connect(config).await.map_err(|e| CliError::from(deft_toolbelt::ToolError::from(e)))
 }
 
 /// Check where the PNG goes before capturing.

@@ -319,3 +319,85 @@ fn a_secret_reference_is_typed_by_the_cli_and_the_agent_and_written_nowhere() {
         assert!(!text.contains(VALUE) && !text.contains("Marmot9"), "the secret is in {}", f.display());
     }
 }
+
+/// A field the user's policy names (`--mask-field Email`) is a secret like a password: the
+/// address typed into it reaches the app (its log says so) but is in no file the run wrote
+/// (trace, frames, report, the CLI's output), `read` shows the field without its text, and
+/// its pixels are painted over in every saved frame. Without the policy, the same `read`
+/// shows the address (so the search could find it).
+#[test]
+fn a_field_the_policy_names_is_masked_like_a_password() {
+    const ADDRESS: &str = "ada.quokka7@example.org";
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let app = FixtureApp::launch(&desktop, &FixtureOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let work = scratch("redact-mask-field");
+    let trace = work.join("trace");
+    let home = work.join("home");
+    let cli = |args: &[&str]| {
+        let mut cmd = desktop.command(BIN);
+        isolate(&mut cmd, &home);
+        cmd.args(args).args(["--app", "Deft Fixture"]);
+        run(cmd)
+    };
+    let mut logs = String::new();
+    let t = trace.to_str().unwrap();
+    let r = cli(&["type", "--target", "Email", "--text", ADDRESS, "--mask-field", "Email", "--verify", "--json"]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    logs.push_str(&format!("{r:?}"));
+    let r = cli(&["click", "--name", "Hello", "--mask-field", "Email", "--verify", "--trace", t]);
+    assert_eq!(r.code, 0, "{r:#?}");
+    logs.push_str(&format!("{r:?}"));
+    // Typed again with a trace, through the environment this time.
+    let mut cmd = desktop.command(BIN);
+    isolate(&mut cmd, &home);
+    cmd.env("DEFT_MASK_FIELDS", "Name, Email")
+        .args(["set-value", "--target", "Email", "--value", ADDRESS, "--app", "Deft Fixture", "--verify"])
+        .args(["--trace", t, "--json"]);
+    let r = run(cmd);
+    assert_eq!(r.code, 0, "{r:#?}");
+    logs.push_str(&format!("{r:?}"));
+    let masked_read = cli(&["read", "--mask-field", "email", "--json"]);
+    assert_eq!(masked_read.code, 0, "{masked_read:#?}");
+    logs.push_str(&format!("{masked_read:?}"));
+    assert!(masked_read.stdout.contains("\"Email\""), "read still lists the field");
+    // Ground truth: the app got the address.
+    let landed = app.events().iter().any(|e| e.is("text_changed", Some("email")) && e.str("value") == Some(ADDRESS));
+    assert!(landed, "the address never reached the field: {:?}", app.events());
+    let app_email = app.ready().widget("email");
+    // Without the policy the address is readable: the search below could find it.
+    let plain = cli(&["read", "--json"]);
+    assert!(plain.stdout.contains(ADDRESS), "{plain:#?}");
+    drop(app);
+
+    let page = work.join("report.html");
+    let mut cmd = std::process::Command::new(BIN);
+    isolate(&mut cmd, &home);
+    cmd.args(["report", t, "-o", page.to_str().unwrap()]);
+    let r = run(cmd);
+    assert_eq!(r.code, 0, "{r:#?}");
+    std::fs::write(work.join("logs.txt"), &logs).unwrap();
+    let all = files(&work);
+    for f in &all {
+        let text = String::from_utf8_lossy(&std::fs::read(f).unwrap()).to_string();
+        assert!(!text.contains(ADDRESS) && !text.contains("quokka7"), "the address is in {}", f.display());
+    }
+    // Every saved frame paints the masked field over, and OCR reads no address in any.
+    let traces: String = all
+        .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    let saved: Vec<&str> =
+        traces.lines().filter(|l| l.contains("\"frame\":") && l.contains("\"file\":\"frames/")).collect();
+    // Where the app itself says the field is (its ready line), among the masked areas.
+    let email = app_email;
+    let area = format!("[{},{},{},{}]", email.x, email.y, email.w, email.h);
+    assert!(saved.len() >= 4 && saved.iter().all(|l| l.contains(&area)), "{area} masked in {saved:#?}");
+    let ocr = deft_ocr::OcrsEngine::from_embedded().unwrap();
+    for f in all.iter().filter(|p| p.extension().is_some_and(|x| x == "png")) {
+        let text: String =
+            ocr.recognize(&frame_of(f), None).unwrap().lines.iter().map(|l| l.text.clone() + "\n").collect();
+        let squashed: String = text.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
+        assert!(!squashed.contains("quokka"), "OCR reads the address in {}:\n{text}", f.display());
+    }
+}

@@ -34,6 +34,9 @@ pub struct BeltSettings {
     /// The secrets `{{secret:NAME}}` references name (faces fill them from their
     /// environment; the toolbelt reads none).
     pub secrets: SecretValues,
+    /// Accessible names of fields whose text is a secret like a password's (deft-a11y's
+    /// `AtSpiConfig::secret_fields`): masked in every read, outline, outcome and image.
+    pub mask_fields: Vec<String>,
 }
 
 impl BeltSettings {
@@ -46,12 +49,18 @@ impl BeltSettings {
             session_refs: true,
             changes_after_action: Some(40),
             secrets: SecretValues::default(),
+            mask_fields: Vec::new(),
         }
     }
 
     /// These settings with `secrets` to fill `{{secret:NAME}}` references from.
     pub fn with_secrets(self, secrets: SecretValues) -> BeltSettings {
         BeltSettings { secrets, ..self }
+    }
+
+    /// These settings with the fields named in `mask_fields` treated as secrets.
+    pub fn with_mask_fields(self, mask_fields: Vec<String>) -> BeltSettings {
+        BeltSettings { mask_fields, ..self }
     }
 }
 
@@ -70,12 +79,12 @@ impl Toolbelt<AtSpi> {
     /// with OCR loaded on first use.
     pub async fn connect(config: ExecutorConfig, settings: BeltSettings) -> Result<Toolbelt<AtSpi>, ToolError> {
         let ocr = Arc::new(LazyOcr::default());
-        let executor = Executor::connect_with(config, AtSpiConfig::default(), Some(Box::new(Arc::clone(&ocr))))
-            .await
-            .map_err(|e| match e {
-            VerifyError::Policy { .. } => ToolError::usage(e.to_string()),
-            VerifyError::Backend { .. } => ToolError::new(ToolErrorKind::Unavailable, e.to_string()),
-        })?;
+        let a11y = AtSpiConfig { secret_fields: settings.mask_fields.clone(), ..AtSpiConfig::default() };
+        let executor =
+            Executor::connect_with(config, a11y, Some(Box::new(Arc::clone(&ocr)))).await.map_err(|e| match e {
+                VerifyError::Policy { .. } => ToolError::usage(e.to_string()),
+                VerifyError::Backend { .. } => ToolError::new(ToolErrorKind::Unavailable, e.to_string()),
+            })?;
         Ok(Toolbelt::new(executor, ocr, settings))
     }
 }

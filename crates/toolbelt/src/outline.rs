@@ -118,7 +118,7 @@ pub fn element_line(e: &Element, style: &OutlineStyle, reference: &str) -> Strin
     };
     // A password field shows its name and states, never its text: even a mask tells the
     // password's length, and every face (and model) reads this line.
-    let secret = deft_trace::redact::is_secret_role(&e.role);
+    let secret = e.is_secret();
     if !secret {
         s.push_str(&extra("text", &e.text));
     }

@@ -3,7 +3,7 @@
 //! vision model, and a field whose text is revealed (an "eye" toggle) would show it.
 //!
 //! Where they are comes from one accessibility read of the desktop just before the
-//! capture; which roles are secret is deft-trace's rule, the one the executor's frames use.
+//! capture; which elements are secret is `Element::is_secret`, the rule the executor's frames use.
 //!
 //! Passwords themselves travel as references (`{{secret:NAME}}`, [`SecretValues`]) filled
 //! in at the last step, so that no model, prompt, trace or report ever holds them.
@@ -32,7 +32,7 @@ impl Secrets {
             Ok(tree) => Secrets::Areas(
                 tree.nodes
                     .iter()
-                    .filter(|n| deft_trace::redact::is_secret_role(&n.element.role))
+                    .filter(|n| n.element.is_secret())
                     .filter_map(|n| n.element.bounds)
                     .map(|b| Rect::new(b.x, b.y, b.w, b.h))
                     .collect(),

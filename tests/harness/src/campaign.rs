@@ -23,6 +23,9 @@ use crate::{Desktop, HarnessError};
 
 /// How long after an action returns (on top of a fault's delay) late effects are awaited.
 const SETTLE: Duration = Duration::from_millis(400);
+/// The same for a web page, whose log lines travel over HTTP one after the other (a line
+/// arriving after the judge read the log once made a typed name look like a silent failure).
+const SETTLE_WEB: Duration = Duration::from_millis(1200);
 /// How long an app has to answer the after-scenario accessibility read.
 const ALIVE_LIMIT: Duration = Duration::from_secs(20);
 
@@ -556,7 +559,8 @@ pub fn run(desktop: &Desktop, scenarios: &[Scenario], driver: &Driver) -> Result
                     (r, started.elapsed())
                 }
             };
-            std::thread::sleep(sc.fault.delay() + SETTLE);
+            let settle = if toolkit.is_web() { SETTLE_WEB } else { SETTLE };
+            std::thread::sleep(sc.fault.delay() + settle);
             let events = app.events();
             // A slow start is met by the first action only: it is issued with the launch.
             let slow_start = i == 0 && matches!(sc.fault, Fault::SlowStart(_));

@@ -39,6 +39,8 @@ whose element is gone fails with `stale_ref`: read again. Actions run one at a t
 pub struct State {
     /// How to connect the executor (cloned for each attempt).
     exec_config: ExecutorConfig,
+    /// Fields masked like passwords (`mask_fields`).
+    mask_fields: Vec<String>,
     bus: Bus<VerifyEvent>,
     /// The toolbelt, once connected.
     belt: Mutex<Option<Arc<Belt>>>,
@@ -65,6 +67,7 @@ impl State {
         exec_config.frames = trace.as_ref().and_then(Trace::frame_sink);
         Ok(Arc::new(State {
             exec_config,
+            mask_fields: config.mask_fields(),
             bus,
             belt: Mutex::new(None),
             actions: Arc::new(Mutex::new(())),
@@ -83,7 +86,9 @@ impl State {
         let belt = Arc::new(
             Toolbelt::connect(
                 self.exec_config.clone(),
-                BeltSettings::for_models().with_secrets(crate::secrets::from_env()),
+                BeltSettings::for_models()
+                    .with_secrets(crate::secrets::from_env())
+                    .with_mask_fields(self.mask_fields.clone()),
             )
             .await?,
         );

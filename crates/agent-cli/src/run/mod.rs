@@ -110,7 +110,9 @@ pub async fn run(out: &Out, config: &Config, a: &RunArgs) -> Result<Exit, CliErr
         display: display.clone(),
         ..ExecutorConfig::default()
     };
-    let belt = Toolbelt::connect(exec, BeltSettings::for_models().with_secrets(crate::secrets::from_env())).await?;
+    let settings =
+        BeltSettings::for_models().with_secrets(crate::secrets::from_env()).with_mask_fields(config.mask_fields());
+    let belt = Toolbelt::connect(exec, settings).await?;
     let shown = show::Display::new(out.color && std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let sink = |e: &AgentEvent| shown.show(e);
     let agent = Agent {

@@ -21,6 +21,8 @@ pub struct Resolved {
     pub role: String,
     /// Its name.
     pub name: String,
+    /// It holds a secret (a password field, or a field the policy names).
+    pub secret: bool,
     /// Where it lives.
     pub place: Place,
     /// Its path in its window.
@@ -128,6 +130,7 @@ pub async fn aim(
         reference: chosen.reference.clone(),
         role: chosen.element.role.as_str().to_string(),
         name: chosen.element.name.clone(),
+        secret: chosen.element.is_secret(),
         place: Place { app: chosen.app.clone(), window: chosen.window.clone() },
         path: chosen.path.clone(),
     };
@@ -161,6 +164,7 @@ async fn focused(desktop: &dyn Desktop) -> Option<Resolved> {
         reference: String::new(),
         role: n.element.role.as_str().to_string(),
         name: n.element.name.clone(),
+        secret: n.element.is_secret(),
         place: Place { app: n.app.clone(), window: n.window.clone() },
         path: n.path.clone(),
     })
@@ -312,10 +316,11 @@ fn context(roots: &[TreeNode], path: &[u32]) -> Option<String> {
 }
 
 /// Arguments with typed text replaced, for events and traces (any text typed into a
-/// password field, and any typed text when the target is unknown).
-pub fn redact(args: &Value, target_role: Option<&str>) -> Value {
+/// secret field, and any typed text when the target is unknown). `secret_target`: whether
+/// the target holds a secret, when the target is known.
+pub fn redact(args: &Value, secret_target: Option<bool>) -> Value {
     let mut v = args.clone();
-    if target_role.is_none_or(|r| r == "password_text")
+    if secret_target.is_none_or(|secret| secret)
         && let Some(o) = v.as_object_mut()
     {
         for k in ["text", "value"] {
@@ -342,8 +347,8 @@ mod tests {
         };
         let w = call_words(&c);
         assert!(!w.contains("hunter2") && w.contains("7 chars"), "{w}");
-        let r = redact(&serde_json::json!({"text": "hunter2"}), Some("password_text"));
+        let r = redact(&serde_json::json!({"text": "hunter2"}), Some(true));
         assert_eq!(r["text"], "[redacted: 7 chars]");
-        assert_eq!(redact(&serde_json::json!({"text": "Ada"}), Some("text"))["text"], "Ada");
+        assert_eq!(redact(&serde_json::json!({"text": "Ada"}), Some(false))["text"], "Ada");
     }
 }

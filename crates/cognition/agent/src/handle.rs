@@ -269,11 +269,10 @@ impl Agent<'_> {
             Some(r) if !r.reference.is_empty() => format!("{} {}", c.name, r.words()),
             _ => words0.clone(),
         };
-        let role = target.as_ref().map(|r| r.role.as_str());
         self.emit(AgentEvent::Proposed {
             step,
             tool: c.name.clone(),
-            args: act::redact(args, role),
+            args: act::redact(args, target.as_ref().map(|r| r.secret)),
             target: target.as_ref().map(Resolved::words),
         });
         // The call as it will run (its target rewritten to the checked element), for a pause.

@@ -142,7 +142,7 @@ pub fn find(call_words: &str, f: &FindReport) -> Rendered {
     for m in &f.matches {
         let e = &m.element;
         let mut line = format!("[{}] {} {:?}", m.reference, e.role, e.name);
-        if e.role.as_str() != "password_text"
+        if !e.is_secret()
             && let Some(t) = e.text.as_ref().filter(|t| !t.is_empty() && **t != e.name)
         {
             line.push_str(&format!(" text={:?}", one_line(t, 60)));

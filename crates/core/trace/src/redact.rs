@@ -1,7 +1,7 @@
 //! Redaction of secrets: the text typed or set into a field becomes its length, and the
 //! pixels of secret areas are painted over. One set of functions every writer uses.
 
-use deft_types::{Action, Frame, Physical, Rect, Role};
+use deft_types::{Action, Frame, Physical, Rect};
 
 /// The colour secret areas are painted with (opaque dark grey: visibly a mask, not a widget).
 pub const MASK_RGBA: [u8; 4] = [48, 48, 48, 255];
@@ -10,12 +10,6 @@ pub const MASK_RGBA: [u8; 4] = [48, 48, 48, 255];
 pub fn length_only(secret: &str) -> String {
     let n = secret.chars().count();
     format!("[secret: {n} character{}]", if n == 1 { "" } else { "s" })
-}
-
-/// Whether an element of this role holds a secret: a password field (AT-SPI's `password
-/// text`; the role every backend maps its password fields to).
-pub fn is_secret_role(role: &Role) -> bool {
-    role.as_str() == "password_text"
 }
 
 /// `action` with any text it types or value it sets replaced by its length. The executor

@@ -111,11 +111,15 @@ pub enum State {
     Modal,
     /// The active window.
     Active,
+    /// Holds a secret: a password field, or a field the user's policy names as secret
+    /// (set by the accessibility backend). Its text never leaves the process: not in an
+    /// outline, an outcome, a trace, a prompt or a saved image.
+    Secret,
 }
 
 impl State {
     /// Every state, in declaration order.
-    pub const ALL: [State; 16] = [
+    pub const ALL: [State; 17] = [
         State::Enabled,
         State::Showing,
         State::Visible,
@@ -132,6 +136,7 @@ impl State {
         State::SingleLine,
         State::Modal,
         State::Active,
+        State::Secret,
     ];
 
     /// The state's name as written in selectors, conditions, configs and reports (the
@@ -154,6 +159,7 @@ impl State {
             State::SingleLine => "single_line",
             State::Modal => "modal",
             State::Active => "active",
+            State::Secret => "secret",
         }
     }
 
@@ -232,12 +238,20 @@ impl Element {
         self.states.contains(&state)
     }
 
-    /// The text a person sees on it: its name, else its text, else its value.
+    /// The text a person sees on it: its name, else its text, else its value (never the
+    /// text of a secret field).
     pub fn visible_text(&self) -> &str {
-        if !self.name.is_empty() {
+        if !self.name.is_empty() || self.is_secret() {
             return &self.name;
         }
         self.text.as_deref().or(self.value.as_deref()).unwrap_or("")
+    }
+
+    /// Whether its text is a secret: a password field (role `password_text`, the role
+    /// every backend maps its password fields to), or one the backend marked
+    /// [`State::Secret`] because the user's policy names it.
+    pub fn is_secret(&self) -> bool {
+        self.role.as_str() == "password_text" || self.has(State::Secret)
     }
 
     /// Short description for messages: `push_button "Submit"`.

@@ -284,6 +284,7 @@ fn state_words(s: State) -> (&'static str, &'static str) {
         State::SingleLine => ("single-line", "multi-line"),
         State::Modal => ("modal", "not modal"),
         State::Active => ("active", "inactive"),
+        State::Secret => ("secret", "no longer secret"),
     }
 }
 

@@ -70,11 +70,10 @@ impl<A: Accessibility> Executor<A> {
             .tree
             .nodes
             .iter()
-            .filter(|n| deft_trace::redact::is_secret_role(&n.element.role))
+            .filter(|n| n.element.is_secret())
             .filter_map(|n| n.element.bounds.map(|b| scale.rect_to_physical(b)))
             .collect();
-        let target_secret =
-            target.and_then(|t| t.element.as_ref()).is_some_and(|e| deft_trace::redact::is_secret_role(&e.role));
+        let target_secret = target.and_then(|t| t.element.as_ref()).is_some_and(deft_types::Element::is_secret);
         if let (true, Some(b)) = (target_secret, bounds) {
             secrets.push(b);
         }

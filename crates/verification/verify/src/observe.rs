@@ -136,9 +136,10 @@ fn blocking_from(e: &Effect, tree: &Tree) -> Option<Blocking> {
     Some(Blocking { role: role.clone(), name: name.clone(), texts })
 }
 
-/// A password field: its text is masked, so only its length can be compared.
+/// A secret field (a password field, or one the policy names): its text is masked, so only
+/// its length can be compared.
 pub(crate) fn is_secret(e: &Element) -> bool {
-    e.role.as_str() == "password_text"
+    e.is_secret()
 }
 
 pub(crate) fn text_of(e: &Element) -> String {

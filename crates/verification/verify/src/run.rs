@@ -179,11 +179,13 @@ impl<A: Accessibility> Executor<A> {
         }
         if options.secret && run.miss.is_none() {
             let field = run.target.as_ref().and_then(|t| t.element.as_ref());
-            if !field.is_some_and(|e| deft_trace::redact::is_secret_role(&e.role)) {
+            if !field.is_some_and(deft_types::Element::is_secret) {
                 let what = field
                     .map_or_else(|| "not an element accessibility knows".to_string(), deft_types::Element::describe);
-                let why =
-                    format!("nothing was sent: a secret goes only into a password field, and the target is {what}");
+                let why = format!(
+                    "nothing was sent: a secret goes only into a password field (or a field named as secret), \
+                     and the target is {what}"
+                );
                 return self.refused(run, kind, "the secret in a password field", why);
             }
         }

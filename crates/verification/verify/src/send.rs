@@ -146,6 +146,14 @@ impl<A: Accessibility> Executor<A> {
                 input.text(text).map_err(|e| Report::SendUncertain { message: e.to_string() })?;
                 Ok(format!("typed {} characters as key events", text.chars().count()))
             }
+            (Method::FocusSelectAllKeystrokes | Method::A11ySet, Action::Type { .. })
+                if unreadable_text(target, before_text) =>
+            {
+                Err(refused(
+                    "the field holds a secret whose text cannot be read back, so it cannot be set again with the \
+                     typed text appended; clear it first (set_value to \"\") or set its whole value",
+                ))
+            }
             (Method::FocusSelectAllKeystrokes, Action::SetValue { value: text, .. } | Action::Type { text, .. }) => {
                 let text = match action {
                     Action::Type { .. } => format!("{before_text}{text}"),
@@ -317,6 +325,12 @@ impl<A: Accessibility> Executor<A> {
         self.a11y.scroll_into_view(&child.id).await.map_err(a11y_failed)?;
         Ok(format!("scrolled {} into view through accessibility", child.describe()))
     }
+}
+
+/// A secret field (its text read as mask characters) that already holds text: what `type`
+/// would append to is not known, so no method may rewrite the whole text.
+fn unreadable_text(target: Option<&Resolved>, before_text: &str) -> bool {
+    !before_text.is_empty() && target.and_then(|t| t.element.as_ref()).is_some_and(deft_types::Element::is_secret)
 }
 
 fn element_of(target: Option<&Resolved>) -> Result<(ElementId, Vec<String>), Report> {

@@ -47,6 +47,11 @@ pub struct AtSpiConfig {
     /// The X display the applications show their windows on (`:7`), to place the windows
     /// of toolkits whose extents are window-relative (GTK 4); `None` for `DISPLAY`.
     pub display: Option<String>,
+    /// Accessible names of fields whose text is a secret like a password's (an API token,
+    /// a PIN): such a field is marked [`deft_types::State::Secret`] and its text is read as
+    /// one mask character per character, so the text itself never leaves the backend.
+    /// Compared trimmed and ignoring case. Password fields are secret without being named.
+    pub secret_fields: Vec<String>,
 }
 
 impl Default for AtSpiConfig {
@@ -59,6 +64,7 @@ impl Default for AtSpiConfig {
             connect_timeout: Duration::from_secs(5),
             peer_to_peer: true,
             display: None,
+            secret_fields: Vec::new(),
         }
     }
 }

@@ -230,8 +230,22 @@ pub(crate) fn format_number(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v}") }
 }
 
-/// Turn a skeleton node and its details into an element, in Deft's vocabulary.
-pub(crate) fn element(bus: &str, path: &str, node: &Skel, d: Details, toolkit: Toolkit) -> Element {
+/// Turn a skeleton node and its details into an element, in Deft's vocabulary, with the
+/// fields that hold secrets marked (see [`crate::secret::mark`]).
+pub(crate) fn element(
+    bus: &str,
+    path: &str,
+    node: &Skel,
+    d: Details,
+    toolkit: Toolkit,
+    secret_fields: &[String],
+) -> Element {
+    let mut e = plain_element(bus, path, node, d, toolkit);
+    crate::secret::mark(&mut e, secret_fields);
+    e
+}
+
+fn plain_element(bus: &str, path: &str, node: &Skel, d: Details, toolkit: Toolkit) -> Element {
     let bounds = d.bounds.and_then(convert::bounds);
     Element {
         id: call::element_id(bus, path),
@@ -396,7 +410,7 @@ async fn read(inner: &Inner, bus: &str, root: &str, opts: &SnapshotOptions) -> R
     while let Some((parent, mut v)) = stack.pop() {
         let relations = std::mem::take(&mut v.details.relations);
         let kids = std::mem::take(&mut v.children);
-        let e = element(bus, &v.path, &v.node, v.details, facts.toolkit);
+        let e = element(bus, &v.path, &v.node, v.details, facts.toolkit, &inner.config.secret_fields);
         let at = match parent {
             Some(p) => b.child(p, e),
             None if root == ROOT_PATH => b.app(e),
@@ -490,7 +504,7 @@ pub(crate) async fn read_one(inner: &Inner, id: &ElementId) -> Result<Element, A
             {
                 d.bounds = Some(placement::shifted(b, offset));
             }
-            Ok(element(bus, path, &node, d, facts.toolkit))
+            Ok(element(bus, path, &node, d, facts.toolkit, &inner.config.secret_fields))
         }
         Err(f) => Err(inner.error(f, "reading an element", Some(id), bus).await),
     }
