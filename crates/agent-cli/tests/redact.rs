@@ -401,3 +401,48 @@ fn a_field_the_policy_names_is_masked_like_a_password() {
         assert!(!squashed.contains("quokka"), "OCR reads the address in {}:\n{text}", f.display());
     }
 }
+
+/// An API key never leaves the box: `agent-cli run` against the test model on Anthropic's
+/// wire format sends the key (the test model saw it in `x-api-key`), and no file the run
+/// wrote (trace, frames, paused and calibration state, the report) nor its output holds it.
+#[test]
+fn the_api_key_is_sent_to_the_model_and_written_nowhere() {
+    use deft_harness::test_model::{MODEL_NAME, Persona, TestModel, Wire};
+    const KEY: &str = "sk-ant-test-Wombat42-KeyMarker";
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let app = FixtureApp::launch(&desktop, &FixtureOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let model = TestModel::start(Wire::Anthropic, Persona::Honest).unwrap();
+    let work = scratch("redact-api-key");
+    let trace = work.join("trace");
+    let home = work.join("home");
+    let mut cmd = desktop.command(BIN);
+    isolate(&mut cmd, &home);
+    cmd.env("ANTHROPIC_API_KEY", KEY)
+        .env("DEFT_MODEL_PROVIDER", model.provider())
+        .env("DEFT_MODEL", MODEL_NAME)
+        .env("DEFT_MODEL_BASE_URL", model.base_url())
+        .env("DEFT_RUNS_DIR", work.join("runs"))
+        .args(["run", "Click Hello.", "--app", "Deft Fixture", "--json", "--ask", "defer"])
+        .args(["--trace", trace.to_str().unwrap()]);
+    let r = run(cmd);
+    assert_eq!(r.code, 0, "{r:#?}");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(app.count("button_activated", Some("hello")) >= 1, "the run did its task: {:?}", app.events());
+    drop(app);
+    let received = model.received();
+    assert!(!received.is_empty() && received.iter().all(|x| x.credential.as_deref() == Some(KEY)), "the key was sent");
+    let mut logs = format!("{r:?}");
+    let mut cmd = std::process::Command::new(BIN);
+    isolate(&mut cmd, &home);
+    cmd.args(["report", trace.to_str().unwrap(), "-o", work.join("report.html").to_str().unwrap()]);
+    let r = run(cmd);
+    assert_eq!(r.code, 0, "{r:#?}");
+    logs.push_str(&format!("{r:?}"));
+    std::fs::write(work.join("logs.txt"), &logs).unwrap();
+    let all = files(&work);
+    assert!(all.iter().any(|f| f.extension().is_some_and(|x| x == "jsonl")), "the run wrote a trace: {all:?}");
+    for f in all {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).to_string();
+        assert!(!text.contains(KEY) && !text.contains("Wombat42"), "the key is in {}", f.display());
+    }
+}

@@ -112,7 +112,7 @@ fn the_report_renders_in_chromium_and_on_screen_markup_stays_text() {
     let control = chromium(&bad, &work, None);
     assert!(!errors(&control.console).is_empty(), "the console check sees nothing: {:?}", control.console);
 
-    let (desktop, app) = start(&["--html-label"]);
+    let (desktop, app) = start(&["--html-label", "--popup"]);
     let home = scratch("render-home");
     let trace = work.join("trace");
     let t = trace.to_str().unwrap();
@@ -125,6 +125,9 @@ fn the_report_renders_in_chromium_and_on_screen_markup_stays_text() {
     let missing =
         cli(&desktop, &home, &[&["click", "--name", "No such button", "--timeout", "500"][..], &fixture].concat());
     missing.expect_code(3);
+    // The popup covers Submit order at its first press: blocked, said so (exit 5).
+    cli(&desktop, &home, &[&["click", "--name", "Submit order"][..], &fixture].concat()).expect_code(5);
+    assert_eq!(app.count("order_submitted", None), 0, "the popup took the press");
     drop(app);
 
     let page = work.join("report.html");
@@ -133,7 +136,7 @@ fn the_report_renders_in_chromium_and_on_screen_markup_stays_text() {
     let v = r.json();
     assert_eq!(
         (v["actions"].as_u64(), v["verified"].as_u64(), v["failed"].as_u64()),
-        (Some(3), Some(2), Some(1)),
+        (Some(4), Some(2), Some(2)),
         "{v}"
     );
     assert!(v["frames"].as_u64().unwrap() >= 4, "before and after frames: {v}");
@@ -160,9 +163,75 @@ fn the_report_renders_in_chromium_and_on_screen_markup_stays_text() {
     // Expected and observed.
     assert!(dom.contains("expected") && dom.contains("contains \"Ada Lovelace\""), "expected text: {dom}");
     assert!(dom.contains("observed"));
+    // Attempts with their method and result, the channel that saw the evidence, and what
+    // blocked the press.
+    assert!(dom.contains("<h4>attempts</h4>") && dom.contains("keystrokes"), "the attempts: {dom}");
+    assert!(dom.contains("<h4>evidence</h4>") && dom.contains("accessibility"), "the evidence channel: {dom}");
+    assert!(dom.contains("blocked by dialog \"New Event!\""), "what blocked Submit order: {dom}");
     // The app's markup is text: escaped in the DOM, never an element, never run.
     assert!(dom.contains("&lt;script&gt;document.title='pwned'&lt;/script&gt;"), "the payload is not shown as text");
     assert!(!dom.contains(PAYLOAD), "the payload became markup");
     assert!(!dom.contains("<img src=\"x\""), "the payload's image became an element");
     assert!(!dom.contains("<title>pwned"), "the payload's script ran");
+}
+
+/// The report of an agent run (driven by the test model, on the fixture's two "Submit"
+/// buttons): its summary counts the agent's steps, model calls and tokens; each step
+/// shows the model's thought, the confidence against its threshold, the question asked and
+/// the person's answer; and the page renders in Chromium without console errors.
+#[test]
+fn an_agent_run_reports_its_thoughts_confidence_question_and_answer() {
+    use deft_harness::test_model::{MODEL_NAME, Persona, TestModel, Wire};
+    let (desktop, app) = start(&["--ambiguous"]);
+    let model = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap();
+    let work = scratch("render-agent");
+    let trace = work.join("trace");
+    let mut cmd = desktop.command(BIN);
+    isolate(&mut cmd, &work.join("home"));
+    cmd.env("DEFT_MODEL_PROVIDER", model.provider())
+        .env("DEFT_MODEL", MODEL_NAME)
+        .env("DEFT_MODEL_BASE_URL", model.base_url())
+        .env("DEFT_RUNS_DIR", work.join("runs"))
+        .args(["run", "Type \"Ada\" into Name, then press Submit.", "--app", "Deft Fixture", "--json"])
+        .args(["--ask", "terminal", "--trace", trace.to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), b"the one in Billing\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(app.count("button_activated", Some("submit_billing")), 1, "the run did its task: {:?}", app.events());
+    drop(app);
+
+    let page = work.join("report.html");
+    let r = report(&trace, &page);
+    r.expect_code(0);
+    let v = r.json();
+    let steps = v["agent_steps"].as_u64().unwrap_or(0);
+    let calls = v["model_calls"].as_u64().unwrap_or(0);
+    assert!(steps >= 2 && calls >= steps, "steps and model calls are counted: {v}");
+    assert!(v["prompt_tokens"].as_u64().unwrap_or(0) > 0, "tokens are counted: {v}");
+
+    let rendered = chromium(&page, &work, None);
+    assert!(errors(&rendered.console).is_empty(), "console errors: {:#?}", rendered.console);
+    let dom = &rendered.dom;
+    for card in ["agent steps", "model calls", "tokens (prompt + output)"] {
+        assert!(dom.contains(card), "the summary has {card:?}");
+    }
+    // A thought the model really sent, shown as it was sent (text, escaped).
+    let escape = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let thoughts: Vec<String> = model
+        .received()
+        .iter()
+        .filter(|x| !x.seen.system.starts_with("You check") && !x.reply_text.trim().is_empty())
+        .map(|x| x.reply_text.trim().to_string())
+        .collect();
+    assert!(!thoughts.is_empty(), "the test model sent thoughts");
+    assert!(thoughts.iter().any(|t| dom.contains(&escape(t))), "no thought of {thoughts:#?} in the DOM");
+    // The confidence that held the press back, the question and the answer.
+    assert!(dom.contains("confidence") && dom.contains(" &lt; 0.85"), "a score below the threshold is shown");
+    assert!(dom.contains("Billing") && dom.contains("Shipping"), "the question names both buttons");
+    assert!(dom.contains("the one in Billing"), "the person's answer is shown");
 }

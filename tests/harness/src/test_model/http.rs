@@ -12,6 +12,8 @@ pub struct HttpRequest {
     pub path: String,
     /// The body.
     pub body: Vec<u8>,
+    /// The credential sent: the `x-api-key` header, or the token of `Authorization: Bearer`.
+    pub credential: Option<String>,
 }
 
 /// Read one request from `stream`.
@@ -23,20 +25,25 @@ pub fn read_request(stream: &TcpStream) -> std::io::Result<HttpRequest> {
     let method = parts.next().unwrap_or_default().to_string();
     let path = parts.next().unwrap_or_default().to_string();
     let mut len = 0;
+    let mut credential = None;
     loop {
         let mut h = String::new();
         if reader.read_line(&mut h)? == 0 || h.trim().is_empty() {
             break;
         }
-        if let Some((k, v)) = h.split_once(':')
-            && k.trim().eq_ignore_ascii_case("content-length")
-        {
-            len = v.trim().parse().unwrap_or(0);
+        let Some((k, v)) = h.split_once(':') else { continue };
+        let (k, v) = (k.trim(), v.trim());
+        if k.eq_ignore_ascii_case("content-length") {
+            len = v.parse().unwrap_or(0);
+        } else if k.eq_ignore_ascii_case("x-api-key") {
+            credential = Some(v.to_string());
+        } else if k.eq_ignore_ascii_case("authorization") {
+            credential = Some(v.strip_prefix("Bearer ").unwrap_or(v).to_string());
         }
     }
     let mut body = vec![0; len];
     reader.read_exact(&mut body)?;
-    Ok(HttpRequest { method, path, body })
+    Ok(HttpRequest { method, path, body, credential })
 }
 
 /// Write a whole response.

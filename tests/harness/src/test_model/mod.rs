@@ -37,6 +37,8 @@ pub struct Received {
     pub reply_text: String,
     /// Tools called in the reply.
     pub reply_tools: Vec<String>,
+    /// The API key the request carried (`x-api-key` or `Authorization: Bearer`).
+    pub credential: Option<String>,
 }
 
 /// A running test model. Stops when dropped.
@@ -147,6 +149,7 @@ fn serve(
         body,
         reply_text: reply.text.clone(),
         reply_tools: reply.calls.iter().map(|(n, _)| n.clone()).collect(),
+        credential: req.credential.clone(),
     });
     if seen.stream {
         http::respond_sse(stream, &wire::stream(wire, &reply, prompt_tokens, n))
