@@ -181,6 +181,12 @@ async def scenario_faults(client):
         width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
         report["screenshot"] = [width, height]
 
+    # Text on screen by OCR, in the fixture's window: the button's label, where it is.
+    r, e = await call(client, "ocr", {"window": "Deft Fixture", "find": "Submit order"})
+    lines = (e["structured"] or {}).get("lines", [])
+    check(not r.is_error and any("Submit" in l["text"] for l in lines), f"ocr finds Submit order: {e['text'][:300]}")
+    report["ocr"] = lines[:1]
+
     # Bad arguments are tool errors; the server answers the next call.
     r, e = await call(client, "click", {"nme": "Submit order"})
     check(r.is_error and "unknown parameter `nme`" in e["text"] and "`name`" in e["text"], f"typo: {e['text']}")

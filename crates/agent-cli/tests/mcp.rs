@@ -114,6 +114,19 @@ fn faults_over_mcp_are_recovered_and_judged_by_the_app_log() {
 
     let calls = report["calls"].as_array().unwrap();
     assert_eq!(report["screenshot"], serde_json::json!([1280, 800]), "{report:#}");
+    // OCR read the button's label where the app says the button is.
+    let b: Vec<i64> =
+        report["ocr"][0]["bounds"].as_array().map(|a| a.iter().filter_map(Value::as_i64).collect()).unwrap_or_default();
+    let submit = app.ready().widget("submit");
+    let (cx, cy) = (
+        b.first().copied().unwrap_or(-1) + b.get(2).copied().unwrap_or(0) / 2,
+        b.get(1).copied().unwrap_or(-1) + b.get(3).copied().unwrap_or(0) / 2,
+    );
+    let inside = |v: i64, lo: i32, len: i32| v >= i64::from(lo) && v < i64::from(lo + len);
+    assert!(
+        inside(cx, submit.x, submit.w) && inside(cy, submit.y, submit.h),
+        "OCR line {b:?} vs the app's button {submit:?}"
+    );
     let click = calls.iter().find(|c| c["tool"] == "click").unwrap();
     let methods: Vec<&str> =
         click["structured"]["attempts"].as_array().unwrap().iter().filter_map(|a| a["method"].as_str()).collect();

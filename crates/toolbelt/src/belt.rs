@@ -169,7 +169,8 @@ impl<A: Accessibility> Toolbelt<A> {
         })
     }
 
-    /// A ref is used only while its element exists with the role it had when shown.
+    /// A ref is used only while its element exists with the role and name it had when the
+    /// session last showed it.
     async fn check_ref(&self, r: &RefUse) -> Result<(), ToolError> {
         let was = format!("{} {:?}", r.role, r.name);
         let stale = |why: &str| {
@@ -179,7 +180,8 @@ impl<A: Accessibility> Toolbelt<A> {
             )
         };
         match self.executor.a11y().element(&r.id).await {
-            Ok(e) if e.role == r.role => Ok(()),
+            Ok(e) if e.role == r.role && e.name.trim() == r.name.trim() => Ok(()),
+            Ok(e) if e.role == r.role => Err(stale(&format!("it is {} now", e.describe()))),
             Ok(e) => Err(stale(&format!("its id now belongs to {}", e.describe()))),
             Err(A11yError::Stale { .. } | A11yError::AppGone { .. } | A11yError::InvalidId { .. }) => {
                 Err(stale("the element no longer exists"))

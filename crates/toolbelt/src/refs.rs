@@ -1,11 +1,13 @@
 //! Refs: short names (`e12`) for the elements a session has shown, so that the next call
 //! can aim at one in a few tokens.
 //!
-//! A ref names an element's identity, not a position: it is minted once per element id and
-//! given again whenever that element is shown again. Before a ref is acted on, the
-//! toolbelt checks that its element still exists with the same role; one that is gone (or
-//! whose id now belongs to something else, as toolkits that reuse ids do) fails closed
-//! with "stale, read again" rather than hitting whatever now sits there.
+//! A ref names an element as it was last shown: minted once per element id, given again
+//! whenever that element is shown again, and bound to the role and name it was shown with
+//! then. Before a ref is acted on, the toolbelt checks that its element still exists with
+//! that role and name; one that is gone, whose id now belongs to something else (toolkits
+//! that reuse ids, such as Qt's object addresses), or that changed its name since the
+//! session last showed it fails closed with "stale, read again" rather than hitting
+//! whatever now sits there.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -31,10 +33,12 @@ impl Refs {
         Refs::default()
     }
 
-    /// The ref of `e`, minted the first time it is shown.
+    /// The ref of `e`, minted the first time it is shown; shown again, the ref is bound to
+    /// the role and name it has now.
     pub fn mint(&self, e: &Element) -> String {
         let mut t = self.table.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(&n) = t.by_id.get(&e.id) {
+            t.by_ref.insert(n, (e.id.clone(), e.role.clone(), e.name.clone()));
             return format!("e{n}");
         }
         t.next += 1;
@@ -83,6 +87,11 @@ mod tests {
         assert_eq!(refs.mint(&a), "e1");
         assert_eq!(refs.mint(&b), "e2");
         assert_eq!(refs.mint(&a), "e1", "the same element keeps its ref");
+        let mut renamed = a.clone();
+        renamed.name = "Saving...".into();
+        assert_eq!(refs.mint(&renamed), "e1");
+        assert_eq!(refs.lookup("e1").map(|(_, _, n)| n), Some("Saving...".into()), "bound to the name last shown");
+        refs.mint(&a);
         assert_eq!(refs.lookup("e2").map(|(id, _, n)| (id.0, n)), Some((":1.2|/a/2".into(), "Cancel".into())));
         assert_eq!(refs.lookup("e3"), None);
         for not_a_ref in ["e", "e01", "x1", "e1a", "12", "Submit"] {
