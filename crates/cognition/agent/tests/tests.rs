@@ -5,6 +5,7 @@
 mod bad_input;
 mod cue;
 mod executive;
+mod modes;
 mod tool_list;
 
 use std::sync::{Arc, Mutex};
@@ -23,6 +24,8 @@ pub struct FnModel {
     f: Arc<dyn Fn(&Request) -> Reply + Send + Sync>,
     /// Every request received.
     pub seen: Arc<Mutex<Vec<Request>>>,
+    /// The estimated cost of each call (`None`: the price is unknown).
+    cost_usd: Option<f64>,
 }
 
 /// What the fake model answers.
@@ -36,7 +39,12 @@ pub enum Reply {
 impl FnModel {
     /// A model answering with `f`.
     pub fn new(f: impl Fn(&Request) -> Reply + Send + Sync + 'static) -> FnModel {
-        FnModel { f: Arc::new(f), seen: Arc::new(Mutex::new(Vec::new())) }
+        FnModel { f: Arc::new(f), seen: Arc::new(Mutex::new(Vec::new())), cost_usd: Some(0.0) }
+    }
+
+    /// The same model, each call costing `cost_usd` (`None`: of unknown price).
+    pub fn costing(self, cost_usd: Option<f64>) -> FnModel {
+        FnModel { cost_usd, ..self }
     }
 
     /// Every request so far.
@@ -81,7 +89,7 @@ impl Model for FnModel {
             choice,
             samples: vec![],
             usage: Usage { input_tokens: 100, output_tokens: 10, ..Usage::default() },
-            cost_usd: Some(0.0),
+            cost_usd: self.cost_usd,
             attempts: 1,
         })
     }
