@@ -66,8 +66,7 @@ fn clicks_fail() -> FakeDesktop {
 
 #[test]
 fn several_actions_in_one_step_run_one_by_one_and_stop_at_the_first_failure() {
-    let mut cfg = AgentConfig::default();
-    cfg.multi_action = true;
+    let mut cfg = AgentConfig { multi_action: true, ..AgentConfig::default() };
     cfg.confidence.mode = ConfidenceMode::Off;
     let three = vec![
         ("type", r#"{"target": "e2", "text": "Ada"}"#),

@@ -1,11 +1,13 @@
 //! What the executor does for a target that is not actionable yet, as a careful person
-//! would: scroll it into view, raise the window another application covers it with, and
-//! stop waiting for a disabled control that nothing around it is working to enable.
+//! would: scroll it into view (accessibility first, the wheel second), raise the window
+//! another application covers it with, and stop waiting for a disabled control that
+//! nothing around it is working to enable.
 
 use std::time::{Duration, Instant};
 
 use deft_a11y::Accessibility;
 use deft_input::WindowQuery;
+use deft_types::{Element, Logical, Point, Rect};
 
 use crate::executor::{Executor, lock};
 use crate::ready::Waiting;
@@ -15,10 +17,23 @@ use crate::run::Run;
 /// (a form that validates as you type enables its button within a frame or two).
 const DISABLED_PATIENCE: Duration = Duration::from_millis(400);
 
+/// Wheel notches per turn when accessibility could not scroll a target into view, and the
+/// most turns (a long page is scrolled a screen or so at a time, and never forever).
+const WHEEL_NOTCHES: i32 = 5;
+const MAX_WHEEL_TURNS: u32 = 10;
+
+/// Roles of the containers a wheel scrolls.
+const SCROLLERS: [&str; 9] =
+    ["scroll_pane", "viewport", "document_web", "document_frame", "list", "list_box", "tree", "table", "tree_table"];
+
+/// Roles a wheel turned over would change rather than scroll: the wheel is never sent there.
+const WHEEL_SENSITIVE: [&str; 6] = ["slider", "spin_button", "combo_box", "scroll_bar", "dial", "menu"];
+
 /// What was already tried for this target.
 #[derive(Default)]
 pub(crate) struct Helped {
     scrolled: bool,
+    wheel_turns: u32,
     raised: bool,
     disabled_since: Option<Instant>,
 }
@@ -49,6 +64,18 @@ impl<A: Accessibility> Executor<A> {
                 match self.a11y.scroll_into_view(&element.id).await {
                     Ok(()) => Help::Done(format!("scrolled {} into view (accessibility)", element.describe())),
                     Err(_) => Help::Nothing,
+                }
+            }
+            // Accessibility did not bring it into view: the wheel, over its scrolling
+            // container, toward where it lies.
+            Waiting::Hidden | Waiting::OffScreen if helped.wheel_turns < MAX_WHEEL_TURNS => {
+                helped.wheel_turns += 1;
+                match self.wheel_toward(run, element).await {
+                    Some(done) => Help::Done(done),
+                    None => {
+                        helped.wheel_turns = MAX_WHEEL_TURNS;
+                        Help::Nothing
+                    }
                 }
             }
             Waiting::CoveredByOtherApp if !helped.raised => {
@@ -102,4 +129,62 @@ impl<A: Accessibility> Executor<A> {
             _ => Help::Nothing,
         }
     }
+
+    /// One turn of the wheel over `element`'s nearest scrolling container, toward it. Only
+    /// where it is known which way it lies (its bounds past the container's edge), and only
+    /// at a point where the wheel scrolls (the container itself or plain content beneath the
+    /// pointer, never a slider or a spin button that a wheel would change). `None`: no
+    /// such turn can be made.
+    async fn wheel_toward(&self, run: &Run<'_>, element: &Element) -> Option<String> {
+        let target = run.target.as_ref()?;
+        let reading = self.read(&run.scope()).await.ok()?;
+        let snap = &reading.snap;
+        let at = element.bounds.or_else(|| snap.get(&element.id).and_then(|e| e.bounds))?;
+        let container = snap
+            .ancestors(&element.id)
+            .map(|n| n.element())
+            .find(|e| SCROLLERS.contains(&e.role.as_str()) && e.bounds.is_some_and(|b| !b.is_empty()))?;
+        let view = container.bounds?;
+        let dy = if at.y >= view.y + view.h as i32 {
+            WHEEL_NOTCHES
+        } else if at.y + at.h as i32 <= view.y {
+            -WHEEL_NOTCHES
+        } else {
+            return None;
+        };
+        for p in wheel_points(view) {
+            let Ok(hit) = self.a11y.hit_test(p).await else { continue };
+            let safe = hit.as_ref().is_some_and(|h| {
+                !WHEEL_SENSITIVE.contains(&h.element.role.as_str()) && h.chain.contains(&container.id)
+            });
+            if !safe {
+                continue;
+            }
+            let point = target.scale.to_physical(p);
+            let sent = {
+                let mut input = lock(&self.input);
+                input.move_to(point).and_then(|()| input.scroll(0, dy))
+            };
+            return sent.ok().map(|()| {
+                format!(
+                    "scrolled {} with the wheel over {} (accessibility could not scroll it into view)",
+                    if dy > 0 { "down" } else { "up" },
+                    container.describe()
+                )
+            });
+        }
+        None
+    }
+}
+
+/// Where a wheel may go over a scrolling container: near its right edge, where content
+/// rarely has controls, then its centre, then near its left edge, all at mid height.
+fn wheel_points(view: Rect<Logical>) -> [Point<Logical>; 3] {
+    let y = view.y + view.h as i32 / 2;
+    let inset = (view.w as i32 / 10).clamp(1, 24);
+    [
+        Point::new(view.x + view.w as i32 - inset, y),
+        Point::new(view.x + view.w as i32 / 2, y),
+        Point::new(view.x + inset, y),
+    ]
 }

@@ -19,6 +19,8 @@ use deft_types::{
 
 use crate::{Backends, DismissRule, Executor, ExecutorConfig, VerifyEvent};
 
+mod scroll;
+
 /// The fake UI: a tree, what changes it, and a count of reads.
 struct Ui {
     fake: FakeAccessibility,
@@ -29,6 +31,10 @@ struct Ui {
     /// Screens shown after a click lands inside a rectangle.
     on_click_paint: Mutex<Vec<(Rect<Physical>, Frame)>>,
     screen: Mutex<Option<Screen>>,
+    /// Accessibility cannot scroll anything into view (a toolkit without ScrollTo).
+    scroll_refused: std::sync::atomic::AtomicBool,
+    /// The tree shown after the first wheel turn.
+    on_wheel: Mutex<Option<Tree>>,
     snapshots: AtomicUsize,
     hit_tests: AtomicUsize,
 }
@@ -48,6 +54,9 @@ impl Accessibility for Shared {
         self.0.fake.element(id).await
     }
     async fn perform(&self, id: &ElementId, op: &Operation) -> Result<(), A11yError> {
+        if *op == Operation::ScrollIntoView && self.0.scroll_refused.load(Ordering::Relaxed) {
+            return Err(A11yError::NotSupported { id: id.clone(), what: "scrolling into view".into() });
+        }
         self.0.fake.perform(id, op).await?;
         if matches!(op, Operation::Action(_)) {
             let next = {
@@ -149,7 +158,11 @@ impl Input for ClickInput {
         Ok(())
     }
     fn scroll(&mut self, dx: i32, dy: i32) -> Result<(), InputError> {
-        self.rec.lock().unwrap().scroll(dx, dy)
+        self.rec.lock().unwrap().scroll(dx, dy)?;
+        if let Some(tree) = self.ui.on_wheel.lock().unwrap().take() {
+            self.ui.fake.set_tree(tree);
+        }
+        Ok(())
     }
     fn text(&mut self, text: &str) -> Result<(), InputError> {
         self.rec.lock().unwrap().text(text)
@@ -205,6 +218,8 @@ fn fixture(tree: Tree, tweak: impl FnOnce(ExecutorConfig) -> ExecutorConfig) -> 
         on_action: Mutex::new(Vec::new()),
         on_click_paint: Mutex::new(Vec::new()),
         screen: Mutex::new(None),
+        scroll_refused: std::sync::atomic::AtomicBool::new(false),
+        on_wheel: Mutex::new(None),
         snapshots: AtomicUsize::new(0),
         hit_tests: AtomicUsize::new(0),
     });
