@@ -100,6 +100,9 @@ fn apply_verify(layer: &mut Layer, v: &VerifyArgs) {
 fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        // As the MCP server's: an action's futures nest deep, and a debug build's frames
+        // need more than the default 2 MiB wherever one is polled on a worker.
+        .thread_stack_size(16 * 1024 * 1024)
         .enable_all()
         .build()
         .map_err(|e| CliError::environment(format!("cannot start the async runtime: {e}")))

@@ -264,8 +264,7 @@ pub fn resolve(
 }
 
 impl Config {
-    /// The accessible names of the fields masked like passwords (none but password fields
-    /// when unset).
+    /// The accessible names of the fields masked like passwords (none when unset).
     pub fn mask_fields(&self) -> Vec<String> {
         self.mask_fields.as_ref().map(|s| s.value.clone()).unwrap_or_default()
     }

@@ -244,6 +244,13 @@ fn gist(o: &serde_json::Value) -> serde_json::Value {
 
 #[test]
 fn the_cli_and_the_toolbelt_give_the_same_outcome() {
+    // The toolbelt runs on this thread as agent-cli's runs on its main thread (8 MiB of
+    // stack): a test thread has 2, less than a debug build's action needs.
+    let same = std::thread::Builder::new().stack_size(8 << 20).spawn(same_outcome_through_cli_and_toolbelt);
+    same.unwrap().join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+}
+
+fn same_outcome_through_cli_and_toolbelt() {
     use deft_toolbelt::{AsParams, BeltSettings, LazyOcr, ToolCall, ToolOutput, Toolbelt};
     let (desktop, app) = start();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();

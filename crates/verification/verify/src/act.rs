@@ -78,7 +78,12 @@ impl<A: Accessibility> Executor<A> {
             }
             None => self.send(run.action, run.target.as_ref(), method, &before).await,
         };
-        run.pending.acked = method == Method::A11yAction && sent.is_ok();
+        // Receipt from an accessibility action the app accepted, or the space bar on the
+        // focused target in its stead; never from a pointer click in its stead.
+        run.pending.acked = method == Method::A11yAction
+            && sent.as_ref().is_ok_and(|what| {
+                what.starts_with(crate::send::ACTION_ACCEPTED) || what.starts_with(crate::send::KEY_ON_FOCUS)
+            });
         match sent {
             Ok(what) => {
                 run.pending.sent_ms = run.clock.ms();
@@ -134,7 +139,7 @@ impl<A: Accessibility> Executor<A> {
                     if Instant::now() >= until {
                         return Err(s);
                     }
-                    match self.help(run, &why, &mut helped).await {
+                    match Box::pin(self.help(run, &why, &mut helped)).await {
                         Help::Fail(message) => return Err(Symptoms { not_enabled: true, ..Symptoms::new(message) }),
                         Help::Done(what) => {
                             let e = run.evidence(Channel::Input, what);

@@ -70,7 +70,8 @@ impl<A: Accessibility> Executor<A> {
             // container, toward where it lies.
             Waiting::Hidden | Waiting::OffScreen if helped.wheel_turns < MAX_WHEEL_TURNS => {
                 helped.wheel_turns += 1;
-                match self.wheel_toward(run, element).await {
+                // Boxed: it reads the window, and this future nests deep in the action's.
+                match Box::pin(self.wheel_toward(run, element)).await {
                     Some(done) => Help::Done(done),
                     None => {
                         helped.wheel_turns = MAX_WHEEL_TURNS;

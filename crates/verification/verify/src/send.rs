@@ -46,6 +46,19 @@ fn chord(key: NamedKey) -> Chord {
 /// The action names a click may use, most specific first.
 const CLICK_ACTIONS: [&str; 3] = ["click", "press", "activate"];
 
+/// How the words of an input begin when an accessibility action was invoked and the app
+/// accepted it (its receipt: `act.rs` reads it so), as opposed to a pointer click sent in
+/// its stead, which proves nothing until the app shows it.
+pub(crate) const ACTION_ACCEPTED: &str = "accessibility action ";
+
+/// How the words begin when the space bar went to the target once it had the keyboard
+/// focus (the toolkit said so): receipt as good as an accepted action, whose reply GTK 3's
+/// atk-bridge sends before it runs the action anyway.
+pub(crate) const KEY_ON_FOCUS: &str = "pressed Space with the keyboard focus on it";
+
+/// Roles a person activates with the space bar once they have the keyboard focus.
+const SPACE_ACTIVATES: [&str; 4] = ["push_button", "toggle_button", "check_box", "radio_button"];
+
 impl<A: Accessibility> Executor<A> {
     /// An activation (`click`, `activate`, `press`) of a shown control of an application
     /// whose accessibility actions run inside the call (GTK 3): sent as a pointer click
@@ -68,6 +81,33 @@ impl<A: Accessibility> Executor<A> {
             format!(
                 "{sent} (a pointer click rather than the accessibility action {name:?}: this toolkit runs actions \
                  inside the accessibility call, where a dialog they open would freeze it once Deft exits)"
+            )
+        }))
+    }
+
+    /// The click chain's non-pointer step on a button of an application whose accessibility
+    /// actions run inside the call (GTK 3): the focus given through accessibility, then the
+    /// space bar, as a person activates it from the keyboard. The action itself would hold
+    /// its call while a dialog it opens is up, and freeze the app once Deft exits
+    /// (`docs/real-apps.md`). `None`: not such a target (the accessibility action is used);
+    /// the focus not taking is a refusal, with nothing typed.
+    async fn activate_by_keyboard(&self, target: Option<&Resolved>) -> Option<Result<String, Report>> {
+        let e = target?.element.as_ref()?;
+        if !SPACE_ACTIVATES.contains(&e.role.as_str()) || !self.a11y.actions_hold_the_call(&e.id).await {
+            return None;
+        }
+        if !e.has(State::Focused) && !self.focus_quietly(&e.id).await {
+            return Some(Err(refused(format!(
+                "{} did not take the keyboard focus, so it was not activated from the keyboard (its toolkit runs \
+                 accessibility actions inside the call, where a dialog they open would freeze it once Deft exits)",
+                e.describe()
+            ))));
+        }
+        let pressed = lock(&self.input).chord(&chord(NamedKey::Space));
+        Some(pressed.map_err(|err| Report::SendUncertain { message: err.to_string() }).map(|()| {
+            format!(
+                "{KEY_ON_FOCUS} (rather than its accessibility action: this toolkit runs actions inside the \
+                 accessibility call, where a dialog they open would freeze it once Deft exits)"
             )
         }))
     }
@@ -113,6 +153,9 @@ impl<A: Accessibility> Executor<A> {
             }
             (Method::A11yAction, Action::Click { .. }) => {
                 let (id, actions) = element_of(target)?;
+                if let Some(done) = self.activate_by_keyboard(target).await {
+                    return done;
+                }
                 let name = CLICK_ACTIONS
                     .iter()
                     .find_map(|want| actions.iter().find(|a| a.eq_ignore_ascii_case(want)))
@@ -122,7 +165,7 @@ impl<A: Accessibility> Executor<A> {
                         refused(format!("the target offers no click, press or activate action (it has: {has})"))
                     })?;
                 self.a11y.do_action(&id, &name).await.map_err(a11y_failed)?;
-                Ok(format!("accessibility action {name:?}"))
+                Ok(format!("{ACTION_ACCEPTED}{name:?}"))
             }
             (Method::A11yAction, Action::Invoke { name, .. }) => {
                 let (id, _) = element_of(target)?;
@@ -130,7 +173,7 @@ impl<A: Accessibility> Executor<A> {
                     return done;
                 }
                 self.a11y.do_action(&id, name).await.map_err(a11y_failed)?;
-                Ok(format!("accessibility action {name:?}"))
+                Ok(format!("{ACTION_ACCEPTED}{name:?}"))
             }
             (Method::Keystrokes, Action::Type { text, .. }) => {
                 self.focus_for_keys(target).await?;

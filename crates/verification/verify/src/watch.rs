@@ -190,7 +190,11 @@ impl<A: Accessibility> Executor<A> {
     pub(crate) fn received(&self, run: &mut Run<'_>) -> bool {
         let (channel, what) = match &run.pending.press {
             Some(look) if look.received() => (Channel::Pixels, look.describe()),
-            _ if run.pending.acked => (Channel::Accessibility, "the app accepted the accessibility action".to_string()),
+            _ if run.pending.acked => (
+                Channel::Accessibility,
+                "the app accepted the accessibility action (or the space bar on the focused target in its stead)"
+                    .to_string(),
+            ),
             _ => return false,
         };
         if !std::mem::replace(&mut run.pending.receipt_told, true) {
