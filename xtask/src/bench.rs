@@ -38,6 +38,7 @@ const SUITES: &[(&str, &[Target])] = &[
     ("verify", &[target("deft-verify", "overhead", &[])]),
     ("toolbelt", &[target("deft-toolbelt", "outline", &[])]),
     ("mcp", &[target("agent-cli", "mcp", &[])]),
+    ("agent", &[target("deft-agent", "agent", &[])]),
 ];
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {

@@ -8,7 +8,8 @@
 //!
 //! `DEFT_FAULTS_TOOLKITS=gtk3,qt5` runs only those ports (default: all);
 //! `DEFT_FAULTS_ACTIONS=60` shortens the mixed run (default 200);
-//! `DEFT_FAULTS_BINARY=path/to/agent-cli` runs that binary instead of building one.
+//! `DEFT_FAULTS_BINARY=path/to/agent-cli` runs that binary instead of building one;
+//! `DEFT_FAULTS_TRACE=DIR` has every agent-cli action record its trace and frames in DIR.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};

@@ -24,6 +24,32 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// A fresh desktop with the fixture app on it.
+fn start() -> (Desktop, FixtureApp) {
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let app = FixtureApp::launch(&desktop, &FixtureOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    (desktop, app)
+}
+
+/// `agent-cli report TRACE -o OUT` (no desktop needed), with `home` as its config home.
+fn report(trace: &Path, out: &Path, home: &Path) -> super::Run {
+    let mut cmd = std::process::Command::new(BIN);
+    isolate(&mut cmd, home);
+    cmd.args(["report", trace.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    run(cmd)
+}
+
+/// No file below `dir` holds any of `needles`, as text (a report's frames are base64 of
+/// the same PNGs, searched as PNGs themselves).
+fn written_nowhere(dir: &Path, needles: &[&str]) {
+    for f in files(dir) {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).to_string();
+        for n in needles {
+            assert!(!text.contains(n), "{n:?} is in {}", f.display());
+        }
+    }
+}
+
 fn frame_of(png_file: &Path) -> deft_types::Frame {
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(png_file).unwrap()));
     let mut reader = decoder.read_info().unwrap();
@@ -36,8 +62,7 @@ fn frame_of(png_file: &Path) -> deft_types::Frame {
 
 #[test]
 fn a_password_typed_and_set_is_in_no_file_the_run_wrote() {
-    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
-    let app = FixtureApp::launch(&desktop, &FixtureOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let (desktop, app) = start();
     let work = scratch("redact");
     let trace = work.join("trace");
     let home = work.join("home");
@@ -114,8 +139,7 @@ fn a_password_typed_and_set_is_in_no_file_the_run_wrote() {
 
 #[test]
 fn a_run_killed_with_sigkill_leaves_a_trace_the_report_reads() {
-    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
-    let app = FixtureApp::launch(&desktop, &FixtureOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let (desktop, app) = start();
     let work = scratch("killed");
     let trace = work.join("trace");
     let mut cmd = desktop.command(BIN);
@@ -171,8 +195,7 @@ fn a_run_killed_with_sigkill_leaves_a_trace_the_report_reads() {
 /// while the rest of the window is there.
 #[test]
 fn a_screenshot_paints_the_password_field_over() {
-    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
-    let _app = FixtureApp::launch(&desktop, &FixtureOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let (desktop, _app) = start();
     let work = scratch("redact-screenshot");
     let shot = work.join("window.png");
     let cli = |args: &[&str]| {
@@ -231,8 +254,7 @@ fn a_screenshot_paints_the_password_field_over() {
 fn a_secret_reference_is_typed_by_the_cli_and_the_agent_and_written_nowhere() {
     use deft_harness::test_model::{MODEL_NAME, Persona, TestModel, Wire};
     const VALUE: &str = "Kx4-Marmot9-Qe2";
-    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
-    let app = FixtureApp::launch(&desktop, &FixtureOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let (desktop, app) = start();
     let model = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap();
     let work = scratch("redact-secret-ref");
     let home = work.join("home");
@@ -314,10 +336,7 @@ fn a_secret_reference_is_typed_by_the_cli_and_the_agent_and_written_nowhere() {
     let received: Vec<String> = model.received().iter().map(|x| x.body.to_string()).collect();
     assert!(!received.is_empty() && received.iter().all(|b| !b.contains(VALUE)), "the model never sees the value");
     assert!(received.iter().any(|b| b.contains("{{secret:FIXTURE_PW}}")), "it sees the reference");
-    for f in files(&work) {
-        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).to_string();
-        assert!(!text.contains(VALUE) && !text.contains("Marmot9"), "the secret is in {}", f.display());
-    }
+    written_nowhere(&work, &[VALUE, "Marmot9"]);
 }
 
 /// A field the user's policy names (`--mask-field Email`) is a secret like a password: the
@@ -328,8 +347,7 @@ fn a_secret_reference_is_typed_by_the_cli_and_the_agent_and_written_nowhere() {
 #[test]
 fn a_field_the_policy_names_is_masked_like_a_password() {
     const ADDRESS: &str = "ada.quokka7@example.org";
-    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
-    let app = FixtureApp::launch(&desktop, &FixtureOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let (desktop, app) = start();
     let work = scratch("redact-mask-field");
     let trace = work.join("trace");
     let home = work.join("home");
@@ -369,18 +387,11 @@ fn a_field_the_policy_names_is_masked_like_a_password() {
     assert!(plain.stdout.contains(ADDRESS), "{plain:#?}");
     drop(app);
 
-    let page = work.join("report.html");
-    let mut cmd = std::process::Command::new(BIN);
-    isolate(&mut cmd, &home);
-    cmd.args(["report", t, "-o", page.to_str().unwrap()]);
-    let r = run(cmd);
+    let r = report(&trace, &work.join("report.html"), &home);
     assert_eq!(r.code, 0, "{r:#?}");
     std::fs::write(work.join("logs.txt"), &logs).unwrap();
+    written_nowhere(&work, &[ADDRESS, "quokka7"]);
     let all = files(&work);
-    for f in &all {
-        let text = String::from_utf8_lossy(&std::fs::read(f).unwrap()).to_string();
-        assert!(!text.contains(ADDRESS) && !text.contains("quokka7"), "the address is in {}", f.display());
-    }
     // Every saved frame paints the masked field over, and OCR reads no address in any.
     let traces: String = all
         .iter()
@@ -409,8 +420,7 @@ fn a_field_the_policy_names_is_masked_like_a_password() {
 fn the_api_key_is_sent_to_the_model_and_written_nowhere() {
     use deft_harness::test_model::{MODEL_NAME, Persona, TestModel, Wire};
     const KEY: &str = "sk-ant-test-Wombat42-KeyMarker";
-    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
-    let app = FixtureApp::launch(&desktop, &FixtureOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let (desktop, app) = start();
     let model = TestModel::start(Wire::Anthropic, Persona::Honest).unwrap();
     let work = scratch("redact-api-key");
     let trace = work.join("trace");
@@ -432,17 +442,11 @@ fn the_api_key_is_sent_to_the_model_and_written_nowhere() {
     let received = model.received();
     assert!(!received.is_empty() && received.iter().all(|x| x.credential.as_deref() == Some(KEY)), "the key was sent");
     let mut logs = format!("{r:?}");
-    let mut cmd = std::process::Command::new(BIN);
-    isolate(&mut cmd, &home);
-    cmd.args(["report", trace.to_str().unwrap(), "-o", work.join("report.html").to_str().unwrap()]);
-    let r = run(cmd);
+    let r = report(&trace, &work.join("report.html"), &home);
     assert_eq!(r.code, 0, "{r:#?}");
     logs.push_str(&format!("{r:?}"));
     std::fs::write(work.join("logs.txt"), &logs).unwrap();
     let all = files(&work);
     assert!(all.iter().any(|f| f.extension().is_some_and(|x| x == "jsonl")), "the run wrote a trace: {all:?}");
-    for f in all {
-        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).to_string();
-        assert!(!text.contains(KEY) && !text.contains("Wombat42"), "the key is in {}", f.display());
-    }
+    written_nowhere(&work, &[KEY, "Wombat42"]);
 }

@@ -324,6 +324,11 @@ impl Driver {
                     }
                 }
                 cmd.env("XDG_CONFIG_HOME", home);
+                // `DEFT_FAULTS_TRACE=DIR`: every action records its trace and frames there
+                // (what the trace-size benchmark measures).
+                if let Some(dir) = std::env::var_os("DEFT_FAULTS_TRACE") {
+                    cmd.env("DEFT_TRACE", dir);
+                }
                 match action {
                     CampaignAction::Click { widget } => {
                         cmd.args(["click", "--name", accessible_name(widget)]);
