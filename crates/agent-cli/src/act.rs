@@ -138,6 +138,8 @@ pub async fn act(out: &Out, config: &Config, call: ToolCall) -> Result<Exit, Cli
     let progress = session.progress(format!("{verb} {}", plan.asked));
     let asked = plan.asked.clone();
     let result = session.belt.run(plan).await;
+    // The app may still be handling the keys just sent: never drop its connection then.
+    session.belt.executor().settle().await;
     progress.stop();
     session.finish();
     match result? {

@@ -227,3 +227,50 @@ fn a_covered_window_is_raised_before_it_is_read() {
     assert_eq!(active(), "Deft Fixture", "the fixture's window is on top now");
     factory.check_responsive(&desktop, Duration::from_secs(5)).expect("gtk3-widget-factory still answers");
 }
+
+/// What an independent AT-SPI client (pyatspi) reads in `app`: each element's role, name,
+/// states and text.
+fn dump(desktop: &Desktop, app: &str) -> Vec<serde_json::Value> {
+    let out = desktop
+        .command(deft_harness::python())
+        .arg(deft_harness::fixture::a11y_driver_script())
+        .args(["--app", app, "dump"])
+        .output()
+        .expect("the pyatspi driver runs");
+    String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+}
+
+/// Chromium on the corpus page, the verbs a user needs, each its own agent-cli process:
+/// type into a field, tick a check box, follow a link (its own text inside it is not
+/// something covering it), press a button far below the fold (scrolled into view first),
+/// and set a field's value without verification (which used to crash Chromium). Judged by
+/// pyatspi reading the page afterwards, and Chromium still answering.
+#[test]
+fn chromium_types_ticks_follows_a_link_and_presses_below_the_fold() {
+    let desktop = Desktop::start().expect("desktop");
+    let Some(mut chromium) = start(&desktop, CorpusApp::Chromium) else { return };
+    let app = ["--app", "Chromium"];
+    let act = |args: &[&str]| cli(&desktop, &[args, &app[..], &["--verify"]].concat());
+    act(&["type", "--target", "Full name", "--text", "Ada Lovelace"]).expect_code(0);
+    act(&["click", "--role", "check_box", "--name", "Subscribe"]).expect_code(0);
+    act(&["click", "--role", "link", "--name", "More details"]).expect_code(0);
+    act(&["click", "--role", "push_button", "--name", "Far button"]).expect_code(0);
+    let seen = dump(&desktop, "Chromium");
+    let field = seen.iter().find(|e| e["role"] == "entry" && e["name"] == "Full name");
+    assert_eq!(field.and_then(|e| e["text"].as_str()), Some("Ada Lovelace"), "the name typed: {field:?}");
+    let subscribe = seen.iter().find(|e| e["role"] == "check box" && e["name"] == "Subscribe");
+    let checked = subscribe.and_then(|e| e["states"].as_array()).is_some_and(|s| s.iter().any(|x| x == "checked"));
+    assert!(checked, "the box is ticked: {subscribe:?}");
+    let paragraphs: Vec<&str> = seen.iter().filter_map(|e| e["text"].as_str()).collect();
+    assert!(paragraphs.contains(&"Link followed"), "the link was followed: {paragraphs:?}");
+    assert!(paragraphs.contains(&"Far button pressed"), "the far button was pressed: {paragraphs:?}");
+    // Without verification, a value set where Chromium has no EditableText (the form now
+    // scrolled out of view, its label and field both hidden): the field, set by keys, no crash.
+    cli(&desktop, &[&["set-value", "--target", "Full name", "--value", "abc"][..], &app[..]].concat()).expect_code(0);
+    std::thread::sleep(Duration::from_millis(300));
+    chromium.check_responsive(&desktop, Duration::from_secs(10)).expect("Chromium still answers after set-value");
+    let seen = dump(&desktop, "Chromium");
+    let field = seen.iter().find(|e| e["role"] == "entry" && e["name"] == "Full name");
+    assert_eq!(field.and_then(|e| e["text"].as_str()), Some("abc"), "the value set: {field:?}");
+    chromium.check_responsive(&desktop, Duration::from_secs(10)).expect("Chromium still answers");
+}

@@ -114,6 +114,7 @@ async fn run(config: &Config) -> Result<Exit, CliError> {
     if !state.drain(DRAIN).await {
         eprintln!("agent-cli mcp: an action was still running after {} s; exiting anyway", DRAIN.as_secs());
     }
+    state.settle().await;
     state.finish();
     Ok(Exit::Ok)
 }

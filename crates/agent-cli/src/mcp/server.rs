@@ -205,6 +205,15 @@ impl State {
         tokio::time::timeout(limit, self.actions.lock()).await.is_ok()
     }
 
+    /// Before the server ends: the app may still be handling the last keys sent to it, and
+    /// its connection must not go away under it (`deft_verify::Executor::settle`).
+    pub async fn settle(&self) {
+        let belt = self.belt.lock().await.clone();
+        if let Some(b) = belt {
+            b.executor().settle().await;
+        }
+    }
+
     /// Stop the trace, if one is being recorded.
     pub fn finish(&self) {
         if let Some(t) = self.trace.lock().unwrap_or_else(PoisonError::into_inner).take() {

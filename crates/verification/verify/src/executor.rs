@@ -35,7 +35,16 @@ pub struct Executor<A: Accessibility> {
     /// Where and when the last held click was released (see `press.rs`): its release
     /// animation must be over before the same target's look is taken again.
     pub(crate) last_press: std::sync::Mutex<Option<(deft_types::Rect<deft_types::Physical>, std::time::Instant)>>,
+    /// When the last input was sent (see [`Executor::settle`]).
+    last_input: std::sync::Mutex<Option<std::time::Instant>>,
 }
+
+/// How long after its last input an executor keeps its connections before it may be
+/// dropped. Chromium 156 crashed (SIGSEGV, 3 of 3) when the process that had just typed
+/// into one of its fields closed its accessibility connection within a millisecond of the
+/// keys; 50 ms later it never did (`agent-cli type` without `--verify`, measured by hand:
+/// docs/real-apps.md, 3). Three times that, for a loaded machine.
+const INPUT_GRACE: std::time::Duration = std::time::Duration::from_millis(150);
 
 /// A poisoned lock only means a backend call panicked on another thread; the backend is
 /// still the best there is, and an action must not panic because of it.
@@ -74,6 +83,7 @@ impl<A: Accessibility> Executor<A> {
             pump: tokio::sync::OnceCell::new(),
             next_op: AtomicU64::new(1),
             last_press: std::sync::Mutex::new(None),
+            last_input: std::sync::Mutex::new(None),
         })
     }
 
@@ -104,7 +114,21 @@ impl<A: Accessibility> Executor<A> {
         self.next_op.fetch_add(1, Ordering::Relaxed)
     }
 
+    /// Waits, before the executor may be dropped, until its last input is at least
+    /// [`INPUT_GRACE`] old: an application still handling keys when its accessibility
+    /// client goes away can crash (Chromium). Returns at once when no input is that recent.
+    /// Faces call it before they end a session.
+    pub async fn settle(&self) {
+        let last = *self.last_input.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(at) = last {
+            tokio::time::sleep_until((at + INPUT_GRACE).into()).await;
+        }
+    }
+
     pub(crate) fn publish(&self, event: VerifyEvent) {
+        if let VerifyEvent::InputSent { .. } = event {
+            *self.last_input.lock().unwrap_or_else(PoisonError::into_inner) = Some(std::time::Instant::now());
+        }
         if let Some(bus) = &self.config.bus {
             bus.publish("deft-verify", event);
         }
@@ -114,6 +138,16 @@ impl<A: Accessibility> Executor<A> {
     pub(crate) async fn waker(&self) -> Waker {
         let pump = self.pump.get_or_init(|| Pump::start(&self.a11y)).await;
         Waker::new(pump.as_ref().map(Pump::subscribe), self.config.poll_max_ms)
+    }
+
+    /// A waker woken by events only if this executor already listens to them, polling
+    /// otherwise: a plain action (without verification) registers no event listener.
+    /// Chromium 156 crashed when a process that had registered listeners exited right
+    /// after sending it keys (`agent-cli type --target .. --text ..` without `--verify`,
+    /// 3 of 3; alive without the listener: `docs/real-apps.md`, 3).
+    pub(crate) fn waker_if_listening(&self) -> Waker {
+        let rx = self.pump.get().and_then(|p| p.as_ref()).map(Pump::subscribe);
+        Waker::new(rx, self.config.poll_max_ms)
     }
 
     /// One read of the UI in `scope`.

@@ -5,8 +5,8 @@
 use deft_a11y::Tree;
 use deft_retry::Toggle;
 use deft_snapshot::{
-    Effect, EffectKind, Judgement, NoiseSource, RelevanceConfig, RenderConfig, diff, immediate_feedback, judge,
-    render_observed, says_loading, working_zones,
+    Effect, EffectKind, FieldChange, Judgement, NoiseSource, RelevanceConfig, RenderConfig, diff, immediate_feedback,
+    judge, render_observed, says_loading, working_zones,
 };
 use deft_types::{Blocking, Condition, Element, ElementId, Logical, Rect, State};
 
@@ -205,8 +205,11 @@ pub(crate) fn observe(
         }
         Goal::AnyChange if !others.is_empty() => {
             seen.verified = seen.changes.clone();
-            seen.gone_only =
-                others.iter().all(|e| matches!(e.kind, EffectKind::Gone { .. } | EffectKind::WindowClosed(_)));
+            seen.gone_only = others.iter().all(|e| match &e.kind {
+                EffectKind::Gone { .. } | EffectKind::WindowClosed(_) => true,
+                EffectKind::Changed { changes, .. } => emptied(changes),
+                _ => false,
+            });
         }
         Goal::AnyChange => {}
         Goal::Typed { typed } => {
@@ -292,6 +295,26 @@ pub(crate) fn observe(
         }
     }
     seen
+}
+
+/// Whether an element's changes say only that it vanished where it stood: off screen or
+/// hidden, its text, value, name and actions gone with it. Firefox does that to a whole page
+/// the moment a modal `<dialog>` opens over it, and exposes the dialog a read or two later:
+/// like things gone, it is confirmed before it counts as the effect.
+fn emptied(changes: &[FieldChange]) -> bool {
+    let blank = |v: &Option<String>| v.as_deref().is_none_or(|t| t.trim().is_empty());
+    let vanished = changes.iter().any(|c| {
+        matches!(c, FieldChange::Bounds { new: None, .. } | FieldChange::StateRemoved(State::Showing | State::Visible))
+    });
+    vanished
+        && changes.iter().all(|c| match c {
+            FieldChange::Text { new, .. } | FieldChange::Value { new, .. } => blank(new),
+            FieldChange::Name { new, .. } => new.trim().is_empty(),
+            FieldChange::Actions { new, .. } => new.is_empty(),
+            FieldChange::Bounds { new, .. } => new.is_none(),
+            FieldChange::StateRemoved(_) => true,
+            _ => false,
+        })
 }
 
 /// Whether `e` is an item of a menu (plain, check or radio), which closes its menu when chosen.

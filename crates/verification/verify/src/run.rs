@@ -57,6 +57,9 @@ pub(crate) struct Pending {
     pub(crate) receipt_told: bool,
     /// The engine was told that the pending press never showed.
     pub(crate) press_unseen_told: bool,
+    /// Since when the reads after the pending input have shown only things gone (or
+    /// emptied in place): such a change counts once it has lasted (`watch.rs`).
+    pub(crate) gone_since: Option<std::time::Instant>,
 }
 
 /// Everything one action keeps between the engine's steps.

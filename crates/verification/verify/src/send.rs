@@ -332,7 +332,7 @@ impl<A: Accessibility> Executor<A> {
 
     async fn focused_within(&self, id: &ElementId, limit: Duration) -> Result<bool, Report> {
         let until = Instant::now() + limit;
-        let mut waker = self.waker().await;
+        let mut waker = self.waker_if_listening();
         loop {
             match self.a11y.element(id).await {
                 Ok(e) if e.has(State::Focused) => return Ok(true),

@@ -13,10 +13,12 @@ use crate::observe::{Goal, Seen, ToggleMode, observe};
 use crate::resolve::Resolved;
 use crate::run::Run;
 
-/// How long a change that is only things gone must last before it counts as the effect:
-/// a widget destroyed and rebuilt (GTK re-creating a button) shows as gone until its
-/// replacement is read, which takes the app a frame or two.
-const GONE_CONFIRM: Duration = Duration::from_millis(100);
+/// How long a change that is only things gone (or emptied in place) must last before it
+/// counts as the effect: a widget destroyed and rebuilt (GTK re-creating a button) shows as
+/// gone until its replacement is read, which takes the app a frame or two; Firefox empties
+/// a page under a modal `<dialog>` a read or two before it exposes the dialog (seen in the
+/// campaign on a loaded machine, where 100 ms let it pass as the click's effect).
+const GONE_CONFIRM: Duration = Duration::from_millis(250);
 /// Least time between two OCR reads while watching (OCR costs far more than a tree read).
 const OCR_EVERY: Duration = Duration::from_millis(300);
 
@@ -101,7 +103,17 @@ impl<A: Accessibility> Executor<A> {
             // replacement appears (then the diff pairs the two and it is no effect).
             // A disappearance is confirmed for at least `GONE_CONFIRM`, whatever the delay.
             let toggle_pending = run.toggle == ToggleMode::State && seen.toggle != Toggle::Changed;
-            let gone_until = negatives_from.max(run.clock.at(run.pending.sent_ms + GONE_CONFIRM.as_millis() as u64));
+            // Confirmed from the first read that showed it, not from the input: on a loaded
+            // machine the first read after the input may come later than the confirmation.
+            let first_gone = match (seen.gone_only && seen.verified.is_some(), run.pending.gone_since) {
+                (true, Some(at)) => Some(at),
+                (true, None) => Some(Instant::now()),
+                (false, _) => None,
+            };
+            run.pending.gone_since = first_gone;
+            let gone_until = negatives_from
+                .max(run.clock.at(run.pending.sent_ms + GONE_CONFIRM.as_millis() as u64))
+                .max(first_gone.map_or(negatives_from, |at| at + GONE_CONFIRM));
             let hold =
                 (Instant::now() < negatives_from && toggle_pending) || (Instant::now() < gone_until && seen.gone_only);
             if let Some(observed) = seen.verified.clone().filter(|_| !hold) {

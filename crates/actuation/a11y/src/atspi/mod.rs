@@ -195,6 +195,11 @@ impl Inner {
     }
 
     async fn direct(&self, bus_name: &str) -> Option<Connection> {
+        // Asked over the bus first (once per application): some toolkits' direct sockets
+        // are not safe to close (Chromium's).
+        if !self.facts(&self.bus, bus_name).await.toolkit.direct_socket_is_safe() {
+            return None;
+        }
         let t = self.timeout();
         let address: String =
             call::call_as(&self.bus, t, bus_name, ROOT_PATH, iface::APPLICATION, "GetApplicationBusAddress", &())
@@ -329,7 +334,7 @@ impl Inner {
     /// behind the stuck dispatch, which is what freezes atk-bridge for good once a key event
     /// comes (`docs/real-apps.md`, mousepad). Other toolkits use the shared connection.
     pub async fn operation_conn(&self, bus_name: &str, toolkit: Toolkit) -> Connection {
-        if !(self.config.peer_to_peer && toolkit.acts_inside_dispatch()) {
+        if !(self.config.peer_to_peer && toolkit.acts_inside_dispatch() && toolkit.direct_socket_is_safe()) {
             return self.conn_for(bus_name).await;
         }
         let Some(conn) = self.direct(bus_name).await else { return self.conn_for(bus_name).await };

@@ -56,6 +56,15 @@ impl Toolkit {
         !matches!(self, Toolkit::Gtk4 | Toolkit::Qt)
     }
 
+    /// Whether a direct (peer-to-peer) socket to the application is safe to use. Chromium
+    /// 156 crashes (SIGSEGV in its own code) when a client's direct socket closes while it
+    /// handles the keys that client just sent: `agent-cli type --text a` without
+    /// `--verify` on a fresh browser, 3 of 3, alive when the same calls go through the bus
+    /// daemon (`docs/real-apps.md`, 3). Its calls go through the bus daemon instead.
+    pub fn direct_socket_is_safe(self) -> bool {
+        self != Toolkit::Chromium
+    }
+
     /// Whether its `GetAccessibleAtPoint` stops above the element drawn at the point:
     /// Firefox's document answers with itself for a point on one of its buttons, so the
     /// hit test goes on down by the children's extents.

@@ -413,8 +413,14 @@ pub fn pick(tree: &Tree, selector: &Selector, rule: Pick) -> Result<usize, Resol
     if let [one] = drawn[..] {
         return Ok(one);
     }
-    let showing = if drawn.is_empty() { showing } else { drawn };
-    let controls: Vec<usize> = showing.iter().copied().filter(|&i| !is_static_text(&tree.nodes[i])).collect();
+    // Among what is shown; when nothing is (a form scrolled out of view), among them all:
+    // a label and its field are one thing a person names, shown or not.
+    let candidates = match (drawn.is_empty(), showing.is_empty()) {
+        (false, _) => drawn,
+        (true, false) => showing,
+        (true, true) => found.clone(),
+    };
+    let controls: Vec<usize> = candidates.iter().copied().filter(|&i| !is_static_text(&tree.nodes[i])).collect();
     if let [one] = controls[..] {
         return Ok(one);
     }

@@ -269,6 +269,12 @@ fn natural_picking() {
     // Two real buttons of the same name: ambiguous, whatever the rule.
     b.child(w, element("x1", "push_button", "Same"));
     b.child(w, element("x2", "push_button", "Same"));
+    // A field and its label scrolled out of view together (a web form): still the field.
+    for (id, role) in [("far-label", "static"), ("far-field", "entry")] {
+        let mut e = element(id, role, "Full name");
+        e.states.remove(&State::Showing);
+        b.child(w, e);
+    }
     // Nested containers of different names are not one element.
     let outer = b.child(w, element("p1", "panel", "Box"));
     b.child(outer, element("p2", "panel", "Box inner"));
@@ -285,6 +291,7 @@ fn natural_picking() {
     assert_eq!(id("role=label name=Newsletter").as_deref(), Ok("wl"));
     assert_eq!(id("role=text name=Find").as_deref(), Ok("field"));
     assert_eq!(id("name=\"Save As...\"").as_deref(), Ok("saveas"));
+    assert_eq!(id("name=\"Full name\"").as_deref(), Ok("far-field"));
     let e = id("name=Same").unwrap_err();
     assert!(e.contains("matches 2 elements") && e.contains("index=1"), "{e}");
     assert_eq!(id("name=Same index=1").as_deref(), Ok("x2"));

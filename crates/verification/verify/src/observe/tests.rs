@@ -159,3 +159,40 @@ fn a_menu_item_gone_under_its_dialog_opened_it() {
         observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
     assert!(seen.verified.is_some() && seen.blocking.is_none(), "{seen:?}");
 }
+
+#[test]
+fn a_page_emptied_in_place_is_confirmed_like_things_gone() {
+    // Firefox, a modal <dialog> opening: the page's elements stay in the tree but lose their
+    // bounds, text and actions a read or two before the dialog is exposed. Like things gone,
+    // that is held for confirmation, so the dialog's arrival can still say it took the input.
+    let pre = page("push_button", true, false);
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "browser"));
+    let w = b.child(app, element("w", "frame", "Page"));
+    let section = b.child(w, element("section", "section", ""));
+    let mut emptied = element("submit", "push_button", "Submit order");
+    emptied.bounds = None;
+    emptied.actions.clear();
+    b.child(section, emptied);
+    let post = Reading::new(b.build());
+    let seen =
+        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    assert!(seen.verified.is_some() && seen.gone_only, "held for confirmation: {seen:?}");
+    // A real change beside it is not held.
+    let mut renamed = element("submit", "push_button", "Submitted");
+    renamed.bounds = Some(Rect::<Logical>::new(20, 20, 100, 30));
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "browser"));
+    let w = b.child(app, element("w", "frame", "Page"));
+    let section = b.child(w, element("section", "section", ""));
+    b.child(section, renamed);
+    let seen = observe(
+        &pre,
+        &Reading::new(b.build()),
+        Some(&id("submit")),
+        &Goal::AnyChange,
+        ToggleMode::None,
+        &RelevanceConfig::after_input(),
+    );
+    assert!(seen.verified.is_some() && !seen.gone_only, "{seen:?}");
+}
