@@ -171,17 +171,7 @@ fn gtk4_click_lands_in_a_window_away_from_the_corner() {
 /// How many elements of `role` named `name` an independent AT-SPI client (pyatspi) reads
 /// in application `app`.
 fn count_in(desktop: &Desktop, app: &str, role: &str, name: &str) -> usize {
-    let out = desktop
-        .command(deft_harness::python())
-        .arg(deft_harness::fixture::a11y_driver_script())
-        .args(["--app", app, "dump"])
-        .output()
-        .expect("the pyatspi driver runs");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|e| e["role"] == role && e["name"] == name)
-        .count()
+    dump(desktop, app).iter().filter(|e| e["role"] == role && e["name"] == name).count()
 }
 
 /// gtk3-widget-factory's "Inform" button opens an alert: that is the click's effect, so the
