@@ -109,19 +109,9 @@ fn ready_geometry_matches_accessibility(desktop: &Desktop, t: Toolkit) {
         let r = ready.widget(id);
         assert!(r.w > 0 && r.h > 0 && ready.window.contains(r.center()), "{t:?}: {id} at {r:?}");
     }
-    let out = a11y(desktop, t, &["dump"]);
-    assert!(out.status.success(), "{t:?}: dump failed");
-    let dump: Vec<serde_json::Value> =
-        String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
     let origin = if t == Toolkit::Gtk4 { (ready.window.x, ready.window.y) } else { (0, 0) };
-    for (id, name, role) in
-        [("hello", "Hello", "push button"), ("submit", "Submit order", "push button"), ("name", "Name", "")]
-    {
-        let node = dump
-            .iter()
-            .find(|n| n["name"] == name && (role.is_empty() || n["role"] == role) && n["extents"].is_array())
-            .unwrap_or_else(|| panic!("{t:?}: {name} not in the accessibility tree"));
-        let ext = Rect::from_json(&node["extents"]).expect("extents");
+    let checked = [("hello", "Hello", "push button"), ("submit", "Submit order", "push button"), ("name", "Name", "")];
+    for (id, name, ext) in laid_out_extents(desktop, t, &checked) {
         let (cx, cy) = ext.center();
         assert!(
             ready.widget(id).contains((cx + origin.0, cy + origin.1)),
@@ -132,6 +122,40 @@ fn ready_geometry_matches_accessibility(desktop: &Desktop, t: Toolkit) {
     let done = expect(&app, "loading_done", |e| e.kind == "loading_done");
     let started = expect(&app, "started", |e| e.kind == "started");
     assert!(done.t - started.t >= 1500.0, "{t:?}: loading ended early");
+}
+
+/// The accessible extents of each `(id, name, role)`, dumped again until every one has a
+/// size: Firefox reports (-1, -1, -1, -1) for a widget its accessibility has not laid out
+/// yet, which can still be the case a moment after the page logged its geometry.
+fn laid_out_extents<'a>(
+    desktop: &Desktop,
+    t: Toolkit,
+    checked: &[(&'a str, &'a str, &str)],
+) -> Vec<(&'a str, &'a str, Rect)> {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let out = a11y(desktop, t, &["dump"]);
+        assert!(out.status.success(), "{t:?}: dump failed");
+        let dump: Vec<serde_json::Value> =
+            String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+        let found: Vec<_> = checked
+            .iter()
+            .map(|&(id, name, role)| {
+                let ext = dump
+                    .iter()
+                    .filter(|n| n["name"] == name && (role.is_empty() || n["role"] == role))
+                    .filter_map(|n| Rect::from_json(&n["extents"]))
+                    .find(|r| r.w > 0 && r.h > 0);
+                (id, name, ext)
+            })
+            .collect();
+        if found.iter().all(|(_, _, ext)| ext.is_some()) {
+            return found.into_iter().map(|(id, name, ext)| (id, name, ext.expect("checked"))).collect();
+        }
+        let missing: Vec<_> = found.iter().filter(|(_, _, e)| e.is_none()).map(|(_, n, _)| *n).collect();
+        assert!(Instant::now() < deadline, "{t:?}: no laid-out accessible for {missing:?} within {WAIT:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
 }
 
 fn plain_effects_are_logged(desktop: &Desktop, t: Toolkit) {
