@@ -67,6 +67,14 @@ pub trait WindowLocator {
         self.windows(query)?.pop().ok_or_else(|| InputError::WindowNotFound(query.to_string()))
     }
 
+    /// Every minimised top-level window matching `query` (bottom to top): not visible, so
+    /// [`windows`](Self::windows) leaves them out, yet [`activate`](Self::activate)
+    /// restores them. Not every backend can tell: the default finds none.
+    fn minimized(&self, query: &WindowQuery) -> Result<Vec<WindowGeometry>, InputError> {
+        let _ = query;
+        Ok(Vec::new())
+    }
+
     /// Ask the window manager to raise and activate window `id`, the way a taskbar does
     /// (on X11, a `_NET_ACTIVE_WINDOW` request). The window manager decides; callers check
     /// the result. Not every backend can: the default says so.

@@ -50,15 +50,25 @@ impl WindowLocator for X11Windows {
     fn windows(&self, query: &WindowQuery) -> Result<Vec<WindowGeometry>, InputError> {
         let all = deft_x11::windows(&self.conn, self.root, &self.atoms)
             .map_err(|e| InputError::Backend { what: "window query", detail: e.to_string() })?;
-        Ok(all
-            .into_iter()
-            .filter(|w| query.matches(w.pid, &w.title))
-            .map(|w| WindowGeometry { id: w.id, pid: w.pid, title: w.title, bounds: w.bounds })
-            .collect())
+        Ok(matching(all, query))
+    }
+
+    fn minimized(&self, query: &WindowQuery) -> Result<Vec<WindowGeometry>, InputError> {
+        let all = deft_x11::minimized(&self.conn, self.root, &self.atoms)
+            .map_err(|e| InputError::Backend { what: "window query", detail: e.to_string() })?;
+        Ok(matching(all, query))
     }
 
     fn activate(&self, id: u64) -> Result<(), InputError> {
         deft_x11::activate(&self.conn, self.root, &self.atoms, id)
             .map_err(|e| InputError::Backend { what: "window activation", detail: e.to_string() })
     }
+}
+
+/// The windows of `all` that `query` matches, as the locator reports them.
+fn matching(all: Vec<deft_x11::X11Window>, query: &WindowQuery) -> Vec<WindowGeometry> {
+    all.into_iter()
+        .filter(|w| query.matches(w.pid, &w.title))
+        .map(|w| WindowGeometry { id: w.id, pid: w.pid, title: w.title, bounds: w.bounds })
+        .collect()
 }

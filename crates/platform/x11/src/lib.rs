@@ -23,6 +23,7 @@ pub struct Atoms {
     net_wm_name: Atom,
     utf8: Atom,
     frame_extents: Atom,
+    wm_state: Atom,
     /// `_NET_ACTIVE_WINDOW`, for [`activate`].
     pub active_window: Atom,
 }
@@ -37,8 +38,9 @@ impl Atoms {
             conn.intern_atom(false, b"UTF8_STRING")?,
             conn.intern_atom(false, b"_NET_ACTIVE_WINDOW")?,
             conn.intern_atom(false, b"_GTK_FRAME_EXTENTS")?,
+            conn.intern_atom(false, b"WM_STATE")?,
         ];
-        let mut atoms = [0; 6];
+        let mut atoms = [0; 7];
         for (slot, cookie) in atoms.iter_mut().zip(cookies) {
             *slot = cookie.reply()?.atom;
         }
@@ -49,6 +51,7 @@ impl Atoms {
             utf8: atoms[3],
             active_window: atoms[4],
             frame_extents: atoms[5],
+            wm_state: atoms[6],
         })
     }
 }
@@ -108,6 +111,44 @@ pub fn top_levels(conn: &impl Connection, root: Window, atoms: &Atoms) -> Result
 /// Every viewable top-level window, bottom to top. Each window's requests go out together
 /// (one round trip for the whole list); a window that vanishes meanwhile is left out.
 pub fn windows(conn: &impl Connection, root: Window, atoms: &Atoms) -> Result<Vec<X11Window>, ReplyOrIdError> {
+    Ok(read_windows(conn, root, atoms)?
+        .into_iter()
+        .filter(|(_, shown)| *shown == Shown::Viewable)
+        .map(|(w, _)| w)
+        .collect())
+}
+
+/// The top-level windows the window manager holds minimised (ICCCM `WM_STATE` Iconic),
+/// bottom to top: a person would restore one from the taskbar before using it. Their
+/// bounds are where they were last shown.
+pub fn minimized(conn: &impl Connection, root: Window, atoms: &Atoms) -> Result<Vec<X11Window>, ReplyOrIdError> {
+    Ok(read_windows(conn, root, atoms)?
+        .into_iter()
+        .filter(|(_, shown)| *shown == Shown::Iconic)
+        .map(|(w, _)| w)
+        .collect())
+}
+
+/// How a top-level window is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shown {
+    /// Mapped, with every ancestor mapped.
+    Viewable,
+    /// Minimised by the window manager (unmapped, `WM_STATE` Iconic).
+    Iconic,
+    /// Withdrawn or hidden some other way.
+    Other,
+}
+
+/// `WM_STATE`'s `IconicState` (ICCCM 4.1.3.1).
+const ICONIC_STATE: u32 = 3;
+
+/// Every top-level window with how it is shown, bottom to top.
+fn read_windows(
+    conn: &impl Connection,
+    root: Window,
+    atoms: &Atoms,
+) -> Result<Vec<(X11Window, Shown)>, ReplyOrIdError> {
     let tops = top_levels(conn, root, atoms)?;
     let mut pending = Vec::with_capacity(tops.len());
     for &w in &tops {
@@ -120,15 +161,19 @@ pub fn windows(conn: &impl Connection, root: Window, atoms: &Atoms) -> Result<Ve
             conn.get_geometry(w)?,
             conn.translate_coordinates(w, root, 0, 0)?,
             conn.get_property(false, w, atoms.frame_extents, AtomEnum::CARDINAL, 0, 4)?,
+            conn.get_property(false, w, atoms.wm_state, atoms.wm_state, 0, 1)?,
         ));
     }
     let mut found = Vec::new();
-    for (w, attributes, pid, net_name, name, geometry, origin, frame) in pending {
+    for (w, attributes, pid, net_name, name, geometry, origin, frame, wm_state) in pending {
         let viewable = attributes.reply().is_ok_and(|a| a.map_state == MapState::VIEWABLE);
         let (Ok(geometry), Ok(origin)) = (geometry.reply(), origin.reply()) else { continue };
-        if !viewable {
-            continue;
-        }
+        let iconic = wm_state.reply().ok().and_then(|p| p.value32().and_then(|mut v| v.next())) == Some(ICONIC_STATE);
+        let shown = match (viewable, iconic) {
+            (true, _) => Shown::Viewable,
+            (false, true) => Shown::Iconic,
+            (false, false) => Shown::Other,
+        };
         let pid = pid.reply().ok().and_then(|p| p.value32().and_then(|mut v| v.next()));
         let net_name = net_name.reply().map(|p| p.value).unwrap_or_default();
         let title = if net_name.is_empty() {
@@ -141,7 +186,7 @@ pub fn windows(conn: &impl Connection, root: Window, atoms: &Atoms) -> Result<Ve
             let v: Vec<u32> = p.value32()?.collect();
             <[u32; 4]>::try_from(v).ok()
         });
-        found.push(X11Window { id: w.into(), pid, title, bounds, frame_extents });
+        found.push((X11Window { id: w.into(), pid, title, bounds, frame_extents }, shown));
     }
     Ok(found)
 }

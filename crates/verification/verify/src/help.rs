@@ -1,16 +1,17 @@
 //! What the executor does for a target that is not actionable yet, as a careful person
-//! would: scroll it into view (accessibility first, the wheel second), raise the window
-//! another application covers it with, and stop waiting for a disabled control that
+//! would: restore its window from minimised, scroll it into view (accessibility first,
+//! the wheel second), raise the window another application covers it with, and stop waiting for a disabled control that
 //! nothing around it is working to enable.
 
 use std::time::{Duration, Instant};
 
 use deft_a11y::Accessibility;
-use deft_input::WindowQuery;
+use deft_input::{WindowGeometry, WindowQuery};
 use deft_types::{Element, Logical, Point, Rect};
 
 use crate::executor::{Executor, lock};
 use crate::ready::Waiting;
+use crate::resolve::Resolved;
 use crate::run::Run;
 
 /// How long a disabled target is watched before asking whether anything could enable it
@@ -35,6 +36,7 @@ pub(crate) struct Helped {
     scrolled: bool,
     wheel_turns: u32,
     raised: bool,
+    restored: bool,
     disabled_since: Option<Instant>,
 }
 
@@ -57,6 +59,13 @@ impl<A: Accessibility> Executor<A> {
             helped.disabled_since = None;
         }
         match why {
+            Waiting::Minimized if !helped.restored => {
+                helped.restored = true;
+                match self.restore_minimized(target, element) {
+                    Some(done) => Help::Done(done),
+                    None => Help::Nothing,
+                }
+            }
             Waiting::Hidden | Waiting::OffScreen if !helped.scrolled => {
                 helped.scrolled = true;
                 // Accessibility first: the toolkit scrolls its own container, and no wheel
@@ -129,6 +138,33 @@ impl<A: Accessibility> Executor<A> {
             }
             _ => Help::Nothing,
         }
+    }
+
+    /// The target's top-level window when the window manager holds it minimised: known by
+    /// its owner and title, or by its owner alone only when that owner has one minimised
+    /// window, so that no other window is taken for it on a guess. `None`: not minimised,
+    /// or it cannot be told (no window list on this platform).
+    pub(crate) fn minimized_window(&self, target: &Resolved) -> Option<WindowGeometry> {
+        let title = target.window_title.clone().filter(|t| !t.is_empty());
+        let by_title = title.is_some();
+        let query = WindowQuery { pid: target.pid, title };
+        if query.pid.is_none() && !by_title {
+            return None;
+        }
+        let mut minimized = lock(self.windows.as_ref()?).minimized(&query).ok()?;
+        match minimized.len() {
+            1 => minimized.pop(),
+            n if n > 1 && by_title => minimized.pop(),
+            _ => None,
+        }
+    }
+
+    /// Ask the window manager to restore the target's minimised window, as a taskbar does
+    /// (`_NET_ACTIVE_WINDOW`); what was done, for the outcome.
+    fn restore_minimized(&self, target: &Resolved, element: &Element) -> Option<String> {
+        let window = self.minimized_window(target)?;
+        lock(self.windows.as_ref()?).activate(window.id).ok()?;
+        Some(format!("restored minimised window {:?} to reach {}", window.title, element.describe()))
     }
 
     /// One turn of the wheel over `element`'s nearest scrolling container, toward it. Only

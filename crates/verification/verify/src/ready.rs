@@ -23,6 +23,9 @@ pub(crate) enum Waiting {
     Hidden,
     /// Shown but with no bounds on screen.
     OffScreen,
+    /// Its window is minimised: input would go elsewhere (or nowhere), whatever its
+    /// accessible states still say.
+    Minimized,
     /// Not enabled.
     Disabled,
     /// Its bounds are still changing.
@@ -79,6 +82,8 @@ struct Looked {
     point: Option<Point<Logical>>,
     modal: Option<Blocking>,
     hit: Option<HitResult>,
+    /// The title of the target's window if it is minimised (asked only for input events).
+    minimized: Option<String>,
 }
 
 /// How long a hit test and modal check stay good for reuse.
@@ -118,6 +123,7 @@ struct Round {
     element: Result<Element, A11yError>,
     modal: Option<Blocking>,
     hit: Option<(Point<Logical>, HitResult)>,
+    minimized: Option<String>,
 }
 
 impl<A: Accessibility> Executor<A> {
@@ -160,8 +166,17 @@ impl<A: Accessibility> Executor<A> {
             },
             read_pre,
         );
-        let looked = reuse.unwrap_or(Looked { at: Instant::now(), point: aimed, modal, hit });
-        let round = Round { element, modal: looked.modal.clone(), hit: looked.point.zip(looked.hit.clone()) };
+        // One window list from the display server: toolkits keep calling the elements of a
+        // minimised window shown, at their old place, and input sent there is lost.
+        let minimized =
+            if needs_events(method) && look { self.minimized_window(target).map(|w| w.title) } else { None };
+        let looked = reuse.unwrap_or(Looked { at: Instant::now(), point: aimed, modal, hit, minimized });
+        let round = Round {
+            element,
+            modal: looked.modal.clone(),
+            hit: looked.point.zip(looked.hit.clone()),
+            minimized: looked.minimized.clone(),
+        };
         st.last = Some(looked);
         let check = self.judge_actionable(target, &id, method, st, round).await;
         (check, pre)
@@ -189,6 +204,13 @@ impl<A: Accessibility> Executor<A> {
         };
         let name = element.describe();
         target.element = Some(element.clone());
+        if let Some(title) = round.minimized {
+            let s = Symptoms {
+                not_found: true,
+                ..Symptoms::new(format!("{name} is in window {title:?}, which is minimised"))
+            };
+            return Check::NotYet(Waiting::Minimized, "its window is minimised".into(), s, None);
+        }
         if !element.has(State::Showing) {
             let s = Symptoms { not_found: true, ..Symptoms::new(format!("{name} is not shown")) };
             return Check::NotYet(Waiting::Hidden, "not shown".into(), s, None);

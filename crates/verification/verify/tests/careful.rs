@@ -1,6 +1,6 @@
 //! What the executor does for a target that is not actionable yet, on real applications:
 //! a disabled control with nothing at work fails at once, a window another application
-//! covers is raised first. Judged by the apps' own logs and an independent hit test.
+//! covers is raised first, a minimised one restored first. Judged by the apps' own logs and an independent hit test.
 
 use std::time::Duration;
 
@@ -74,6 +74,32 @@ fn a_window_another_application_covers_is_raised_then_clicked_once() {
     std::thread::sleep(QUIET);
     assert_eq!(app.count("button_activated", Some("hello")), 1, "{:?}", app.events());
     factory.check_responsive(&desktop, Duration::from_secs(5)).expect("gtk3-widget-factory still answers");
+}
+
+#[test]
+fn a_minimised_window_is_restored_then_clicked_once() {
+    let desktop = desktop();
+    let app = FixtureApp::launch(&desktop, &FixtureOptions::default()).expect("fixture app");
+    // Minimised as a person would from its title bar (the window manager iconifies it).
+    let pid = app.pid().to_string();
+    let out = desktop
+        .command("xdotool")
+        .args(["search", "--sync", "--onlyvisible", "--pid", &pid, "--name", ".", "windowminimize", "--sync"])
+        .output()
+        .expect("xdotool");
+    assert!(out.status.success(), "minimise: {}", String::from_utf8_lossy(&out.stderr));
+    let rt = runtime();
+    let exec = connect(&rt, &desktop, config_for(&desktop));
+    let outcome = rt.block_on(exec.perform(&click("app=deft-fixture name=Hello")));
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    assert!(
+        outcome.evidence.iter().any(|e| e.channel == Channel::Input && e.what.starts_with("restored minimised window")),
+        "the outcome says the window was restored: {outcome:#?}"
+    );
+    app.wait_for(|e| e.is("button_activated", Some("hello")), WAIT).expect("Hello clicked");
+    std::thread::sleep(QUIET);
+    assert_eq!(app.count("button_activated", Some("hello")), 1, "{:?}", app.events());
+    app.check_alive(&desktop, Duration::from_secs(5)).expect("the fixture still answers");
 }
 
 #[test]
