@@ -75,6 +75,12 @@ pub trait WindowLocator {
         Ok(Vec::new())
     }
 
+    /// The top-level window the display server sends key events to (`None`: none has the
+    /// keyboard focus). Not every backend can tell: the default says so.
+    fn focused(&self) -> Result<Option<u64>, InputError> {
+        Err(InputError::Backend { what: "focus query", detail: "not supported by this backend".into() })
+    }
+
     /// Ask the window manager to raise and activate window `id`, the way a taskbar does
     /// (on X11, a `_NET_ACTIVE_WINDOW` request). The window manager decides; callers check
     /// the result. Not every backend can: the default says so.

@@ -59,6 +59,10 @@ impl WindowLocator for X11Windows {
         Ok(matching(all, query))
     }
 
+    fn focused(&self) -> Result<Option<u64>, InputError> {
+        X11Windows::focused(self)
+    }
+
     fn activate(&self, id: u64) -> Result<(), InputError> {
         deft_x11::activate(&self.conn, self.root, &self.atoms, id)
             .map_err(|e| InputError::Backend { what: "window activation", detail: e.to_string() })

@@ -87,6 +87,10 @@ impl<A: Accessibility> Executor<A> {
         match sent {
             Ok(what) => {
                 run.pending.sent_ms = run.clock.ms();
+                if let Some(activated) = crate::keyfocus::activation_in(&what) {
+                    let e = run.evidence(Channel::Input, activated.to_string());
+                    self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+                }
                 self.publish(VerifyEvent::InputSent { op: run.op, at_ms: run.pending.sent_ms, what });
                 Report::Sent
             }

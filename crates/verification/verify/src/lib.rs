@@ -58,6 +58,7 @@ mod event;
 mod executor;
 mod frames;
 mod help;
+mod keyfocus;
 mod observe;
 mod outcome;
 mod pixels;

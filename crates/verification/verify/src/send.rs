@@ -96,6 +96,10 @@ impl<A: Accessibility> Executor<A> {
         if !SPACE_ACTIVATES.contains(&e.role.as_str()) || !self.a11y.actions_hold_the_call(&e.id).await {
             return None;
         }
+        let first = match self.keys_reach(target?).await {
+            Ok(note) => note.map(|w| format!("; {w}")).unwrap_or_default(),
+            Err(refusal) => return Some(Err(refusal)),
+        };
         if !e.has(State::Focused) && !self.focus_quietly(&e.id).await {
             return Some(Err(refused(format!(
                 "{} did not take the keyboard focus, so it was not activated from the keyboard (its toolkit runs \
@@ -107,7 +111,7 @@ impl<A: Accessibility> Executor<A> {
         Some(pressed.map_err(|err| Report::SendUncertain { message: err.to_string() }).map(|()| {
             format!(
                 "{KEY_ON_FOCUS} (rather than its accessibility action: this toolkit runs actions inside the \
-                 accessibility call, where a dialog they open would freeze it once Deft exits)"
+                 accessibility call, where a dialog they open would freeze it once Deft exits){first}"
             )
         }))
     }
@@ -176,7 +180,7 @@ impl<A: Accessibility> Executor<A> {
                 Ok(format!("{ACTION_ACCEPTED}{name:?}"))
             }
             (Method::Keystrokes, Action::Type { text, .. }) => {
-                self.focus_for_keys(target).await?;
+                let first = self.focus_for_keys(target).await?;
                 let has_text = target
                     .and_then(|t| t.element.as_ref())
                     .and_then(|e| e.text.as_deref())
@@ -187,7 +191,7 @@ impl<A: Accessibility> Executor<A> {
                     input.chord(&chord(NamedKey::End)).map_err(input_refused)?;
                 }
                 input.text(text).map_err(|e| Report::SendUncertain { message: e.to_string() })?;
-                Ok(format!("typed {} characters as key events", text.chars().count()))
+                Ok(format!("typed {} characters as key events{first}", text.chars().count()))
             }
             (Method::FocusSelectAllKeystrokes | Method::A11ySet, Action::Type { .. })
                 if unreadable_text(target, before_text) =>
@@ -202,9 +206,9 @@ impl<A: Accessibility> Executor<A> {
                     Action::Type { .. } => format!("{before_text}{text}"),
                     _ => text.clone(),
                 };
-                self.focus_for_keys(target).await?;
+                let first = self.focus_for_keys(target).await?;
                 self.replace_focused_text(&text)?;
-                Ok(format!("selected all and typed {} characters as key events", text.chars().count()))
+                Ok(format!("selected all and typed {} characters as key events{first}", text.chars().count()))
             }
             (Method::A11ySet, Action::Type { text, .. }) => {
                 let (id, _) = element_of(target)?;
@@ -293,23 +297,26 @@ impl<A: Accessibility> Executor<A> {
         Ok(format!("clicked{times} at ({}, {})", at.x, at.y))
     }
 
-    /// Gives the target the keyboard focus: through accessibility first (no pointer
-    /// input), by clicking it when that did not take. Keys go to whatever has the focus,
-    /// so typing into an element that does not have it would be a silent failure.
-    async fn focus_for_keys(&self, target: Option<&Resolved>) -> Result<(), Report> {
-        let Some(t) = target else { return Ok(()) };
-        let Some(e) = &t.element else { return Ok(()) };
+    /// Gives the target the keyboard focus: its window first (see `keyfocus.rs`), then the
+    /// element, through accessibility first (no pointer input), by clicking it when that
+    /// did not take. Keys go to whatever has the focus, so typing into an element that
+    /// does not have it would be a silent failure. What had to be done first, as words to
+    /// end the input's description with (empty when nothing).
+    async fn focus_for_keys(&self, target: Option<&Resolved>) -> Result<String, Report> {
+        let Some(t) = target else { return Ok(String::new()) };
+        let note = self.keys_reach(t).await?.map(|w| format!("; {w}")).unwrap_or_default();
+        let Some(e) = &t.element else { return Ok(note) };
         if t.how == crate::resolve::How::Focused || e.has(State::Focused) {
-            return Ok(());
+            return Ok(note);
         }
         let id = e.id.clone();
         if self.a11y.focus(&id).await.is_ok() && self.focused_within(&id, FOCUS_WAIT).await? {
-            return Ok(());
+            return Ok(note);
         }
         let at = self.pointer_point(target, Method::CoordinateClick)?;
         self.click(at, MouseButton::Left, 1)?;
         if self.focused_within(&id, FOCUS_WAIT).await? {
-            return Ok(());
+            return Ok(note);
         }
         Err(refused(format!("{} did not take the keyboard focus", t.describe())))
     }

@@ -103,6 +103,57 @@ fn a_minimised_window_is_restored_then_clicked_once() {
 }
 
 #[test]
+fn keys_for_a_window_without_the_keyboard_focus_go_there_once_it_has_it() {
+    on_big_stack(|| keys_wait_for_the_window(deft_harness::fixture::Toolkit::Gtk3));
+}
+
+#[test]
+fn keys_for_a_firefox_window_without_the_keyboard_focus_go_there_once_it_has_it() {
+    on_big_stack(|| keys_wait_for_the_window(deft_harness::fixture::Toolkit::Firefox));
+}
+
+fn keys_wait_for_the_window(toolkit: deft_harness::fixture::Toolkit) {
+    if let Some(why) = toolkit.missing() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let desktop = desktop();
+    let app =
+        FixtureApp::launch(&desktop, &FixtureOptions { toolkit, ..FixtureOptions::default() }).expect("fixture app");
+    // Started after the fixture, the widget factory opens on top and takes the keyboard
+    // focus; the fixture's Name field still reads focused through accessibility.
+    let Some(mut factory) = widget_factory(&desktop) else { return };
+    let focus_owner = || {
+        let out = desktop.command("xdotool").args(["getwindowfocus", "getwindowpid"]).output().expect("xdotool");
+        String::from_utf8_lossy(&out.stdout).trim().parse::<u32>().ok()
+    };
+    let deadline = std::time::Instant::now() + WAIT;
+    while focus_owner() != Some(factory.pid()) {
+        assert!(std::time::Instant::now() < deadline, "the widget factory never took the keyboard focus");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let rt = runtime();
+    let exec = connect(&rt, &desktop, config_for(&desktop));
+    let app_name = toolkit.accessible_app();
+    let target = Target::Selector(sel(&format!("app={app_name:?} name=Name")));
+    let outcome = rt.block_on(exec.perform(&Action::Type { target, text: "hello".into() }));
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    // The keys themselves reached the field (no fallback to setting its text), after the
+    // window manager gave its window the focus, and the outcome says so.
+    assert_eq!(outcome.attempts.len(), 1, "{outcome:#?}");
+    assert_eq!(outcome.attempts[0].method, deft_types::Method::Keystrokes, "{outcome:#?}");
+    assert!(
+        outcome.evidence.iter().any(|e| e.what.contains("activated window")),
+        "the outcome says the window was activated: {outcome:#?}"
+    );
+    app.wait_for(|e| e.is("text_changed", Some("name")) && e.str("value") == Some("hello"), WAIT)
+        .expect("the fixture got the keys");
+    assert_ne!(focus_owner(), Some(factory.pid()), "the fixture's window has the keyboard focus");
+    app.check_alive(&desktop, Duration::from_secs(5)).expect("the fixture still answers");
+    factory.check_responsive(&desktop, Duration::from_secs(5)).expect("gtk3-widget-factory still answers");
+}
+
+#[test]
 fn a_spin_button_gets_its_value_committed_not_only_its_text() {
     let desktop = desktop();
     let Some(mut factory) = widget_factory(&desktop) else { return };

@@ -27,6 +27,16 @@ pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime")
 }
 
+/// Runs `test` on a thread with an 8 MiB stack, as agent-cli runs actions: a debug build's
+/// action future, with every fallback of a browser's chain, needs more than a test
+/// thread's 2 MiB. A panic in it is the test's.
+pub fn on_big_stack(test: impl FnOnce() + Send + 'static) {
+    let thread = std::thread::Builder::new().stack_size(8 << 20).spawn(test).expect("a test thread");
+    if let Err(panic) = thread.join() {
+        std::panic::resume_unwind(panic);
+    }
+}
+
 pub fn desktop() -> Desktop {
     Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"))
 }
