@@ -165,6 +165,15 @@ pub trait Accessibility: Send + Sync {
         async { false }
     }
 
+    /// Whether `id`'s application is known to survive its accessibility client going away
+    /// right after it sent it input (Chromium 156 did not: `docs/real-apps.md`, 3). When it
+    /// is not known, a client waits a moment after its last input before it leaves.
+    /// `false` by default.
+    fn survives_client_leaving_after_input(&self, id: &ElementId) -> impl Future<Output = bool> + Send {
+        let _ = id;
+        async { false }
+    }
+
     /// Whether `id`'s application reports a button `armed` or `pressed` while the pointer
     /// button is held on it, as soon as it handled the press: then a press that never
     /// shows it did not arrive. Measured: GTK 3 (`armed`), Qt 5 and 6 (`pressed`); GTK 4,

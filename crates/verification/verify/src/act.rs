@@ -87,6 +87,7 @@ impl<A: Accessibility> Executor<A> {
         match sent {
             Ok(what) => {
                 run.pending.sent_ms = run.clock.ms();
+                self.input_sent(run.target.as_ref().and_then(|t| t.id().cloned()));
                 if let Some(activated) = crate::keyfocus::activation_in(&what) {
                     let e = run.evidence(Channel::Input, activated.to_string());
                     self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
@@ -97,6 +98,7 @@ impl<A: Accessibility> Executor<A> {
             Err(report) => {
                 if let Report::SendUncertain { message } = &report {
                     run.pending.sent_ms = run.clock.ms();
+                    self.input_sent(run.target.as_ref().and_then(|t| t.id().cloned()));
                     let what = format!("input may not have been sent: {message}");
                     self.publish(VerifyEvent::InputSent { op: run.op, at_ms: run.pending.sent_ms, what });
                 }

@@ -46,7 +46,10 @@ impl<A: Accessibility> Executor<A> {
             }
             None => {
                 let escape = deft_input::Chord::key(deft_input::Key::Named(deft_input::NamedKey::Escape));
-                if let Err(e) = crate::executor::lock(&self.input).chord(&escape) {
+                let sent = crate::executor::lock(&self.input).chord(&escape);
+                // Whichever window takes it, it is an input: the grace before leaving applies.
+                self.input_sent(None);
+                if let Err(e) = sent {
                     return refuse(e.to_string());
                 }
             }

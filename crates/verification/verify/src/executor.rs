@@ -35,8 +35,9 @@ pub struct Executor<A: Accessibility> {
     /// Where and when the last held click was released (see `press.rs`): its release
     /// animation must be over before the same target's look is taken again.
     pub(crate) last_press: std::sync::Mutex<Option<(deft_types::Rect<deft_types::Physical>, std::time::Instant)>>,
-    /// When the last input was sent (see [`Executor::settle`]).
-    last_input: std::sync::Mutex<Option<std::time::Instant>>,
+    /// The inputs sent within the last [`INPUT_GRACE`], each with the element it went to
+    /// when known (see [`Executor::settle`]).
+    recent_inputs: std::sync::Mutex<Vec<(std::time::Instant, Option<deft_types::ElementId>)>>,
 }
 
 /// How long after its last input an executor keeps its connections before it may be
@@ -83,7 +84,7 @@ impl<A: Accessibility> Executor<A> {
             pump: tokio::sync::OnceCell::new(),
             next_op: AtomicU64::new(1),
             last_press: std::sync::Mutex::new(None),
-            last_input: std::sync::Mutex::new(None),
+            recent_inputs: std::sync::Mutex::new(Vec::new()),
         })
     }
 
@@ -116,19 +117,35 @@ impl<A: Accessibility> Executor<A> {
 
     /// Waits, before the executor may be dropped, until its last input is at least
     /// [`INPUT_GRACE`] old: an application still handling keys when its accessibility
-    /// client goes away can crash (Chromium). Returns at once when no input is that recent.
-    /// Faces call it before they end a session.
+    /// client goes away can crash (Chromium). Inputs to an application whose toolkit is
+    /// known to survive that (the backend says) need no wait. Returns at once when no
+    /// input is that recent. Faces call it before they end a session.
     pub async fn settle(&self) {
-        let last = *self.last_input.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(at) = last {
-            tokio::time::sleep_until((at + INPUT_GRACE).into()).await;
+        let recent = self.recent_inputs.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let mut until = None;
+        for (at, to) in recent {
+            let safe = match &to {
+                Some(id) => self.a11y.survives_client_leaving_after_input(id).await,
+                None => false,
+            };
+            if !safe {
+                until = until.max(Some(at + INPUT_GRACE));
+            }
+        }
+        if let Some(until) = until {
+            tokio::time::sleep_until(until.into()).await;
         }
     }
 
+    /// Notes an input sent now, to the element `to` when it is known.
+    pub(crate) fn input_sent(&self, to: Option<deft_types::ElementId>) {
+        let now = std::time::Instant::now();
+        let mut recent = self.recent_inputs.lock().unwrap_or_else(PoisonError::into_inner);
+        recent.retain(|(at, _)| now.duration_since(*at) < INPUT_GRACE);
+        recent.push((now, to));
+    }
+
     pub(crate) fn publish(&self, event: VerifyEvent) {
-        if let VerifyEvent::InputSent { .. } = event {
-            *self.last_input.lock().unwrap_or_else(PoisonError::into_inner) = Some(std::time::Instant::now());
-        }
         if let Some(bus) = &self.config.bus {
             bus.publish("deft-verify", event);
         }

@@ -202,6 +202,7 @@ impl<A: Accessibility> Executor<A> {
                 let mut input = lock(&self.input);
                 input.move_to(point).and_then(|()| input.scroll(0, dy))
             };
+            self.input_sent(Some(element.id.clone()));
             return sent.ok().map(|()| {
                 format!(
                     "scrolled {} with the wheel over {} (accessibility could not scroll it into view)",

@@ -395,6 +395,12 @@ impl Accessibility for AtSpi {
         self.inner.facts(&conn, bus).await.toolkit == toolkit::Toolkit::Gtk3
     }
 
+    async fn survives_client_leaving_after_input(&self, id: &ElementId) -> bool {
+        let Ok((bus, _)) = call::split_id(id) else { return false };
+        let conn = self.inner.conn_for(bus).await;
+        self.inner.facts(&conn, bus).await.toolkit.survives_client_leaving_after_input()
+    }
+
     async fn reports_held_press(&self, id: &ElementId) -> bool {
         let Ok((bus, _)) = call::split_id(id) else { return false };
         let conn = self.inner.conn_for(bus).await;

@@ -65,6 +65,16 @@ impl Toolkit {
         self != Toolkit::Chromium
     }
 
+    /// Whether it is known to survive its accessibility client leaving right after sending
+    /// it input. GTK 3, GTK 4 and Qt: every campaign before the grace existed ran one
+    /// agent-cli process per action, each leaving as soon as its input was sent, with no
+    /// app crashed (60 actions per toolkit, docs/BENCHMARKS.md). Chromium crashed that way
+    /// (`docs/real-apps.md`, 3); Firefox shares its bridge and an unknown toolkit is
+    /// unknown: they get the grace.
+    pub fn survives_client_leaving_after_input(self) -> bool {
+        matches!(self, Toolkit::Gtk3 | Toolkit::Gtk4 | Toolkit::Qt)
+    }
+
     /// Whether its `GetAccessibleAtPoint` stops above the element drawn at the point:
     /// Firefox's document answers with itself for a point on one of its buttons, so the
     /// hit test goes on down by the children's extents.
@@ -202,6 +212,16 @@ mod tests {
         assert_eq!(Toolkit::from_name("", ""), Toolkit::Other);
         assert!(Toolkit::Gtk3.acts_inside_dispatch() && Toolkit::Chromium.acts_inside_dispatch());
         assert!(!Toolkit::Gtk4.acts_inside_dispatch() && !Toolkit::Qt.acts_inside_dispatch());
+    }
+
+    #[test]
+    fn only_toolkits_seen_surviving_a_client_that_leaves_after_input_skip_the_grace() {
+        let safe: Vec<Toolkit> =
+            [Toolkit::Gtk3, Toolkit::Gtk4, Toolkit::Qt, Toolkit::Chromium, Toolkit::Gecko, Toolkit::Other]
+                .into_iter()
+                .filter(|t| t.survives_client_leaving_after_input())
+                .collect();
+        assert_eq!(safe, [Toolkit::Gtk3, Toolkit::Gtk4, Toolkit::Qt]);
     }
 
     #[test]
