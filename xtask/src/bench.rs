@@ -36,6 +36,7 @@ const SUITES: &[(&str, &[Target])] = &[
     ),
     ("actuation", &[target("deft-a11y", "snapshot", &[]), target("deft-input", "latency", &[])]),
     ("verify", &[target("deft-verify", "overhead", &[])]),
+    ("failfast", &[target("deft-verify", "failfast", &[])]),
     ("toolbelt", &[target("deft-toolbelt", "outline", &[])]),
     ("mcp", &[target("agent-cli", "mcp", &[])]),
     ("agent", &[target("deft-agent", "agent", &[])]),

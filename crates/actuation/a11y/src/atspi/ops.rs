@@ -147,6 +147,11 @@ pub(crate) async fn perform(inner: &Inner, id: &ElementId, op: &Operation) -> Re
         Operation::SetValue(_) => Ifaces::VALUE,
         Operation::Focus | Operation::ScrollIntoView => Ifaces::COMPONENT,
     };
+    let ignored = matches!(op, Operation::SetText(_)) && !facts.toolkit.sets_text();
+    if ignored {
+        let what = format!("{what}: this application accepts it and changes nothing");
+        return Err(A11yError::NotSupported { id: id.clone(), what });
+    }
     if !ifaces.has(needed) {
         return Err(match op {
             Operation::Action(name) => {

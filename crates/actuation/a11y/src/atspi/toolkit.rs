@@ -75,6 +75,14 @@ impl Toolkit {
         matches!(self, Toolkit::Gtk3 | Toolkit::Gtk4 | Toolkit::Qt)
     }
 
+    /// Whether `EditableText.SetTextContents` sets a field's text. Firefox answers it with
+    /// `true` and leaves the field as it was (the web fixture's text fields, by pyatspi:
+    /// `tests/e2e/tests/ports.rs`), so a set there is reported not supported and the
+    /// caller types instead, rather than taking a success that changed nothing.
+    pub fn sets_text(self) -> bool {
+        self != Toolkit::Gecko
+    }
+
     /// Whether its `GetAccessibleAtPoint` stops above the element drawn at the point:
     /// Firefox's document answers with itself for a point on one of its buttons, so the
     /// hit test goes on down by the children's extents.
@@ -222,6 +230,16 @@ mod tests {
                 .filter(|t| t.survives_client_leaving_after_input())
                 .collect();
         assert_eq!(safe, [Toolkit::Gtk3, Toolkit::Gtk4, Toolkit::Qt]);
+    }
+
+    #[test]
+    fn only_firefox_is_known_to_ignore_a_text_set() {
+        assert!(!Toolkit::Gecko.sets_text());
+        assert!(
+            [Toolkit::Gtk3, Toolkit::Gtk4, Toolkit::Qt, Toolkit::Chromium, Toolkit::Other]
+                .iter()
+                .all(|t| t.sets_text())
+        );
     }
 
     #[test]
