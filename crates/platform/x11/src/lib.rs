@@ -111,22 +111,19 @@ pub fn top_levels(conn: &impl Connection, root: Window, atoms: &Atoms) -> Result
 /// Every viewable top-level window, bottom to top. Each window's requests go out together
 /// (one round trip for the whole list); a window that vanishes meanwhile is left out.
 pub fn windows(conn: &impl Connection, root: Window, atoms: &Atoms) -> Result<Vec<X11Window>, ReplyOrIdError> {
-    Ok(read_windows(conn, root, atoms)?
-        .into_iter()
-        .filter(|(_, shown)| *shown == Shown::Viewable)
-        .map(|(w, _)| w)
-        .collect())
+    shown_as(conn, root, atoms, Shown::Viewable)
 }
 
 /// The top-level windows the window manager holds minimised (ICCCM `WM_STATE` Iconic),
 /// bottom to top: a person would restore one from the taskbar before using it. Their
 /// bounds are where they were last shown.
 pub fn minimized(conn: &impl Connection, root: Window, atoms: &Atoms) -> Result<Vec<X11Window>, ReplyOrIdError> {
-    Ok(read_windows(conn, root, atoms)?
-        .into_iter()
-        .filter(|(_, shown)| *shown == Shown::Iconic)
-        .map(|(w, _)| w)
-        .collect())
+    shown_as(conn, root, atoms, Shown::Iconic)
+}
+
+/// The top-level windows shown as `how`, bottom to top.
+fn shown_as(conn: &impl Connection, root: Window, atoms: &Atoms, how: Shown) -> Result<Vec<X11Window>, ReplyOrIdError> {
+    Ok(read_windows(conn, root, atoms)?.into_iter().filter(|(_, shown)| *shown == how).map(|(w, _)| w).collect())
 }
 
 /// How a top-level window is shown.
