@@ -123,6 +123,37 @@ fn featherpad_saves_a_file_through_its_dialog_and_stays_alive() {
     featherpad.check_responsive(&desktop, Duration::from_secs(5)).expect("FeatherPad still answers");
 }
 
+/// Qt Designer (Qt 6): create a form from its start dialog's default template, ctrl+s, the
+/// file name into Qt's own dialog, Save. Judged by the .ui file Designer wrote (a dialog
+/// with its button box, as the template makes it).
+#[test]
+fn qt6_designer_creates_and_saves_a_form_and_stays_alive() {
+    let desktop = Desktop::start().expect("desktop");
+    let Some(mut designer) = start(&desktop, CorpusApp::QtDesigner) else { return };
+    let file = scratch("designer-save").join("form.ui");
+    let app = ["--app", "Designer"];
+    let start_dialog = [&app[..], &["--window", "New Form"]].concat();
+    let mut create = vec!["click", "--role", "push_button", "--name", "Create", "--verify"];
+    create.extend(&start_dialog);
+    cli(&desktop, &create).expect_code(0);
+    cli(&desktop, &["key", "ctrl+s", "--expect", "exists:role=dialog", "--timeout", "5000"]).expect_code(0);
+    let save_dialog = [&app[..], &["--window", "Save Form As"]].concat();
+    let mut set =
+        vec!["set-value", "--role", "text", "--name", "File name:", "--value", file.to_str().unwrap(), "--verify"];
+    set.extend(&save_dialog);
+    cli(&desktop, &set).expect_code(0);
+    let mut save = vec!["click", "--role", "push_button", "--name", "Save", "--verify"];
+    save.extend(&save_dialog);
+    cli(&desktop, &save).expect_code(0);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !file.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let saved = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("Designer saved no {}: {e}", file.display()));
+    assert!(saved.contains("<ui version=") && saved.contains("QDialogButtonBox"), "the form saved: {saved}");
+    designer.check_responsive(&desktop, Duration::from_secs(5)).expect("Designer still answers");
+}
+
 /// The `checked` state of each check button named "checkbutton" in gtk4-widget-factory, in
 /// tree order, as an independent AT-SPI client (pyatspi) reads it.
 fn gtk4_check_buttons(desktop: &Desktop) -> Vec<bool> {
