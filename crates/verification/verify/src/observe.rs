@@ -5,8 +5,8 @@
 use deft_a11y::Tree;
 use deft_retry::Toggle;
 use deft_snapshot::{
-    Effect, EffectKind, FieldChange, Judgement, NoiseSource, RelevanceConfig, RenderConfig, diff, immediate_feedback,
-    judge, render_observed, says_loading, working_zones,
+    Effect, EffectKind, FieldChange, Judgement, NoiseSource, Relation, RelevanceConfig, RenderConfig, diff,
+    immediate_feedback, judge, render_observed, says_loading, working_zones,
 };
 use deft_types::{Blocking, Condition, Element, ElementId, Logical, Rect, State};
 
@@ -65,6 +65,9 @@ pub(crate) struct Seen {
     /// looks like that until its replacement appears, so it is taken only once the
     /// verify delay has passed (and the diff can pair the two).
     pub gone_only: bool,
+    /// Of those, something emptied in place (a page Firefox empties under a modal dialog it
+    /// has not exposed yet): confirmed longer than things gone.
+    pub emptied_in_place: bool,
 }
 
 /// Another field that typed text landed in: what it showed before the input and now.
@@ -160,8 +163,19 @@ pub(crate) fn observe(
     // deft-snapshot's, under the configured `RelevanceConfig`.
     let cfg = RelevanceConfig { target: target.cloned(), ..relevance.clone() };
     let j = judge(&d, &pre.snap, &post.snap, &cfg);
-    let effects = j.effects.clone();
     let mut seen = Seen { note: explained_notes(&j, target, pre), ..Seen::default() };
+    // The input was aimed at the target's bounds; a read before it that shows the target
+    // with none was taken while the toolkit had not laid the page out for accessibility
+    // (Firefox, right after it emptied a page in place). Elements put back on screen since
+    // say nothing of the input then, only that the read before was incomplete.
+    let filled_in = |e: &Effect| matches!(&e.kind, EffectKind::Changed { changes, .. } if filled(changes));
+    let stale_before = j.effects.iter().any(|e| e.relation == Relation::Target && filled_in(e));
+    let effects: Vec<Effect> = j.effects.iter().filter(|e| !(stale_before && filled_in(e))).cloned().collect();
+    if stale_before {
+        let note = "the read before the input showed the target off screen (its page not laid out yet): elements \
+                    only put back on screen since are not counted";
+        seen.note = join(seen.note.take(), Some(note.to_string()));
+    }
     // Work that began before the input and goes on holds the engine back (it may be busy
     // with the input too), but only while it says so (a busy state, a "Loading..." text):
     // a spinner or progress bar alone may run forever and must not stall the chain.
@@ -210,6 +224,8 @@ pub(crate) fn observe(
                 EffectKind::Changed { changes, .. } => emptied(changes),
                 _ => false,
             });
+            seen.emptied_in_place = seen.gone_only
+                && others.iter().any(|e| matches!(&e.kind, EffectKind::Changed { changes, .. } if emptied(changes)));
         }
         Goal::AnyChange => {}
         Goal::Typed { typed } => {
@@ -313,6 +329,25 @@ fn emptied(changes: &[FieldChange]) -> bool {
             FieldChange::Actions { new, .. } => new.is_empty(),
             FieldChange::Bounds { new, .. } => new.is_none(),
             FieldChange::StateRemoved(_) => true,
+            _ => false,
+        })
+}
+
+/// Whether an element's changes say only that it came back where it stood: on screen or
+/// shown, with text, value, name and actions where it had none, nothing else changed. The
+/// mirror of [`emptied`]: what a page being laid out for accessibility looks like.
+fn filled(changes: &[FieldChange]) -> bool {
+    let blank = |v: &Option<String>| v.as_deref().is_none_or(|t| t.trim().is_empty());
+    let appeared = changes.iter().any(|c| {
+        matches!(c, FieldChange::Bounds { old: None, .. } | FieldChange::StateAdded(State::Showing | State::Visible))
+    });
+    appeared
+        && changes.iter().all(|c| match c {
+            FieldChange::Text { old, .. } | FieldChange::Value { old, .. } => blank(old),
+            FieldChange::Name { old, .. } => old.trim().is_empty(),
+            FieldChange::Actions { old, .. } => old.is_empty(),
+            FieldChange::Bounds { old, .. } => old.is_none(),
+            FieldChange::StateAdded(_) => true,
             _ => false,
         })
 }

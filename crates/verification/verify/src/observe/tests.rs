@@ -177,7 +177,7 @@ fn a_page_emptied_in_place_is_confirmed_like_things_gone() {
     let post = Reading::new(b.build());
     let seen =
         observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
-    assert!(seen.verified.is_some() && seen.gone_only, "held for confirmation: {seen:?}");
+    assert!(seen.verified.is_some() && seen.gone_only && seen.emptied_in_place, "held for confirmation: {seen:?}");
     // A real change beside it is not held.
     let mut renamed = element("submit", "push_button", "Submitted");
     renamed.bounds = Some(Rect::<Logical>::new(20, 20, 100, 30));
@@ -195,4 +195,68 @@ fn a_page_emptied_in_place_is_confirmed_like_things_gone() {
         &RelevanceConfig::after_input(),
     );
     assert!(seen.verified.is_some() && !seen.gone_only, "{seen:?}");
+}
+
+#[test]
+fn a_page_laid_out_after_the_read_before_is_not_the_effect() {
+    // Firefox: the read before the click caught the page not laid out (the target itself
+    // without bounds or actions, though the click was aimed at its bounds); the read after
+    // shows it laid out again, nothing else changed. A dropped click looked "verified" so.
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "browser"));
+    let w = b.child(app, element("w", "frame", "Page"));
+    let section = b.child(w, element("section", "section", ""));
+    let mut blank = element("submit", "push_button", "Submit order");
+    blank.bounds = None;
+    blank.actions.clear();
+    b.child(section, blank);
+    let pre = Reading::new(b.build());
+    let post = page("push_button", true, false);
+    let seen =
+        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    assert!(seen.verified.is_none(), "{seen:?}");
+    assert!(seen.note.as_deref().is_some_and(|n| n.contains("not laid out")), "{seen:?}");
+    // A real change that came with it still counts.
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "browser"));
+    let w = b.child(app, element("w", "frame", "Page"));
+    let section = b.child(w, element("section", "section", ""));
+    let mut target = element("submit", "push_button", "Submit order");
+    target.bounds = Some(Rect::<Logical>::new(20, 20, 100, 30));
+    b.child(section, target);
+    b.child(w, element("status", "label", "Order 1 submitted"));
+    let seen = observe(
+        &pre,
+        &Reading::new(b.build()),
+        Some(&id("submit")),
+        &Goal::AnyChange,
+        ToggleMode::None,
+        &RelevanceConfig::after_input(),
+    );
+    assert!(seen.verified.as_deref().is_some_and(|v| v.contains("Order 1 submitted")), "{seen:?}");
+    // The target on screen before: an element shown since is the effect (a panel revealed).
+    let with_details = |shown: bool| {
+        let mut b = TreeBuilder::new();
+        let app = b.app(element("app", "application", "browser"));
+        let w = b.child(app, element("w", "frame", "Page"));
+        let mut target = element("submit", "push_button", "Submit order");
+        target.bounds = Some(Rect::<Logical>::new(20, 20, 100, 30));
+        b.child(w, target);
+        let mut details = element("details", "label", "Details");
+        details.bounds = shown.then(|| Rect::<Logical>::new(20, 60, 100, 20));
+        if !shown {
+            details.states.remove(&State::Showing);
+        }
+        b.child(w, details);
+        Reading::new(b.build())
+    };
+    let revealed = observe(
+        &with_details(false),
+        &with_details(true),
+        Some(&id("submit")),
+        &Goal::AnyChange,
+        ToggleMode::None,
+        &RelevanceConfig::after_input(),
+    );
+    assert!(revealed.verified.is_some(), "a panel revealed by the click is its effect: {revealed:?}");
 }
