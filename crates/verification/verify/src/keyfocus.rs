@@ -40,29 +40,32 @@ impl<A: Accessibility> Executor<A> {
         }
         let title = target.window_title.clone().filter(|t| !t.is_empty());
         let query = WindowQuery { pid: target.pid, title: title.clone() };
-        let (focused, windows) = {
+        // One listing serves both: the target's window, and the title of the one with the focus.
+        let (focused, all) = {
             let locator = lock(locator);
-            (locator.focused(), locator.windows(&query))
+            (locator.focused(), locator.windows(&WindowQuery::default()))
         };
-        let (Ok(focused), Ok(mut windows)) = (focused, windows) else { return Ok(None) };
+        let (Ok(focused), Ok(all)) = (focused, all) else { return Ok(None) };
+        let windows: Vec<_> = all.iter().filter(|w| query.matches(w.pid, &w.title)).collect();
         // Its window: the one of that title (exactly, else the topmost containing it), or
         // the owner's only window; never a guess among several.
-        let window = match &title {
-            Some(t) => match windows.iter().rposition(|w| &w.title == t) {
-                Some(at) => windows.swap_remove(at),
-                None => match windows.pop() {
-                    Some(w) => w,
-                    None => return Ok(None),
-                },
+        let exact = title.as_ref().and_then(|t| windows.iter().rposition(|w| &w.title == t));
+        let window = match exact {
+            Some(at) => windows[at],
+            None if title.is_some() || windows.len() == 1 => match windows.last() {
+                Some(w) => *w,
+                None => return Ok(None),
             },
-            None if windows.len() == 1 => windows.remove(0),
             None => return Ok(None),
         };
         if focused == Some(window.id) {
             return Ok(None);
         }
         let had_it = match focused {
-            Some(id) => self.window_title(id).map_or_else(|| format!("window {id:#x}"), |t| format!("window {t:?}")),
+            Some(id) => all
+                .iter()
+                .find(|w| w.id == id)
+                .map_or_else(|| format!("window {id:#x}"), |w| format!("window {:?}", w.title)),
             None => "no window".to_string(),
         };
         lock(locator).activate(window.id).map_err(|e| {
@@ -91,12 +94,6 @@ impl<A: Accessibility> Executor<A> {
             }
             tokio::time::sleep(POLL).await;
         }
-    }
-
-    /// The title of top-level window `id`, if it is listed.
-    fn window_title(&self, id: u64) -> Option<String> {
-        let all = lock(self.windows.as_ref()?).windows(&WindowQuery::default()).ok()?;
-        all.into_iter().find(|w| w.id == id).map(|w| w.title)
     }
 }
 
