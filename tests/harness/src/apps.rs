@@ -29,11 +29,13 @@ pub enum CorpusApp {
     Chromium,
     /// Firefox ESR on the same page.
     Firefox,
+    /// LibreOffice Writer (VCL on its GTK 3 plugin, which reports itself as `gtk` 3.24).
+    LibreOfficeWriter,
 }
 
 impl CorpusApp {
     /// Every app of the corpus.
-    pub const ALL: [CorpusApp; 7] = [
+    pub const ALL: [CorpusApp; 8] = [
         CorpusApp::Gtk3WidgetFactory,
         CorpusApp::Gtk4WidgetFactory,
         CorpusApp::FeatherPad,
@@ -41,6 +43,7 @@ impl CorpusApp {
         CorpusApp::Mousepad,
         CorpusApp::Chromium,
         CorpusApp::Firefox,
+        CorpusApp::LibreOfficeWriter,
     ];
 
     /// The program started.
@@ -53,6 +56,9 @@ impl CorpusApp {
             CorpusApp::Mousepad => "/usr/bin/mousepad",
             CorpusApp::Chromium => "/usr/bin/chromium",
             CorpusApp::Firefox => "/usr/bin/firefox-esr",
+            // The program itself: `lowriter` goes through `oosplash`, which forks it, and
+            // the harness tells the app on the bus by its process id.
+            CorpusApp::LibreOfficeWriter => LIBREOFFICE,
         }
     }
 
@@ -66,6 +72,7 @@ impl CorpusApp {
             CorpusApp::Mousepad => "mousepad",
             CorpusApp::Chromium => "chromium",
             CorpusApp::Firefox => "firefox-esr",
+            CorpusApp::LibreOfficeWriter => "libreoffice-writer",
         }
     }
 
@@ -79,6 +86,7 @@ impl CorpusApp {
             CorpusApp::Mousepad => "mousepad",
             CorpusApp::Chromium => "Chromium",
             CorpusApp::Firefox => "Firefox",
+            CorpusApp::LibreOfficeWriter => "soffice",
         }
     }
 
@@ -109,6 +117,9 @@ impl CorpusApp {
             // GTK 4's GL renderer fails on Xvfb's llvmpipe and the app never registers.
             CorpusApp::Gtk4WidgetFactory => vec![("GSK_RENDERER", "cairo")],
             CorpusApp::Firefox => vec![("MOZ_CRASHREPORTER_DISABLE", "1")],
+            // Its accessibility goes through the GTK 3 plugin; left to itself, on a desktop
+            // that names no desktop environment, it may pick the plain X11 one, which has none.
+            CorpusApp::LibreOfficeWriter => vec![("SAL_USE_VCLPLUGIN", "gtk3")],
             _ => Vec::new(),
         }
     }
@@ -143,6 +154,11 @@ impl CorpusApp {
             CorpusApp::Firefox => {
                 vec!["--no-remote".into(), "--profile".into(), profile.display().to_string(), page]
             }
+            CorpusApp::LibreOfficeWriter => {
+                let mut args: Vec<String> = ["--writer", "--norestore", "--nologo"].map(String::from).to_vec();
+                args.push(libreoffice_profile(profile));
+                args
+            }
             _ => Vec::new(),
         }
     }
@@ -166,8 +182,32 @@ impl CorpusApp {
             let text: String = prefs.iter().map(|(k, v)| format!("user_pref(\"{k}\", {v});\n")).collect();
             std::fs::write(profile.join("user.js"), text)?;
         }
+        if self == CorpusApp::LibreOfficeWriter {
+            // On a fresh profile LibreOffice exits with 81 ("restart me") once it has set the
+            // profile up, which `oosplash` would handle; the harness starts the program
+            // itself, so it sets the profile up first, headless (0.1 s here).
+            let status = Command::new(LIBREOFFICE)
+                .args(["--headless", "--terminate_after_init", "--norestore"])
+                .arg(libreoffice_profile(profile))
+                .env_remove("DISPLAY")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()?;
+            if !status.success() && status.code() != Some(81) {
+                return Err(std::io::Error::other(format!("setting up a LibreOffice profile: {LIBREOFFICE} {status}")));
+            }
+        }
         Ok(())
     }
+}
+
+/// LibreOffice's program (not its `soffice` and `lowriter` wrapper scripts).
+const LIBREOFFICE: &str = "/usr/lib/libreoffice/program/soffice.bin";
+
+/// LibreOffice's argument that puts its settings in `profile`.
+fn libreoffice_profile(profile: &std::path::Path) -> String {
+    format!("-env:UserInstallation=file://{}", profile.display())
 }
 
 /// The local page the browsers open.

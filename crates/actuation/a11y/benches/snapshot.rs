@@ -200,6 +200,7 @@ fn main() {
         CorpusApp::Mousepad,
         CorpusApp::Chromium,
         CorpusApp::Firefox,
+        CorpusApp::LibreOfficeWriter,
     ] {
         if let Some(why) = app.missing() {
             eprintln!("skipping {}: {why}", app.accessible_name());

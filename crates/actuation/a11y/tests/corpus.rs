@@ -180,3 +180,8 @@ fn chromium_survives_every_read() {
 fn firefox_survives_every_read() {
     read_everything(&[CorpusApp::Firefox]);
 }
+
+#[test]
+fn libreoffice_writer_survives_every_read() {
+    read_everything(&[CorpusApp::LibreOfficeWriter]);
+}

@@ -77,7 +77,7 @@ impl fmt::Display for Role {
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum State {
-    /// Accepts input (AT-SPI: enabled and sensitive).
+    /// Accepts input (AT-SPI: enabled or sensitive).
     Enabled,
     /// Drawn on screen now (AT-SPI: showing).
     Showing,

@@ -243,9 +243,7 @@ impl<A: Accessibility> Executor<A> {
             None => unstable(Instant::now()),
             Some((at, _)) if at != point => unstable(Instant::now()),
             Some((_, Ok(Some(hit)))) if hit.is_within(id) => Check::Ready,
-            // A popup menu is above every other window by construction (override-redirect):
-            // the hit test, which cannot see stacking, may answer with what lies beneath it.
-            Some((_, Ok(Some(hit)))) if hit.chain.first() != target.window.as_ref() && in_popup(target) => Check::Ready,
+            Some((_, Ok(Some(hit)))) if beneath_popup(target, &hit) => Check::Ready,
             Some((_, Ok(Some(hit)))) => {
                 let covering_window = hit.chain.first().cloned();
                 let other_window = covering_window.is_some() && covering_window != target.window;
@@ -326,6 +324,22 @@ pub(crate) fn popup_texts<'a>(nodes: impl Iterator<Item = &'a deft_a11y::Node>, 
 }
 
 /// Whether the target is in a popup window (a menu), which is drawn above every other.
+/// Whether `hit` is what lies beneath the target's popup menu. A popup menu is above every
+/// other window by construction (override-redirect), and the hit test, which cannot see
+/// stacking, may answer with what is beneath it: another window (GTK 3 lists its popups as
+/// windows of their own), or, for a toolkit that lists its menus inside the main window
+/// (LibreOffice), an element of that window that is no part of a menu (its document).
+fn beneath_popup(target: &Resolved, hit: &Hit) -> bool {
+    let menu_item = target.element.as_ref().is_some_and(|e| is_menu_item(e.role.as_str()));
+    let menuish = |role: &str| is_menu_item(role) || matches!(role, "menu" | "menu_bar" | "popup_menu");
+    (hit.chain.first() != target.window.as_ref() && in_popup(target)) || (menu_item && !menuish(hit.element.role.as_str()))
+}
+
+/// Roles of the entries of an open menu (a menu bar's titles are `menu`).
+fn is_menu_item(role: &str) -> bool {
+    matches!(role, "menu_item" | "check_menu_item" | "radio_menu_item" | "tearoff_menu_item")
+}
+
 fn in_popup(target: &Resolved) -> bool {
     let popup_window =
         target.window_role.as_ref().is_some_and(|r| matches!(r.as_str(), "window" | "menu" | "popup_menu"));

@@ -178,10 +178,12 @@ impl Bits {
         state < 64 && self.0 & (1 << state) != 0
     }
 
-    /// Deft's states. Enabled needs both AT-SPI `enabled` and `sensitive`.
+    /// Deft's states. Enabled is AT-SPI `enabled` or `sensitive`: a greyed-out widget lacks
+    /// both on every toolkit seen, but GTK 4.8 never sets `enabled` and LibreOffice's
+    /// document and paragraphs (VCL) never set `sensitive` (docs/real-apps.md).
     pub fn states(self) -> States {
         let mut out = States::new();
-        if self.has(st::ENABLED) && self.has(st::SENSITIVE) {
+        if self.has(st::ENABLED) || self.has(st::SENSITIVE) {
             out.insert(State::Enabled);
         }
         let map = [
@@ -323,6 +325,13 @@ mod tests {
         assert!(button.contains(&State::Visible) && button.contains(&State::Focusable));
         let entry = Bits::from_words(&[0x4700_0980, 0]).states();
         assert!(entry.contains(&State::Editable) && entry.contains(&State::SingleLine));
+        // LibreOffice Writer's focused paragraph (editable, enabled, focusable, focused,
+        // showing, visible, no sensitive) accepts typing; its greyed-out Cut button
+        // (focusable, showing, visible) does not.
+        let paragraph = Bits::from_words(&[(1 << 7) | (1 << 8) | (1 << 11) | (1 << 12) | (1 << 25) | (1 << 30), 0]);
+        assert!(paragraph.states().contains(&State::Enabled) && paragraph.states().contains(&State::Focused));
+        let cut = Bits::from_words(&[(1 << 11) | (1 << 25) | (1 << 30), 0]);
+        assert!(!cut.states().contains(&State::Enabled) && cut.states().contains(&State::Showing));
         assert_eq!(bounds((i32::MIN, i32::MIN, 1, 1)), None);
         assert_eq!(bounds((10, 20, 0, 5)), None);
         assert_eq!(bounds((10, 20, 30, 5)), Some(Rect::new(10, 20, 30, 5)));

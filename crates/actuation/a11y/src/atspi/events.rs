@@ -52,6 +52,7 @@ pub(crate) async fn subscribe(inner: Arc<Inner>, filter: &EventFilter) -> Result
             kinds.push(*k);
         }
     }
+    let events_bus = inner.events_bus().await?;
     let mut streams = Vec::new();
     // Dropped (deregistering what it registered) if a later step fails.
     let mut held = Registrations { inner: inner.clone(), events: Vec::new() };
@@ -64,7 +65,7 @@ pub(crate) async fn subscribe(inner: Arc<Inner>, filter: &EventFilter) -> Result
                 .and_then(|b| b.member(*member))
                 .map_err(|e| fail("building a match rule", e.to_string()))?
                 .build();
-            let stream = MessageStream::for_match_rule(rule, &inner.bus, Some(1024))
+            let stream = MessageStream::for_match_rule(rule, &events_bus, Some(1024))
                 .await
                 .map_err(|e| fail("subscribing to accessibility signals", e.to_string()))?;
             streams.push(stream);

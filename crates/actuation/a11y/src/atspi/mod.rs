@@ -79,6 +79,11 @@ pub struct AtSpi {
 
 pub(crate) struct Inner {
     pub bus: Connection,
+    /// The accessibility bus's address.
+    address: String,
+    /// A second connection to the bus that carries only event streams
+    /// ([`Inner::events_bus`]).
+    events_bus: OnceCell<Connection>,
     pub config: AtSpiConfig,
     /// Per application bus name: its direct connection, or the bus when it has none.
     peers: Mutex<HashMap<String, Arc<OnceCell<Connection>>>>,
@@ -108,15 +113,17 @@ impl AtSpi {
                 .build()
                 .await
                 .map_err(|e| unavailable(format!("cannot connect to the accessibility bus at {address}: {e}")))?;
-            Ok::<_, A11yError>(bus)
+            Ok::<_, A11yError>((bus, address))
         };
-        let bus = tokio::time::timeout(limit, connect)
+        let (bus, address) = tokio::time::timeout(limit, connect)
             .await
             .map_err(|_| unavailable(format!("connecting took longer than {limit:?}")))??;
         let placement = placement::Placement::new(config.display.clone());
         Ok(AtSpi {
             inner: Arc::new(Inner {
                 bus,
+                address,
+                events_bus: OnceCell::new(),
                 config,
                 peers: Mutex::new(HashMap::new()),
                 facts: Mutex::new(HashMap::new()),
@@ -172,6 +179,22 @@ async fn a11y_address(config: &AtSpiConfig) -> Result<String, A11yError> {
 impl Inner {
     pub fn timeout(&self) -> Duration {
         self.config.call_timeout
+    }
+
+    /// The connection event streams read from, connected on first use. Not the bus
+    /// connection that carries calls: zbus's reader waits while a stream's queue is full,
+    /// so a stream nobody polls for a while (1024 events of a kind: LibreOffice sends more
+    /// than that during one full read) would hold up every reply behind it.
+    pub async fn events_bus(&self) -> Result<Connection, A11yError> {
+        let connect = || async {
+            let built = zbus::connection::Builder::address(self.address.as_str()).map(|b| b.max_queued(4096));
+            let conn = match built {
+                Ok(b) => b.build().await,
+                Err(e) => Err(e),
+            };
+            conn.map_err(|e| unavailable(format!("cannot connect to the accessibility bus at {}: {e}", self.address)))
+        };
+        self.events_bus.get_or_try_init(connect).await.cloned()
     }
 
     /// The connection to talk to application `bus_name` on: its direct socket when it

@@ -137,8 +137,8 @@ impl Toolkit {
     /// Deft's states from the raw state set and the element's bounds (`None` when it has
     /// none or was not asked; `has_component` tells which).
     ///
-    /// - Enabled: AT-SPI `enabled` and `sensitive`. GTK 4.8 never sets `enabled`; its
-    ///   `sensitive` alone means the widget accepts input.
+    /// - Enabled: AT-SPI `enabled` or `sensitive` ([`Bits::states`]): GTK 4.8 never sets
+    ///   `enabled`, LibreOffice's document never sets `sensitive`.
     /// - Showing: AT-SPI `showing`. On GTK 4, `visible` with non-empty extents: a widget on
     ///   a hidden stack page is `visible` at `(x, y, 0, 0)`. On Qt, `showing` with non-empty
     ///   extents: Qt leaves `showing` on widgets it hid (a search bar's fields, the fixture's
@@ -149,9 +149,6 @@ impl Toolkit {
             out.remove(&State::Showing);
         }
         if self == Toolkit::Gtk4 {
-            if bits.has(st::SENSITIVE) {
-                out.insert(State::Enabled);
-            }
             let drawn = if has_component { bounds.is_some() } else { bits.has(st::VISIBLE) };
             if bits.has(st::SHOWING) || (bits.has(st::VISIBLE) && drawn) {
                 out.insert(State::Showing);
@@ -276,9 +273,9 @@ mod tests {
         let s = Toolkit::Gtk4.states(window, None, true);
         assert!(s.contains(&State::Showing) && s.contains(&State::Active), "{s:?}");
         assert!(Toolkit::Gtk4.may_show(enabled) && !Toolkit::Gtk3.may_show(enabled));
-        // The same raw bits mean "not showing, not enabled" for any other toolkit.
+        // The same raw bits mean "enabled, not showing" for any other toolkit.
         let s = Toolkit::Gtk3.states(enabled, bounds, true);
-        assert!(!s.contains(&State::Enabled) && !s.contains(&State::Showing), "{s:?}");
+        assert!(s.contains(&State::Enabled) && !s.contains(&State::Showing), "{s:?}");
     }
 
     #[test]

@@ -379,7 +379,8 @@ fn is_static_text(node: &Node) -> bool {
 /// [`Pick::Natural`], in order: `index` picks among [`natural_matches`]; one match is
 /// it; among several, the only one that is showing (a hidden element cannot be what a
 /// person means; a destroyed widget may linger hidden for a moment), or the only one
-/// showing with bounds on screen; among those, the only one that is not static text. Otherwise [`ResolveError::Ambiguous`]
+/// showing with bounds on screen; among those, the only one that is not static text; among
+/// those, when all are of one role, the only one with actions. Otherwise [`ResolveError::Ambiguous`]
 /// with every match, numbered as `index` counts them. Never the first of several.
 pub fn pick(tree: &Tree, selector: &Selector, rule: Pick) -> Result<usize, ResolveError> {
     if rule == Pick::Exact {
@@ -423,6 +424,16 @@ pub fn pick(tree: &Tree, selector: &Selector, rule: Pick) -> Result<usize, Resol
     let controls: Vec<usize> = candidates.iter().copied().filter(|&i| !is_static_text(&tree.nodes[i])).collect();
     if let [one] = controls[..] {
         return Ok(one);
+    }
+    // A toolkit's shadow copy: LibreOffice lists its menu bar twice, GTK's (which acts) and
+    // its own (no actions, reported shown with bounds where none of it is drawn).
+    let role = |i: usize| &tree.nodes[i].element.role;
+    if controls.iter().all(|&i| role(i) == role(controls[0])) {
+        let acting: Vec<usize> =
+            controls.iter().copied().filter(|&i| !tree.nodes[i].element.actions.is_empty()).collect();
+        if let [one] = acting[..] {
+            return Ok(one);
+        }
     }
     Err(ResolveError::Ambiguous { selector: text, matches: listed(&found) })
 }

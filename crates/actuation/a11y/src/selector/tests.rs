@@ -275,6 +275,19 @@ fn natural_picking() {
         e.states.remove(&State::Showing);
         b.child(w, e);
     }
+    // LibreOffice's menu bar listed twice (GTK's acts; its own does not, and says it is
+    // shown over the toolbar): the one that acts. Two buttons that cannot act stay two.
+    for (id, at, acts) in [("vcl-file", (0, 44, 35, 19), false), ("gtk-file", (0, 19, 39, 25), true)] {
+        let mut e = element(id, "menu", "File");
+        e.bounds = Some(deft_types::Rect::new(at.0, at.1, at.2, at.3));
+        e.actions = if acts { vec!["click".into()] } else { Vec::new() };
+        b.child(w, e);
+    }
+    for (id, x) in [("left", 0), ("right", 60)] {
+        let mut e = element(id, "push_button", "Twin");
+        e.bounds = Some(deft_types::Rect::new(x, 100, 50, 20));
+        b.child(w, e);
+    }
     // Nested containers of different names are not one element.
     let outer = b.child(w, element("p1", "panel", "Box"));
     b.child(outer, element("p2", "panel", "Box inner"));
@@ -292,6 +305,9 @@ fn natural_picking() {
     assert_eq!(id("role=text name=Find").as_deref(), Ok("field"));
     assert_eq!(id("name=\"Save As...\"").as_deref(), Ok("saveas"));
     assert_eq!(id("name=\"Full name\"").as_deref(), Ok("far-field"));
+    assert_eq!(id("name=File").as_deref(), Ok("gtk-file"));
+    assert_eq!(id("name=File index=0").as_deref(), Ok("vcl-file"), "index counts every match");
+    assert!(id("name=Twin").unwrap_err().contains("matches 2 elements"));
     let e = id("name=Same").unwrap_err();
     assert!(e.contains("matches 2 elements") && e.contains("index=1"), "{e}");
     assert_eq!(id("name=Same index=1").as_deref(), Ok("x2"));
