@@ -349,8 +349,9 @@ bold = set(re.findall(r'<style:style style:name="([^"]+)"[^>]*>(?:(?!</style:sty
 print(json.dumps([[text, style in bold] for style, text in re.findall(r'<text:p text:style-name="([^"]+)">([^<]*)</text:p>', xml)]))
 "#;
     let out = desktop.command(deft_harness::python()).args(["-c", judge]).arg(&file).output().expect("python runs");
-    let paragraphs: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)));
+    let paragraphs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    });
     assert_eq!(paragraphs, serde_json::json!([["Hello Writer", true]]), "the document Writer saved");
     writer.check_responsive(&desktop, Duration::from_secs(5)).expect("Writer still answers");
 }

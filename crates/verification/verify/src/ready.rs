@@ -332,7 +332,8 @@ pub(crate) fn popup_texts<'a>(nodes: impl Iterator<Item = &'a deft_a11y::Node>, 
 fn beneath_popup(target: &Resolved, hit: &Hit) -> bool {
     let menu_item = target.element.as_ref().is_some_and(|e| is_menu_item(e.role.as_str()));
     let menuish = |role: &str| is_menu_item(role) || matches!(role, "menu" | "menu_bar" | "popup_menu");
-    (hit.chain.first() != target.window.as_ref() && in_popup(target)) || (menu_item && !menuish(hit.element.role.as_str()))
+    (hit.chain.first() != target.window.as_ref() && in_popup(target))
+        || (menu_item && !menuish(hit.element.role.as_str()))
 }
 
 /// Roles of the entries of an open menu (a menu bar's titles are `menu`).

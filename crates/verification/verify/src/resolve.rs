@@ -192,17 +192,22 @@ impl Miss {
 
 impl<A: Accessibility> Executor<A> {
     /// One attempt at finding the target; the caller waits and retries while
-    /// [`Miss::may_appear`].
-    pub(crate) async fn find_target(&self, how: &How) -> Result<Resolved, Miss> {
+    /// [`Miss::may_appear`]. Text a person sees is looked for on screen (OCR) only when
+    /// `ocr` says so (see `resolve_waiting`).
+    pub(crate) async fn find_target(&self, how: &How, ocr: bool) -> Result<Resolved, Miss> {
         match how {
             How::Selector(sel) => self.find_by_selector(how, sel).await,
             How::Text(t) => {
                 let sel = Selector { text: Some(t.clone()), ..Selector::default() };
                 match self.find_by_selector(how, &sel).await {
-                    Err(miss @ Miss::Resolve(ResolveError::NotFound { .. })) => match self.find_by_ocr(t).await {
-                        Some(found) => Ok(found),
-                        None => Err(miss),
-                    },
+                    Err(miss @ Miss::Resolve(ResolveError::NotFound { .. })) if ocr => {
+                        match self.find_by_ocr(t).await {
+                            // Reading the screen takes a while (a second under load): what
+                            // accessibility has by then is the better answer (an element).
+                            Some(found) => Ok(self.find_by_selector(how, &sel).await.unwrap_or(found)),
+                            None => Err(miss),
+                        }
+                    }
                     other => other,
                 }
             }

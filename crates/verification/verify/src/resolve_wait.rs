@@ -9,14 +9,25 @@ use crate::event::VerifyEvent;
 use crate::executor::Executor;
 use crate::run::Run;
 
+/// How long accessibility may miss a text target before the screen is read for it (OCR).
+/// A page or window often shows its text before its accessibility tree has it (a fresh
+/// Firefox page: 50-300 ms, more under load); OCR then finds a label near the control meant
+/// ("Name:" beside the Name field), a point with no element to focus, and keys meant for
+/// the field went to the page.
+const OCR_GRACE: Duration = Duration::from_millis(1000);
+
 impl<A: Accessibility> Executor<A> {
     /// Finds the target, waiting for it to appear up to the actionability timeout.
     pub(crate) async fn resolve_waiting(&self, run: &mut Run<'_>) {
         let Some(how) = run.how.clone() else { return };
-        let until = Instant::now() + Duration::from_millis(self.config.actionability_timeout_ms);
+        let start = Instant::now();
+        let until = start + Duration::from_millis(self.config.actionability_timeout_ms);
+        // OCR after the grace, and always on the last look.
+        let ocr_from = (start + OCR_GRACE).min(until);
         let mut said = String::new();
         loop {
-            match self.find_target(&how).await {
+            let ocr = Instant::now() >= ocr_from;
+            match self.find_target(&how, ocr).await {
                 Ok(t) => {
                     self.publish(VerifyEvent::Resolved {
                         op: run.op,
@@ -29,7 +40,7 @@ impl<A: Accessibility> Executor<A> {
                     return;
                 }
                 Err(miss) => {
-                    let again = miss.may_appear() && Instant::now() < until;
+                    let again = miss.may_appear() && (Instant::now() < until || !ocr);
                     if !again {
                         run.miss = Some(miss);
                         return;
