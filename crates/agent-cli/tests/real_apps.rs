@@ -208,6 +208,45 @@ fn gtk4_click_lands_in_a_window_away_from_the_corner() {
     factory.check_responsive(&desktop, Duration::from_secs(5)).expect("gtk4-widget-factory still answers");
 }
 
+/// gtk4-widget-factory (GTK 4), the verbs on its first page, each its own agent-cli
+/// process: type into an entry, set a spin button and a slider, pick a radio button, switch
+/// a notebook's tab. Judged by pyatspi reading the app afterwards. Then a click on a blank
+/// part of the window, which changes nothing: it used to be "verified" by the page's
+/// spinners turning (GTK 4 reports a turning spinner's box moving) and by the stack pages
+/// GTK 4 adds to the tree after the first full read.
+#[test]
+fn gtk4_types_sets_values_picks_a_radio_and_a_tab_and_does_not_claim_a_blank_click() {
+    let desktop = Desktop::start().expect("desktop");
+    let Some(mut factory) = start(&desktop, CorpusApp::Gtk4WidgetFactory) else { return };
+    let app = ["--app", "gtk4-widget-factory"];
+    let act = |args: &[&str]| cli(&desktop, &[args, &app[..], &["--verify"]].concat());
+    let nth = |role: &str, name: &str, i: usize| {
+        let seen = dump(&desktop, "gtk4-widget-factory");
+        seen.into_iter().filter(|e| e["role"] == role && e["name"] == name).nth(i).unwrap_or_default()
+    };
+    let has = |e: &serde_json::Value, state: &str| e["states"].as_array().is_some_and(|s| s.iter().any(|v| v == state));
+    // The plain entry (the third "GtkEntry": the first two are combo boxes' own).
+    act(&["type", "--role", "text", "--name", "GtkEntry", "--index", "2", "--text", "hello gtk4"]).expect_code(0);
+    assert_eq!(nth("text", "GtkEntry", 2)["text"], "hello gtk4");
+    act(&["set-value", "--role", "spin_button", "--name", "GtkSpinButton", "--index", "0", "--value", "73"])
+        .expect_code(0);
+    assert_eq!(nth("spin button", "GtkSpinButton", 0)["value"], 73.0);
+    act(&["set-value", "--role", "slider", "--name", "GtkScale", "--index", "0", "--value", "80"]).expect_code(0);
+    assert_eq!(nth("slider", "GtkScale", 0)["value"], 80.0);
+    assert!(has(&nth("check box", "radiobutton", 0), "checked"), "the first radio button starts picked");
+    act(&["click", "--role", "check_box", "--name", "radiobutton", "--index", "1"]).expect_code(0);
+    let (first, second) = (nth("check box", "radiobutton", 0), nth("check box", "radiobutton", 1));
+    assert!(!has(&first, "checked") && has(&second, "checked"), "the second picked: {first} {second}");
+    act(&["click", "--role", "page_tab", "--name", "Tab", "--index", "1"]).expect_code(0);
+    let (tab0, tab1) = (nth("page tab", "Tab", 0), nth("page tab", "Tab", 1));
+    assert!(!has(&tab0, "selected") && has(&tab1, "selected"), "the second tab selected: {tab0} {tab1}");
+    // A blank part of the window (below the notebooks, left of the text view): nothing to
+    // click there, so nothing may be reported as done.
+    let blank = cli(&desktop, &["click", "--at", "700,700", "--verify", "--timeout", "2000"]);
+    assert_eq!(blank.code, 1, "a click that changed nothing is not verified: {}", blank.stdout);
+    factory.check_responsive(&desktop, Duration::from_secs(5)).expect("gtk4-widget-factory still answers");
+}
+
 /// How many elements of `role` named `name` an independent AT-SPI client (pyatspi) reads
 /// in application `app`.
 fn count_in(desktop: &Desktop, app: &str, role: &str, name: &str) -> usize {

@@ -64,9 +64,18 @@ pub(crate) fn settle(j: &mut Judgement, before: &Snapshot, after: &Snapshot, con
         kept = pair_recreated(kept, &mut j.noise);
     }
     if config.hidden_noise {
+        kept = kept.into_iter().filter_map(|e| regrouped(e, before, after, &mut j.noise)).collect();
         kept.retain(|e| {
             let EffectKind::Appeared { element, .. } = &e.kind else { return true };
-            let shown = after.subtree(&element.id).any(|n| n.element().has(State::Showing));
+            // What it shows that was not there before: a container without a place of its
+            // own put in around elements already shown (GTK 4.8 adds its stack pages, no
+            // extents, above their content after the first full read) shows nothing new.
+            let new_and_shown = |n: &crate::snapshot::SnapshotNode| {
+                let e = n.element();
+                let drawn = e.bounds.is_some() || e.child_count == 0;
+                e.has(State::Showing) && drawn && before.get(n.id()).is_none()
+            };
+            let shown = after.subtree(&element.id).any(new_and_shown);
             let background = config.target.as_ref().is_some_and(|t| another_page(before, after, &element.id, t));
             let seen = shown && !background;
             if !seen {
@@ -108,6 +117,25 @@ fn another_page(before: &Snapshot, after: &Snapshot, appeared: &ElementId, targe
 
 /// The effect without its incidental parts (focus and activation moves, child counts,
 /// a window that only became active or moved by jitter); `None` when nothing is left.
+/// `e` without the moves of an element under a container that is new and lies inside its
+/// old parent: the tree regrouped, nothing shown changed (its place on screen, if it moved,
+/// is a change of its own).
+fn regrouped(e: Effect, before: &Snapshot, after: &Snapshot, noise: &mut Vec<Noise>) -> Option<Effect> {
+    let EffectKind::Changed { id, role, name, changes } = e.kind else { return Some(e) };
+    let inside_old = |c: &FieldChange| match c {
+        FieldChange::Parent { old: Some(old), new: Some(new) } => {
+            before.get(new).is_none() && after.ancestors(new).any(|n| n.id() == old)
+        }
+        _ => false,
+    };
+    let (quiet, loud): (Vec<FieldChange>, Vec<FieldChange>) = changes.into_iter().partition(inside_old);
+    for change in quiet {
+        noise.push(Noise { kind: NoiseKind::Regrouped, source: NoiseSource::Field { id: id.clone(), change } });
+    }
+    (!loud.is_empty())
+        .then_some(Effect { kind: EffectKind::Changed { id, role, name, changes: loud }, relation: e.relation })
+}
+
 fn incidental(e: Effect, config: &RelevanceConfig, noise: &mut Vec<Noise>) -> Option<Effect> {
     match e.kind {
         EffectKind::Changed { id, role, name, changes } => {

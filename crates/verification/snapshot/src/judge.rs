@@ -99,7 +99,12 @@ pub fn judge(diff: &SnapshotDiff, before: &Snapshot, after: &Snapshot, config: &
                     // Activity churn says work goes on only while the activity is shown: a
                     // spinner or progress bar that was hidden has finished (compared with the
                     // reading from before the input, its hiding would say "loading" forever).
-                    j.loading |= kind == NoiseKind::Activity && after.get(&c.id).is_some_and(|e| e.has(State::Showing));
+                    // A spinner turning (its box moving) says nothing of work begun by the
+                    // input: it turned before it too, and may turn forever.
+                    let turning = matches!(change, FieldChange::Bounds { .. });
+                    j.loading |= kind == NoiseKind::Activity
+                        && !turning
+                        && after.get(&c.id).is_some_and(|e| e.has(State::Showing));
                     let source = NoiseSource::Field { id: c.id.clone(), change: change.clone() };
                     j.noise.push(Noise { kind, source });
                 }
@@ -226,7 +231,12 @@ impl<'a> Places<'a> {
     fn field_noise(&self, old_role: &Role, role: &Role, relation: Relation, change: &FieldChange) -> Option<NoiseKind> {
         let jitter = u64::from(self.config.jitter_px);
         if let FieldChange::Bounds { old: Some(a), new: Some(b) } = change {
-            return (a.max_edge_delta(b) <= jitter).then_some(NoiseKind::BoundsJitter);
+            if a.max_edge_delta(b) <= jitter {
+                return Some(NoiseKind::BoundsJitter);
+            }
+            // A spinner's box moves as it turns (GTK 4 reports the turned box).
+            let turning = relation != Relation::Target && old_role == role && self.is_activity(role);
+            return turning.then_some(NoiseKind::Activity);
         }
         if relation == Relation::Target {
             return None;

@@ -196,6 +196,9 @@ pub enum NoiseKind {
     PreLoading,
     /// Elements that appeared without anything of them shown (a background tab's page).
     Hidden,
+    /// Elements put under a new container inside their old parent (GTK 4.8 adds its stack
+    /// pages above their content after the first full read).
+    Regrouped,
 }
 
 impl NoiseKind {
@@ -212,6 +215,7 @@ impl NoiseKind {
             NoiseKind::Recreated => "re-created widget",
             NoiseKind::PreLoading => "work loading since before the input",
             NoiseKind::Hidden => "appeared hidden",
+            NoiseKind::Regrouped => "regrouped under a new container",
         }
     }
 }

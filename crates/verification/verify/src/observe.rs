@@ -180,7 +180,11 @@ pub(crate) fn observe(
     // with the input too), but only while it says so (a busy state, a "Loading..." text):
     // a spinner or progress bar alone may run forever and must not stall the chain.
     // Shown elements only (Qt leaves a hidden busy progress bar in the tree).
-    let says_busy = |e: &Element| e.has(State::Showing) && (e.has(State::Busy) || says_loading(e.visible_text(), &cfg));
+    // A spinner says it is busy for as long as it turns (GTK 4): itself, it is no sign.
+    let spinner = |e: &Element| cfg.activity_roles.contains(&e.role);
+    let says_busy = |e: &Element| {
+        e.has(State::Showing) && ((e.has(State::Busy) && !spinner(e)) || says_loading(e.visible_text(), &cfg))
+    };
     let zones = working_zones(&pre.snap, &cfg);
     let still_working = zones.iter().any(|z| post.snap.subtree(z).any(|n| says_busy(n.element())));
     let before = target.and_then(|t| pre.element(t));

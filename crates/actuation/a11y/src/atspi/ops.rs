@@ -85,10 +85,11 @@ async fn window_info(
     {
         (b.x, b.y) = (b.x.saturating_add(dx), b.y.saturating_add(dy));
     }
+    let role = toolkit.role(convert::role(role?), &title);
     Ok(WindowInfo {
         id: call::element_id(bus, path),
         title,
-        role: convert::role(role?),
+        role,
         bounds,
         states: toolkit.states(states, bounds, has_component),
     })

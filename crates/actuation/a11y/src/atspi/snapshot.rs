@@ -249,7 +249,7 @@ fn plain_element(bus: &str, path: &str, node: &Skel, d: Details, toolkit: Toolki
     let bounds = d.bounds.and_then(convert::bounds);
     Element {
         id: call::element_id(bus, path),
-        role: convert::role(node.role),
+        role: toolkit.role(convert::role(node.role), toolkit.name(&node.name)),
         name: toolkit.name(&node.name).to_string(),
         description: node.description.clone(),
         states: toolkit.states(node.states, bounds, node.ifaces.has(Ifaces::COMPONENT)),

@@ -5,7 +5,7 @@
 //! The raw values each rule is written for were recorded from the real applications of the
 //! corpus (`docs/real-apps.md`); the unit tests below replay them.
 
-use deft_types::{Logical, Rect, State, States};
+use deft_types::{Logical, Rect, Role, State, States};
 
 use super::convert::{Bits, st};
 
@@ -88,6 +88,18 @@ impl Toolkit {
     /// hit test goes on down by the children's extents.
     pub fn hit_test_stops_early(self) -> bool {
         self == Toolkit::Gecko
+    }
+
+    /// Deft's role for an element of raw role `role` named `name`. GTK 4.8 gives its
+    /// spinner no role of its own (`filler`) and names it after its type, `GtkSpinner`: a
+    /// spinner, whose turning (GTK 4 reports the turned box: the extents move by some 20 px
+    /// every frame) is activity, not the effect of a click (a click on nothing was
+    /// "verified" by it).
+    pub fn role(self, role: Role, name: &str) -> Role {
+        match (self, role.as_str(), name) {
+            (Toolkit::Gtk4, "filler", "GtkSpinner") => Role::new("spinner"),
+            _ => role,
+        }
     }
 
     /// An element's name as Deft shows it. Chromium appends its tab hover card's text to
@@ -203,6 +215,13 @@ mod tests {
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_gtk4_spinner_is_a_spinner() {
+        assert_eq!(Toolkit::Gtk4.role(Role::new("filler"), "GtkSpinner").as_str(), "spinner");
+        assert_eq!(Toolkit::Gtk4.role(Role::new("filler"), "Other").as_str(), "filler");
+        assert_eq!(Toolkit::Gtk3.role(Role::new("filler"), "GtkSpinner").as_str(), "filler");
     }
 
     #[test]

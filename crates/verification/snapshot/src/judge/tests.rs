@@ -88,6 +88,16 @@ fn progress_churn_is_noise_but_means_loading() {
 }
 
 #[test]
+fn a_turning_spinner_is_activity_a_moved_button_is_not() {
+    // GTK 4 reports a spinner's turned box: it moves by some 20 px every frame.
+    let before = "w frame \"Main\"\n  s spinner \"GtkSpinner\" @255,426,16,24\n  ok push_button \"Go\" @10,10,80,30";
+    let after = before.replace("@255,426,16,24", "@267,410,16,24");
+    check(before, &after, Some("ok"), "no change (ignored: progress activity)");
+    check(before, &after, Some("s"), r#""GtkSpinner" moved by (+12, -16)"#);
+    assert!(!judged(before, &after, &config(Some("ok"))).loading, "a spinner turning forever is not loading");
+}
+
+#[test]
 fn a_progress_bar_that_was_hidden_has_finished_not_loading() {
     // Qt hides its "Loading" bar when done: compared with the reading from before the
     // input, that change must not say "still loading" for as long as one waits.
@@ -226,6 +236,15 @@ fn after_an_input_what_explains_itself_is_noise() {
     assert!(!judged(FORM, &hidden, &cfg).has_effect());
     let shown = FORM.replace("  clock label", "  bg document_web \"Other tab\" showing\n  clock label");
     assert!(judged(FORM, &shown, &cfg).has_effect());
+    // A container put in around what was already shown (GTK 4.8's stack pages, added above
+    // their content after the first full read) shows nothing new; one around something new
+    // that is shown is an effect.
+    let shown_form = FORM.replace("enabled @100", "enabled showing @100");
+    let wrapped = shown_form.replace("  ok push_button", "  pg panel \"Page 1\"\n    ok push_button");
+    let j = judged(&shown_form, &wrapped, &cfg);
+    assert!(!j.has_effect(), "{j:#?}");
+    let fresh = wrapped.replace("    ok push_button", "    ok2 push_button");
+    assert!(judged(&shown_form, &fresh, &cfg).has_effect());
     // Another page appearing beside the target's, outside it, even called shown: a tab
     // loading in the background (Firefox's preloaded New Tab). Inside the target's page
     // (an iframe the click loads) it is an effect.
