@@ -56,13 +56,8 @@ fn known_gaps(toolkit: Toolkit) -> &'static [(&'static str, Verdict)] {
         // Chromium's fields have no EditableText: keys a field ignores cannot be set instead
         // (failed clearly).
         Toolkit::Chromium => &[("ignored keys in Name", Verdict::FailedClearly)],
-        // Firefox's SetTextContents returns true and changes nothing (failed clearly). And
-        // now and then a fresh Firefox drops every key typed into Name with no fault at all
-        // (its window holds the keyboard focus, the field the accessibility focus): cause
-        // not found yet, but it fails clearly and is never taken as typed.
-        Toolkit::Firefox => {
-            &[("ignored keys in Name", Verdict::FailedClearly), ("no fault: type Name", Verdict::FailedClearly)]
-        }
+        // Firefox's SetTextContents returns true and changes nothing (failed clearly).
+        Toolkit::Firefox => &[("ignored keys in Name", Verdict::FailedClearly)],
     }
 }
 

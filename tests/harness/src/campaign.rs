@@ -660,13 +660,21 @@ fn judge(
 }
 
 /// The `q` quantile (nearest rank) of durations, in ms.
-fn quantile(mut v: Vec<Duration>, q: f64) -> f64 {
-    if v.is_empty() {
+fn quantile(v: Vec<Duration>, q: f64) -> f64 {
+    let ms: Vec<f64> = v.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+    nearest_rank(&ms, q)
+}
+
+/// The `q` quantile (nearest rank) of `samples`, 0 when there are none: the one rule the
+/// benchmarks quote medians and p95s by.
+pub fn nearest_rank(samples: &[f64], q: f64) -> f64 {
+    if samples.is_empty() {
         return 0.0;
     }
-    v.sort();
+    let mut v = samples.to_vec();
+    v.sort_by(f64::total_cmp);
     let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    v[rank - 1].as_secs_f64() * 1000.0
+    v[rank - 1]
 }
 
 impl Report {

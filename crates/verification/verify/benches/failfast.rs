@@ -45,10 +45,7 @@ struct Row {
 
 impl Row {
     fn quantile(&self, q: f64) -> f64 {
-        let mut v = self.times.clone();
-        v.sort_by(f64::total_cmp);
-        let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
-        v[rank - 1]
+        deft_harness::campaign::nearest_rank(&self.times, q)
     }
 }
 
