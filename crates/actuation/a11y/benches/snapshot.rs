@@ -10,7 +10,7 @@
 //! the targets (full snapshot at most 15 ms median, at least 10x faster than pyatspi) hold.
 //!
 //! Then the rest of the corpus of real applications (GTK 4, Qt 5 and 6, Mousepad, Chromium,
-//! Firefox, each started as the harness starts it): one full read each, deft-a11y against
+//! Firefox, LibreOffice Writer, each started as the harness starts it): one full read each, deft-a11y against
 //! pyatspi, and a check that the app still answers afterwards.
 //!
 //! Options: `--runs N` (deft runs per half, default 20), `--peer-runs N` (default 20).

@@ -223,13 +223,18 @@ pub(crate) fn observe(
         }
         Goal::AnyChange if !others.is_empty() => {
             seen.verified = seen.changes.clone();
-            seen.gone_only = others.iter().all(|e| match &e.kind {
-                EffectKind::Gone { .. } | EffectKind::WindowClosed(_) => true,
-                EffectKind::Changed { changes, .. } => emptied(changes),
+            // Shown before the input: an element off screen then (a closed select's
+            // options) that only loses its text or actions vanished from nowhere.
+            let shown_before =
+                |id: &ElementId| pre.element(id).is_some_and(|e| e.has(State::Showing) && e.bounds.is_some());
+            let emptied_here = |e: &Effect| match &e.kind {
+                EffectKind::Changed { id, changes, .. } => emptied(changes, shown_before(id)),
                 _ => false,
-            });
-            seen.emptied_in_place = seen.gone_only
-                && others.iter().any(|e| matches!(&e.kind, EffectKind::Changed { changes, .. } if emptied(changes)));
+            };
+            seen.gone_only = others
+                .iter()
+                .all(|e| matches!(&e.kind, EffectKind::Gone { .. } | EffectKind::WindowClosed(_)) || emptied_here(e));
+            seen.emptied_in_place = seen.gone_only && others.iter().any(|e| emptied_here(e));
         }
         Goal::AnyChange => {}
         Goal::Typed { typed } => {
@@ -320,12 +325,18 @@ pub(crate) fn observe(
 /// Whether an element's changes say only that it vanished where it stood: off screen or
 /// hidden, its text, value, name and actions gone with it. Firefox does that to a whole page
 /// the moment a modal `<dialog>` opens over it, and exposes the dialog a read or two later:
-/// like things gone, it is confirmed before it counts as the effect.
-fn emptied(changes: &[FieldChange]) -> bool {
+/// like things gone, it is confirmed before it counts as the effect. An element that was not
+/// on screen before (`shown_before` false: a closed select's options) has nothing to vanish
+/// from: losing its text or actions is the same emptying.
+fn emptied(changes: &[FieldChange], shown_before: bool) -> bool {
     let blank = |v: &Option<String>| v.as_deref().is_none_or(|t| t.trim().is_empty());
-    let vanished = changes.iter().any(|c| {
-        matches!(c, FieldChange::Bounds { new: None, .. } | FieldChange::StateRemoved(State::Showing | State::Visible))
-    });
+    let vanished = !shown_before
+        || changes.iter().any(|c| {
+            matches!(
+                c,
+                FieldChange::Bounds { new: None, .. } | FieldChange::StateRemoved(State::Showing | State::Visible)
+            )
+        });
     vanished
         && changes.iter().all(|c| match c {
             FieldChange::Text { new, .. } | FieldChange::Value { new, .. } => blank(new),

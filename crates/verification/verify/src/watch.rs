@@ -21,9 +21,10 @@ use crate::run::Run;
 const GONE_CONFIRM: Duration = Duration::from_millis(250);
 /// How long a page emptied in place must stay so: Firefox took more than `GONE_CONFIRM`
 /// to expose the modal dialog after emptying the page under it when six browsers shared
-/// the 2-core machine (the campaign's popup, 3 of 3 runs taken as the click's effect). A
-/// page rarely empties in place for any other reason, so waiting longer costs little.
-const EMPTIED_CONFIRM: Duration = Duration::from_millis(1000);
+/// the 2-core machine (the campaign's popup, 3 of 3 runs taken as the click's effect), and
+/// more than 1 s now and then with two Firefox campaigns and a busy loop on it. A page
+/// rarely empties in place for any other reason, so waiting longer costs little.
+const EMPTIED_CONFIRM: Duration = Duration::from_millis(2000);
 /// Least time between two OCR reads while watching (OCR costs far more than a tree read).
 const OCR_EVERY: Duration = Duration::from_millis(300);
 

@@ -161,6 +161,40 @@ fn a_menu_item_gone_under_its_dialog_opened_it() {
 }
 
 #[test]
+fn an_option_off_screen_losing_its_actions_is_part_of_the_page_emptied() {
+    // Firefox under load: the closed select's option "Red" (never on screen) loses its
+    // actions with the rest of the page; that must not make the emptying count at once
+    // (a click the modal swallowed was taken as verified).
+    let tree = |content_shown: bool| {
+        let mut b = TreeBuilder::new();
+        let app = b.app(element("app", "application", "browser"));
+        let w = b.child(app, element("w", "frame", "Page"));
+        let section = b.child(w, element("section", "section", ""));
+        let mut target = element("submit", "push_button", "Submit order");
+        let mut option = element("red", "menu_item", "Red");
+        option.bounds = None;
+        option.states.remove(&State::Showing);
+        if content_shown {
+            target.bounds = Some(Rect::<Logical>::new(20, 20, 100, 30));
+            target.actions = vec!["click".into()];
+            option.actions = vec!["click".into()];
+        }
+        b.child(section, target);
+        b.child(section, option);
+        Reading::new(b.build())
+    };
+    let seen = observe(
+        &tree(true),
+        &tree(false),
+        Some(&id("submit")),
+        &Goal::AnyChange,
+        ToggleMode::None,
+        &RelevanceConfig::after_input(),
+    );
+    assert!(seen.verified.is_some() && seen.gone_only && seen.emptied_in_place, "held for confirmation: {seen:?}");
+}
+
+#[test]
 fn a_page_emptied_in_place_is_confirmed_like_things_gone() {
     // Firefox, a modal <dialog> opening: the page's elements stay in the tree but lose their
     // bounds, text and actions a read or two before the dialog is exposed. Like things gone,
