@@ -136,6 +136,27 @@ fn featherpad_saves_a_file_through_its_dialog_and_stays_alive() {
     featherpad.check_responsive(&desktop, Duration::from_secs(5)).expect("FeatherPad still answers");
 }
 
+/// FeatherPad (Qt 5) through its menu bar: File, then "Save As" in the popup menu Qt
+/// opens, then its dialog. Qt lists a menu bar's titles as `menu_item`s (GTK as `menu`s).
+/// Judged by the file FeatherPad wrote.
+#[test]
+fn featherpad_saves_through_its_menu_bar_and_stays_alive() {
+    let desktop = Desktop::start().expect("desktop");
+    let Some(mut featherpad) = start(&desktop, CorpusApp::FeatherPad) else { return };
+    let file = scratch("featherpad-menu").join("menu-note.txt");
+    let app = ["--app", "FeatherPad"];
+    let act = |args: &[&str]| cli(&desktop, &[args, &app[..], &["--verify"]].concat());
+    cli(&desktop, &["type", "--text", "menu qt", "--verify"]).expect_code(0);
+    act(&["click", "--role", "menu_item", "--name", "File"]).expect_code(0);
+    act(&["click", "--role", "menu_item", "--name", "Save As"]).expect_code(0);
+    let dialog = ["--window", "Save as..."];
+    let set = ["set-value", "--role", "text", "--name", "File name:", "--value", file.to_str().unwrap()];
+    act(&[&set[..], &dialog[..]].concat()).expect_code(0);
+    act(&[&["click", "--role", "push_button", "--name", "Save"][..], &dialog[..]].concat()).expect_code(0);
+    assert_eq!(read_saved(&file, "FeatherPad").trim_end(), "menu qt");
+    featherpad.check_responsive(&desktop, Duration::from_secs(5)).expect("FeatherPad still answers");
+}
+
 /// Qt Designer (Qt 6): create a form from its start dialog's default template, ctrl+s, the
 /// file name into Qt's own dialog, Save. Judged by the .ui file Designer wrote (a dialog
 /// with its button box, as the template makes it).
