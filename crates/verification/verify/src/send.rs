@@ -201,6 +201,18 @@ impl<A: Accessibility> Executor<A> {
                      typed text appended; clear it first (set_value to \"\") or set its whole value",
                 ))
             }
+            // Text read on the screen gives a point, no element: nothing tells which field
+            // holds the keyboard focus, and selecting all there could replace the text of
+            // another field than the one meant.
+            (Method::FocusSelectAllKeystrokes, _)
+                if target.is_some_and(|t| t.element.is_none() && t.channel == deft_types::Channel::Ocr) =>
+            {
+                Err(refused(
+                    "the target was found only as text on the screen, with no element to focus, so selecting all \
+                     could replace another field's text; name the field the way accessibility sees it (--role, \
+                     --name) or click it first",
+                ))
+            }
             (Method::FocusSelectAllKeystrokes, Action::SetValue { value: text, .. } | Action::Type { text, .. }) => {
                 let text = match action {
                     Action::Type { .. } => format!("{before_text}{text}"),

@@ -559,3 +559,26 @@ async fn a_text_target_waits_for_accessibility_before_reading_the_screen() {
     assert_eq!(outcome.target.as_ref().map(|t| t.name.as_str()), Some("Later"), "{outcome:#?}");
     assert_eq!(f.clicks().first(), Some(&Point::new(240, 215)), "the button's centre, not the label's");
 }
+
+/// Text found only on the screen (OCR) is a point, not a field: the chain never selects
+/// all there, which could replace the text of whatever field holds the focus.
+#[tokio::test]
+async fn a_text_target_found_only_on_screen_is_never_selected_all() {
+    let f = fixture(ui("Ready", false, None), |c| c);
+    f.text.0.lock().unwrap().push(("Canvas field".into(), Rect::new(200, 150, 90, 20)));
+    let action = Action::Type { target: Target::Text(TextMatch::Contains("Canvas field".into())), text: "abc".into() };
+    let outcome = f.exec.perform(&action).await;
+    assert!(!outcome.ok, "{outcome:#?}");
+    let select_all = f
+        .rec
+        .lock()
+        .unwrap()
+        .calls
+        .iter()
+        .any(|c| matches!(c, Recorded::Chord(ch) if ch.key == deft_input::Key::Char('a')));
+    assert!(!select_all, "no ctrl+a sent: {:?}", f.rec.lock().unwrap().calls);
+    assert!(
+        outcome.observed.contains("focus_select_all_keystrokes was refused (the target was found only as text"),
+        "the select-all step says why it did nothing: {outcome:#?}"
+    );
+}
