@@ -115,8 +115,6 @@ fn another_page(before: &Snapshot, after: &Snapshot, appeared: &ElementId, targe
     !inside(appeared, page) && !inside(target, appeared) && after.subtree(appeared).any(|n| is_page(n.element()))
 }
 
-/// The effect without its incidental parts (focus and activation moves, child counts,
-/// a window that only became active or moved by jitter); `None` when nothing is left.
 /// `e` without the moves of an element under a container that is new and lies inside its
 /// old parent: the tree regrouped, nothing shown changed (its place on screen, if it moved,
 /// is a change of its own).
@@ -136,6 +134,8 @@ fn regrouped(e: Effect, before: &Snapshot, after: &Snapshot, noise: &mut Vec<Noi
         .then_some(Effect { kind: EffectKind::Changed { id, role, name, changes: loud }, relation: e.relation })
 }
 
+/// The effect without its incidental parts (focus and activation moves, child counts,
+/// a window that only became active or moved by jitter); `None` when nothing is left.
 fn incidental(e: Effect, config: &RelevanceConfig, noise: &mut Vec<Noise>) -> Option<Effect> {
     match e.kind {
         EffectKind::Changed { id, role, name, changes } => {

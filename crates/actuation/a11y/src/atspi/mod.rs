@@ -107,13 +107,7 @@ impl AtSpi {
                 Some(a) => a.clone(),
                 None => a11y_address(&config).await?,
             };
-            let bus = zbus::connection::Builder::address(address.as_str())
-                .map(|b| b.max_queued(4096))
-                .map_err(|e| unavailable(format!("bad accessibility bus address {address:?}: {e}")))?
-                .build()
-                .await
-                .map_err(|e| unavailable(format!("cannot connect to the accessibility bus at {address}: {e}")))?;
-            Ok::<_, A11yError>((bus, address))
+            Ok::<_, A11yError>((open_bus(&address).await?, address))
         };
         let (bus, address) = tokio::time::timeout(limit, connect)
             .await
@@ -145,6 +139,16 @@ impl AtSpi {
             .await
             .unwrap_or_else(|_| Err(A11yError::Timeout { what: what.to_string(), after: limit }))
     }
+}
+
+/// A connection to the accessibility bus at `address`.
+async fn open_bus(address: &str) -> Result<Connection, A11yError> {
+    zbus::connection::Builder::address(address)
+        .map(|b| b.max_queued(4096))
+        .map_err(|e| unavailable(format!("bad accessibility bus address {address:?}: {e}")))?
+        .build()
+        .await
+        .map_err(|e| unavailable(format!("cannot connect to the accessibility bus at {address}: {e}")))
 }
 
 fn unavailable(detail: String) -> A11yError {
@@ -186,15 +190,7 @@ impl Inner {
     /// so a stream nobody polls for a while (1024 events of a kind: LibreOffice sends more
     /// than that during one full read) would hold up every reply behind it.
     pub async fn events_bus(&self) -> Result<Connection, A11yError> {
-        let connect = || async {
-            let built = zbus::connection::Builder::address(self.address.as_str()).map(|b| b.max_queued(4096));
-            let conn = match built {
-                Ok(b) => b.build().await,
-                Err(e) => Err(e),
-            };
-            conn.map_err(|e| unavailable(format!("cannot connect to the accessibility bus at {}: {e}", self.address)))
-        };
-        self.events_bus.get_or_try_init(connect).await.cloned()
+        self.events_bus.get_or_try_init(|| open_bus(&self.address)).await.cloned()
     }
 
     /// The connection to talk to application `bus_name` on: its direct socket when it

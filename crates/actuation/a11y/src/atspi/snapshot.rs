@@ -247,10 +247,11 @@ pub(crate) fn element(
 
 fn plain_element(bus: &str, path: &str, node: &Skel, d: Details, toolkit: Toolkit) -> Element {
     let bounds = d.bounds.and_then(convert::bounds);
+    let name = toolkit.name(&node.name);
     Element {
         id: call::element_id(bus, path),
-        role: toolkit.role(convert::role(node.role), toolkit.name(&node.name)),
-        name: toolkit.name(&node.name).to_string(),
+        role: toolkit.role(convert::role(node.role), name),
+        name: name.to_string(),
         description: node.description.clone(),
         states: toolkit.states(node.states, bounds, node.ifaces.has(Ifaces::COMPONENT)),
         bounds,
