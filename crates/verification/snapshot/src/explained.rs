@@ -95,7 +95,39 @@ pub(crate) fn settle(j: &mut Judgement, before: &Snapshot, after: &Snapshot, con
             zone.is_none()
         });
     }
+    if !config.settling.is_empty() {
+        kept = kept.into_iter().filter_map(|e| settled(e, config, before, after, &mut j.noise)).collect();
+    }
     j.effects = kept;
+}
+
+/// `e`, unless it only moved or resized an element around content that changed just
+/// before the input ([`RelevanceConfig::settling`]): the element itself, what shares its
+/// container, or a container of it. A label whose text was set a moment before the input
+/// is laid out a frame later (the fixture's loading panel finishing as the click went in
+/// was once "verified" by that move alone).
+fn settled(
+    e: Effect,
+    config: &RelevanceConfig,
+    before: &Snapshot,
+    after: &Snapshot,
+    noise: &mut Vec<Noise>,
+) -> Option<Effect> {
+    let EffectKind::Changed { id, changes, .. } = &e.kind else { return Some(e) };
+    let placed_only = changes.iter().all(|c| matches!(c, FieldChange::Bounds { old: Some(_), new: Some(_) }));
+    let around = |s: &ElementId| {
+        // Its container, unless that is a whole application (a window's title changing
+        // says nothing of the other windows).
+        let container = container_of(s, before).or_else(|| container_of(s, after));
+        let shares = |snap: &Snapshot| id == s || container.is_some_and(|c| snap.ancestors(id).any(|n| n.id() == c));
+        let contains = |snap: &Snapshot| snap.ancestors(s).any(|n| n.id() == id);
+        shares(before) || shares(after) || contains(before) || contains(after)
+    };
+    if !placed_only || !config.settling.iter().any(around) {
+        return Some(e);
+    }
+    noise.push(Noise { kind: NoiseKind::Settling, source: NoiseSource::Element(id.clone()) });
+    None
 }
 
 /// Whether `appeared` holds a page (a document) other than the one the target is in, and
@@ -202,6 +234,11 @@ fn pair_recreated(kept: Vec<Effect>, noise: &mut Vec<Noise>) -> Vec<Effect> {
 
 fn same_widget(a: &Element, b: &Element) -> bool {
     a.role == b.role && a.name == b.name && a.id != b.id
+}
+
+/// The parent of `id`, unless that is a root of `snap` (a whole application).
+fn container_of<'s>(id: &ElementId, snap: &'s Snapshot) -> Option<&'s ElementId> {
+    snap.node(id).and_then(|n| n.parent()).filter(|p| snap.ancestors(p).next().is_some())
 }
 
 /// The element an effect is about.

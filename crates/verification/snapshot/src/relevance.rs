@@ -17,6 +17,12 @@ pub struct RelevanceConfig {
     /// The element acted on. Changes are placed relative to it; clock and activity rules
     /// never hide a change of the target itself.
     pub target: Option<ElementId>,
+    /// Elements whose content changed just before the input (the app's events said so,
+    /// and the read before the input already showed it): the layout follows such a change
+    /// a frame or more later, so their place changing, or their neighbours' or containers',
+    /// with nothing else changed, is that layout settling, not an effect. Filled per input.
+    #[serde(skip)]
+    pub settling: Vec<ElementId>,
     /// Bounds (of elements and windows) that move by at most this many pixels are jitter.
     pub jitter_px: u32,
     /// Roles whose value, text, name and busy churn is activity, not an effect
@@ -60,6 +66,7 @@ impl Default for RelevanceConfig {
     fn default() -> Self {
         RelevanceConfig {
             target: None,
+            settling: Vec::new(),
             jitter_px: 3,
             activity_roles: ["progress_bar", "animation", "spinner"].map(Role::new).into(),
             clock_text: true,
@@ -199,6 +206,8 @@ pub enum NoiseKind {
     /// Elements put under a new container inside their old parent (GTK 4.8 adds its stack
     /// pages above their content after the first full read).
     Regrouped,
+    /// Elements that only moved or resized around content that changed before the input.
+    Settling,
 }
 
 impl NoiseKind {
@@ -216,6 +225,7 @@ impl NoiseKind {
             NoiseKind::PreLoading => "work loading since before the input",
             NoiseKind::Hidden => "appeared hidden",
             NoiseKind::Regrouped => "regrouped under a new container",
+            NoiseKind::Settling => "layout settling after a change made before the input",
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::strategies::pair;
 fn no_rules(target: Option<ElementId>) -> RelevanceConfig {
     RelevanceConfig {
         target,
+        settling: Vec::new(),
         jitter_px: 0,
         activity_roles: Vec::new(),
         clock_text: false,

@@ -167,6 +167,12 @@ impl<A: Accessibility> Executor<A> {
         Waker::new(rx, self.config.poll_max_ms)
     }
 
+    /// The elements whose content the app said changed since `since` (nothing when this
+    /// executor does not listen to events).
+    pub(crate) fn changed_since(&self, since: std::time::Instant) -> Vec<deft_types::ElementId> {
+        self.pump.get().and_then(|p| p.as_ref()).map(|p| p.changed_since(since)).unwrap_or_default()
+    }
+
     /// One read of the UI in `scope`.
     pub(crate) async fn read(&self, scope: &Scope) -> Result<Reading, A11yError> {
         let tree = self.a11y.snapshot(scope, &SnapshotOptions::default()).await?;

@@ -5,7 +5,7 @@
 use deft_a11y::Tree;
 use deft_retry::Toggle;
 use deft_snapshot::{
-    Effect, EffectKind, FieldChange, Judgement, NoiseSource, Relation, RelevanceConfig, RenderConfig, diff,
+    Effect, EffectKind, FieldChange, Judgement, NoiseKind, NoiseSource, Relation, RelevanceConfig, RenderConfig, diff,
     immediate_feedback, judge, render_observed, says_loading, working_zones,
 };
 use deft_types::{Blocking, Condition, Element, ElementId, Logical, Rect, State};
@@ -61,9 +61,9 @@ pub(crate) struct Seen {
     pub changes: Option<String>,
     /// Typed text that landed in other fields (the focus moved while typing).
     pub strays: Vec<Stray>,
-    /// What verifies is only things gone (elements, windows): a widget being rebuilt
-    /// looks like that until its replacement appears, so it is taken only once the
-    /// verify delay has passed (and the diff can pair the two).
+    /// What verifies is only things gone (elements, windows), or an equal of the target
+    /// appeared beside it: a widget being rebuilt looks like that until both halves are
+    /// read, so it is taken only once it has lasted (and the diff can pair the two).
     pub gone_only: bool,
     /// Of those, something emptied in place (a page Firefox empties under a modal dialog it
     /// has not exposed yet): confirmed longer than things gone.
@@ -86,6 +86,7 @@ pub(crate) struct Stray {
 fn explained_notes(j: &Judgement, target: Option<&ElementId>, pre: &Reading) -> Option<String> {
     let mut recreated = Vec::new();
     let mut zones: Vec<String> = Vec::new();
+    let mut settled: Vec<String> = Vec::new();
     for n in &j.noise {
         match &n.source {
             NoiseSource::Recreated { gone, appeared } => {
@@ -95,6 +96,12 @@ fn explained_notes(j: &Judgement, target: Option<&ElementId>, pre: &Reading) -> 
                 };
                 let whose = if Some(&gone.id) == target { "the target " } else { "" };
                 recreated.push(format!("{whose}{} was re-created{moved}", gone.describe()));
+            }
+            NoiseSource::Element(id) if n.kind == NoiseKind::Settling => {
+                let name = pre.snap.get(id).map_or_else(|| id.to_string(), Element::describe);
+                if !settled.contains(&name) {
+                    settled.push(name);
+                }
             }
             NoiseSource::Zone { zone, .. } => {
                 let name = pre.snap.get(zone).map_or_else(|| zone.to_string(), Element::describe);
@@ -108,7 +115,13 @@ fn explained_notes(j: &Judgement, target: Option<&ElementId>, pre: &Reading) -> 
     let recreated = (!recreated.is_empty()).then(|| recreated.join("; "));
     let background = (!zones.is_empty())
         .then(|| format!("not counted: changes in {}, which was already loading before the input", zones.join(", ")));
-    join(recreated, background)
+    let settling = (!settled.is_empty()).then(|| {
+        format!(
+            "not counted: {} only moved or resized, laying out what changed just before the input",
+            settled.join(", ")
+        )
+    });
+    join(join(recreated, background), settling)
 }
 
 fn is_popup(e: &Effect) -> bool {
@@ -231,9 +244,19 @@ pub(crate) fn observe(
                 EffectKind::Changed { id, changes, .. } => emptied(changes, shown_before(id)),
                 _ => false,
             };
-            seen.gone_only = others
-                .iter()
-                .all(|e| matches!(&e.kind, EffectKind::Gone { .. } | EffectKind::WindowClosed(_)) || emptied_here(e));
+            // An equal of the target appearing while the target is still read: a page
+            // re-creating the control, read before the old one left the tree. Once that has
+            // left, the two pair up as a widget rebuilt (no effect); an equal that stays
+            // beside the target is an effect, after the same wait as things gone.
+            let twin = |e: &Effect| match (&e.kind, before, after) {
+                (EffectKind::Appeared { element, .. }, Some(b), Some(_)) => {
+                    element.role == b.role && element.name == b.name && element.id != b.id
+                }
+                _ => false,
+            };
+            seen.gone_only = others.iter().all(|e| {
+                matches!(&e.kind, EffectKind::Gone { .. } | EffectKind::WindowClosed(_)) || emptied_here(e) || twin(e)
+            });
             seen.emptied_in_place = seen.gone_only && others.iter().any(|e| emptied_here(e));
         }
         Goal::AnyChange => {}

@@ -6,9 +6,12 @@
 //! interval starts at [`FIRST_POLL`] and doubles up to the configured cap (50 ms by
 //! default), and an event resets it.
 
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use deft_a11y::{Accessibility, EventFilter};
+use deft_a11y::{A11yEvent, Accessibility, EventFilter};
+use deft_types::{ElementId, State};
 use futures_util::StreamExt;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -19,9 +22,11 @@ const FIRST_POLL: Duration = Duration::from_millis(10);
 /// itself) is read once, not once per event.
 const MIN_GAP: Duration = Duration::from_millis(8);
 
-/// A background task that counts accessibility events. Aborted on drop.
+/// A background task that counts accessibility events, and remembers which elements'
+/// content changed lately (see [`Pump::changed_since`]). Aborted on drop.
 pub(crate) struct Pump {
     rx: watch::Receiver<u64>,
+    recent: Arc<Mutex<VecDeque<(Instant, ElementId)>>>,
     task: JoinHandle<()>,
 }
 
@@ -31,17 +36,25 @@ impl Drop for Pump {
     }
 }
 
+/// How long a content change is remembered.
+const REMEMBERED: Duration = Duration::from_secs(3);
+/// At most this many remembered changes (a page that churns keeps only its latest).
+const REMEMBERED_MAX: usize = 512;
+
 impl Pump {
     /// Subscribes to every event of `a11y`; `None` when the backend offers none (waking then
     /// relies on polling alone).
     pub async fn start<A: Accessibility>(a11y: &A) -> Option<Pump> {
         let mut stream = a11y.events(&EventFilter::default()).await.ok()?;
         let (tx, rx) = watch::channel(0u64);
+        let recent = Arc::new(Mutex::new(VecDeque::new()));
+        let log = Arc::clone(&recent);
         let task = tokio::spawn(async move {
             let mut n = 0u64;
             while let Some(event) = stream.next().await {
-                if event.is_err() {
-                    continue;
+                let Ok(event) = event else { continue };
+                if changes_content(&event) {
+                    remember(&log, event.element().clone());
                 }
                 n += 1;
                 if tx.send(n).is_err() {
@@ -49,12 +62,44 @@ impl Pump {
                 }
             }
         });
-        Some(Pump { rx, task })
+        Some(Pump { rx, recent, task })
     }
 
     pub fn subscribe(&self) -> watch::Receiver<u64> {
         self.rx.clone()
     }
+
+    /// The elements whose content (text, name, value, shown or not, children) the app said
+    /// changed since `since`, each once.
+    pub fn changed_since(&self, since: Instant) -> Vec<ElementId> {
+        let log = self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut ids: Vec<ElementId> = log.iter().filter(|(at, _)| *at >= since).map(|(_, id)| id.clone()).collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+}
+
+/// Whether an event says that what an element shows changed (so the layout around it may
+/// follow a frame later); focus, activation and the like move nothing.
+fn changes_content(event: &A11yEvent) -> bool {
+    match event {
+        A11yEvent::TextChanged { .. } | A11yEvent::ChildrenChanged { .. } => true,
+        A11yEvent::PropertyChanged { property, .. } => {
+            matches!(property.as_str(), "accessible-name" | "accessible-description" | "accessible-value")
+        }
+        A11yEvent::StateChanged { .. } => matches!(event.deft_state(), Some(State::Showing | State::Visible)),
+        A11yEvent::Window { .. } => false,
+    }
+}
+
+fn remember(log: &Mutex<VecDeque<(Instant, ElementId)>>, id: ElementId) {
+    let now = Instant::now();
+    let mut log = log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    while log.front().is_some_and(|(at, _)| now.duration_since(*at) > REMEMBERED) || log.len() >= REMEMBERED_MAX {
+        log.pop_front();
+    }
+    log.push_back((now, id));
 }
 
 /// Wakes a watcher at the next event or poll tick, whichever comes first.

@@ -20,6 +20,7 @@ use deft_types::{
 use crate::{Backends, DismissRule, Executor, ExecutorConfig, VerifyEvent};
 
 mod scroll;
+mod settling;
 
 /// The fake UI: a tree, what changes it, and a count of reads.
 struct Ui {

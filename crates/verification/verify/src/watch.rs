@@ -25,6 +25,10 @@ const GONE_CONFIRM: Duration = Duration::from_millis(250);
 /// more than 1 s now and then with two Firefox campaigns and a busy loop on it. A page
 /// rarely empties in place for any other reason, so waiting longer costs little.
 const EMPTIED_CONFIRM: Duration = Duration::from_millis(2000);
+/// How long before the input a content change still has its layout to come: a label set
+/// just before a click is laid out a frame or more later (later on a loaded machine), and
+/// that move alone must not pass for the click's effect (see `RelevanceConfig::settling`).
+const SETTLE_BEFORE: Duration = Duration::from_millis(1000);
 /// Least time between two OCR reads while watching (OCR costs far more than a tree read).
 const OCR_EVERY: Duration = Duration::from_millis(300);
 
@@ -81,6 +85,8 @@ impl<A: Accessibility> Executor<A> {
             let Some(pre) = &run.pending.pre else {
                 return Report::Unreadable { message: "no read from before the input to compare with".into() };
             };
+            let since = run.clock.at(run.pending.sent_ms).checked_sub(SETTLE_BEFORE).unwrap_or(run.clock.at(0));
+            run.relevance.settling = self.changed_since(since);
             let mut seen = observe(pre, &post, target.as_ref(), &run.goal, run.toggle, &run.relevance);
             crate::strays::merge(&mut run.strays, &seen.strays);
             if let Some(watch) = &run.pending.pixels {

@@ -300,3 +300,39 @@ window w "Main" frame active
     assert!(judged(loading, loaded, &config(Some("ok"))).has_effect());
     assert!(judged(FORM, &focused, &config(Some("ok"))).has_effect());
 }
+
+#[test]
+fn layout_settling_around_content_changed_before_the_input_is_noise() {
+    // The fixture's loading panel finished just before a dropped click: the read before the
+    // input already showed "Content ready", laid out a frame later. Its move, and its
+    // container's, are the layout following; anything else still counts.
+    let ready = r#"
+w frame "Main"
+  ok push_button "Submit" enabled @100,200,80,24
+  p panel "Content" @300,100,200,100
+    s label "Content ready" showing @300,100,60,20
+    h label "Hint" showing @300,130,60,20
+  far label "Status" showing @10,400,60,20
+window w "Main" frame active
+"#;
+    let laid_out = ready
+        .replace("@300,100,60,20", "@320,110,92,80")
+        .replace("@300,130,60,20", "@300,200,60,20")
+        .replace("@300,100,200,100", "@300,100,220,120");
+    let cfg = RelevanceConfig {
+        target: Some(ElementId("ok".into())),
+        settling: vec![ElementId("s".into())],
+        ..RelevanceConfig::after_input()
+    };
+    let j = judged(ready, &laid_out, &cfg);
+    assert!(j.effects.is_empty(), "{j:#?}");
+    assert_eq!(j.noise_kinds(), [NoiseKind::Settling]);
+    assert_eq!(j.noise.len(), 3, "the label, its neighbour, its container: {j:#?}");
+    // Without the app saying that content changed, the same move is an effect.
+    let plain = RelevanceConfig { settling: Vec::new(), ..cfg.clone() };
+    assert!(judged(ready, &laid_out, &plain).has_effect());
+    // A move elsewhere, or a change of more than the place, is an effect.
+    assert!(judged(ready, &ready.replace("@10,400,60,20", "@10,450,60,20"), &cfg).has_effect());
+    let renamed = laid_out.replace(r#"h label "Hint""#, r#"h label "Done""#);
+    assert_eq!(judged(ready, &renamed, &cfg).effects.len(), 1);
+}

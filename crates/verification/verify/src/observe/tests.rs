@@ -11,9 +11,11 @@ struct Form {
     loading: bool,
     submit_id: &'static str,
     status: &'static str,
+    /// A second "Submit" button beside the first, with this id (a page re-creating it).
+    twin: Option<&'static str>,
 }
 
-const FORM: Form = Form { name: "", email: "", loading: false, submit_id: "submit", status: "Ready" };
+const FORM: Form = Form { name: "", email: "", loading: false, submit_id: "submit", status: "Ready", twin: None };
 
 fn reading(f: &Form) -> Reading {
     let mut b = TreeBuilder::new();
@@ -30,6 +32,11 @@ fn reading(f: &Form) -> Reading {
     let mut submit = element(f.submit_id, "push_button", "Submit");
     submit.bounds = Some(Rect::<Logical>::new(10, if f.submit_id == "submit" { 10 } else { 70 }, 80, 30));
     b.child(w, submit);
+    if let Some(twin) = f.twin {
+        let mut fresh = element(twin, "push_button", "Submit");
+        fresh.bounds = Some(Rect::<Logical>::new(10, 10, 80, 30));
+        b.child(w, fresh);
+    }
     b.child(w, element("status", "label", f.status));
     let panel = b.child(w, element("panel", "filler", "Content"));
     let mut spinner = element("spin", "animation", "Loading");
@@ -86,6 +93,24 @@ fn a_recreated_target_is_no_effect() {
         observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
     assert_eq!(seen.verified, None, "{seen:?}");
     assert!(seen.note.unwrap().starts_with("the target push_button \"Submit\" was re-created and moved"));
+}
+
+#[test]
+fn an_equal_of_the_target_appearing_beside_it_is_held_like_things_gone() {
+    // Chromium re-creating the button on the press, read before the old one left the
+    // tree: held (confirmed like things gone), then paired as re-created once it has left.
+    let pre = reading(&FORM);
+    let both = reading(&Form { twin: Some("submit2"), ..FORM });
+    let cfg = RelevanceConfig::after_input();
+    let seen = observe(&pre, &both, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &cfg);
+    assert!(seen.verified.is_some() && seen.gone_only, "{seen:?}");
+    let left = reading(&Form { submit_id: "submit2", ..FORM });
+    let seen = observe(&pre, &left, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &cfg);
+    assert_eq!(seen.verified, None, "{seen:?}");
+    // Another button appearing is an effect at once.
+    let other = reading(&Form { twin: Some("submit2"), ..FORM });
+    let seen = observe(&pre, &other, Some(&id("status")), &Goal::AnyChange, ToggleMode::None, &cfg);
+    assert!(seen.verified.is_some() && !seen.gone_only, "{seen:?}");
 }
 
 #[test]
