@@ -5,5 +5,6 @@ mod support;
 
 mod careful;
 mod clicks;
+mod settling;
 mod typing;
 mod waits;
