@@ -41,45 +41,19 @@ fn every_fault_once_no_silent_failure_no_double_effect() {
     assert!(!popup.is_empty() && blocked, "{table}");
 }
 
-/// Actions that do not end as they should on a port today, by scenario name and the one
-/// verdict each is known to end with: each an executor finding written up in
-/// docs/BENCHMARKS.md ("Fault campaign per toolkit"), with its cause. The test fails on any
-/// other such action (a regression), on a known one that ends worse than written here (a
-/// clear failure turned silent), and on any app that crashed or froze; it prints the ones
-/// on this list that did end as they should (some depend on timing), so the list can shrink.
-fn known_gaps(toolkit: Toolkit) -> &'static [(&'static str, Verdict)] {
-    match toolkit {
-        Toolkit::Gtk3 | Toolkit::Qt5 | Toolkit::Qt6 => &[],
-        // GTK 4.8's check box has no accessibility action: with two presses dropped, the
-        // chain (pointer, action, offset pointer) has nothing left (failed clearly).
-        Toolkit::Gtk4 => &[("dropped clicks (2) on Subscribe", Verdict::FailedClearly)],
-        // Chromium's fields have no EditableText: keys a field ignores cannot be set instead
-        // (failed clearly).
-        Toolkit::Chromium => &[("ignored keys in Name", Verdict::FailedClearly)],
-        // Firefox's SetTextContents returns true and changes nothing (failed clearly).
-        Toolkit::Firefox => &[("ignored keys in Name", Verdict::FailedClearly)],
-    }
-}
-
+/// A port of the fixture app: every action ends as it should (each recoverable fault
+/// recovered, the popup failed clearly), with no silent failure, double or stray effect,
+/// and no app crashed or frozen. The causes of what once failed here, per toolkit, are in
+/// docs/BENCHMARKS.md ("Fault campaign per toolkit").
 fn port(toolkit: Toolkit) {
     let (report, table) = run_on(toolkit);
     assert!(report.crashed_or_frozen().is_empty(), "{toolkit:?}: apps crashed or froze:\n{table}");
+    assert_eq!(report.silent_failures(), 0, "{toolkit:?}:\n{table}");
     assert_eq!(report.double_effects(), 0, "{toolkit:?}:\n{table}");
-    let known = known_gaps(toolkit);
-    let new: Vec<String> = report
-        .unrecovered()
-        .iter()
-        .filter(|r| !known.contains(&(r.scenario.as_str(), r.verdict)))
-        .map(|r| format!("{} ({})", r.scenario, r.verdict.label()))
-        .collect();
-    assert!(new.is_empty(), "{toolkit:?}: actions that did not end as they should, not known before: {new:?}\n{table}");
-    let gaps: Vec<&str> = report.unrecovered().iter().map(|r| r.scenario.as_str()).collect();
-    let closed: Vec<&str> = known.iter().map(|(k, _)| *k).filter(|k| !gaps.contains(k)).collect();
-    if !closed.is_empty() {
-        println!(
-            "{toolkit:?}: known gaps that ended as they should this time (remove them when they always do): {closed:?}"
-        );
-    }
+    assert_eq!(report.stray_effects(), 0, "{toolkit:?}:\n{table}");
+    let unrecovered: Vec<String> =
+        report.unrecovered().iter().map(|r| format!("{} ({})", r.scenario, r.verdict.label())).collect();
+    assert!(unrecovered.is_empty(), "{toolkit:?}: actions that did not end as they should: {unrecovered:?}\n{table}");
 }
 
 #[test]

@@ -43,6 +43,9 @@ pub struct EnigoInput {
     last_button: Option<Instant>,
     /// The screen in physical pixels, when the backend could tell.
     screen: Option<(u32, u32)>,
+    /// The display asked for, for the connection a paste offers its text on.
+    #[cfg_attr(not(feature = "x11"), allow(dead_code, reason = "only a paste over X11 reads it"))]
+    display: Option<String>,
 }
 
 impl std::fmt::Debug for EnigoInput {
@@ -64,7 +67,8 @@ impl EnigoInput {
         };
         let enigo = Enigo::new(&settings).map_err(|e| no_display(config.display.as_deref(), &e.to_string()))?;
         let screen = root_size(config.display.as_deref());
-        Ok(EnigoInput { enigo, screen, key_after_button: config.key_after_button, last_button: None })
+        let display = config.display.clone();
+        Ok(EnigoInput { enigo, screen, key_after_button: config.key_after_button, last_button: None, display })
     }
 
     /// The screen size in physical pixels, when the backend could tell; pointer positions
@@ -90,6 +94,11 @@ impl EnigoInput {
         self.enigo.key(key, direction).map_err(|e| backend(what, e))
     }
 }
+
+/// How long a paste waits for the application to ask for the text after the middle click:
+/// a busy application answers its input late, and nothing else is sent meanwhile.
+#[cfg(feature = "x11")]
+const PASTE_LIMIT: Duration = Duration::from_secs(2);
 
 /// The whole X screen (all monitors), which bounds every pointer position. Not enigo's
 /// `main_display`: that is one monitor's first mode, and would refuse points on the others.
@@ -264,6 +273,19 @@ impl Input for EnigoInput {
             result = result.and(released);
         }
         result
+    }
+
+    #[cfg(feature = "x11")]
+    fn paste_at(&mut self, at: Point<Physical>, text: &str) -> Result<bool, InputError> {
+        if let Some(screen) = self.screen {
+            check_on_screen(at, screen)?;
+        }
+        let display = self.display.clone();
+        let pasted = deft_x11::selection::paste_primary(display.as_deref(), text, PASTE_LIMIT, || {
+            self.move_to(at)?;
+            self.button(MouseButton::Middle, ButtonAction::Click { count: 1 })
+        })?;
+        Ok(pasted.handed_over > 0)
     }
 }
 

@@ -65,6 +65,16 @@ pub trait Input {
     /// left held, even when sending fails part-way.
     fn chord(&mut self, chord: &Chord) -> Result<(), InputError>;
 
+    /// Paste `text` at `at` with no key event: on X11 the text is offered as the primary
+    /// selection and a middle click at `at` pastes it, as a person pastes into a field whose
+    /// page swallows keys. Returns whether an application asked for the text (`false`: the
+    /// click pasted nothing). The primary selection is left empty afterwards; the clipboard
+    /// is not touched. A backend with no such way refuses (the default).
+    fn paste_at(&mut self, at: Point<Physical>, text: &str) -> Result<bool, InputError> {
+        let _ = (at, text);
+        Err(InputError::Invalid("this input backend cannot paste text without key events".into()))
+    }
+
     /// Move to `at` and click `button` `count` times.
     fn click_at(&mut self, at: Point<Physical>, button: MouseButton, count: u8) -> Result<(), InputError> {
         self.move_to(at)?;

@@ -23,6 +23,8 @@ pub enum Recorded {
     Text(String),
     /// `chord`.
     Chord(Chord),
+    /// `paste_at`.
+    Paste(Point<Physical>, String),
 }
 
 /// Records every call and sends nothing. It checks what a real backend would check
@@ -82,6 +84,14 @@ impl Input for RecordingInput {
 
     fn chord(&mut self, chord: &Chord) -> Result<(), InputError> {
         self.record(Recorded::Chord(chord.clone()))
+    }
+
+    /// Records the paste and says an application took the text.
+    fn paste_at(&mut self, at: Point<Physical>, text: &str) -> Result<bool, InputError> {
+        check_on_screen(at, self.screen)?;
+        self.record(Recorded::Paste(at, text.to_string()))?;
+        self.pointer = at;
+        Ok(true)
     }
 }
 

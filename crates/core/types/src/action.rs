@@ -243,6 +243,9 @@ pub enum Method {
     A11ySet,
     /// Focus the element, select all, then key events.
     FocusSelectAllKeystrokes,
+    /// The text pasted with a middle click on an empty field (offered as the primary
+    /// selection on X11): no key events, for a field whose page swallows them.
+    MiddleClickPaste,
     /// Mouse wheel.
     Wheel,
     /// Accessibility scroll (scroll into view, scroll to).
@@ -255,13 +258,14 @@ pub enum Method {
 
 impl Method {
     /// Every method, in declaration order.
-    pub const ALL: [Method; 10] = [
+    pub const ALL: [Method; 11] = [
         Method::CoordinateClick,
         Method::A11yAction,
         Method::OffsetClick,
         Method::Keystrokes,
         Method::A11ySet,
         Method::FocusSelectAllKeystrokes,
+        Method::MiddleClickPaste,
         Method::Wheel,
         Method::A11yScroll,
         Method::KeyChord,
@@ -277,6 +281,7 @@ impl Method {
             Method::Keystrokes => "keystrokes",
             Method::A11ySet => "a11y_set",
             Method::FocusSelectAllKeystrokes => "focus_select_all_keystrokes",
+            Method::MiddleClickPaste => "middle_click_paste",
             Method::Wheel => "wheel",
             Method::A11yScroll => "a11y_scroll",
             Method::KeyChord => "key_chord",
@@ -287,6 +292,6 @@ impl Method {
     /// Whether the method moves the pointer and clicks: such methods are the ones a
     /// modal popup or an overlay can intercept.
     pub fn is_pointer(self) -> bool {
-        matches!(self, Method::CoordinateClick | Method::OffsetClick | Method::Wheel)
+        matches!(self, Method::CoordinateClick | Method::OffsetClick | Method::MiddleClickPaste | Method::Wheel)
     }
 }

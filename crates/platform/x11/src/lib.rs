@@ -9,6 +9,11 @@
 //! client windows in stacking order; without a window manager, the root's children are the
 //! clients (nothing reparents them). The functions take any x11rb [`Connection`], so the
 //! capture backend reads over its own (shared-memory) connection and input over its own.
+//!
+//! Beside it, [`selection`]: text offered as the primary selection for a middle-click
+//! paste, the one other X11 protocol Deft speaks itself.
+
+pub mod selection;
 
 use deft_types::{Physical, Rect};
 use x11rb::connection::Connection;

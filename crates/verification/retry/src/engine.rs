@@ -39,6 +39,10 @@ pub struct Engine {
     reasons: Vec<String>,
     /// Set once any further input could undo an effect (a toggle that flipped): why.
     inputs_closed: Option<String>,
+    /// Methods of the chain refused with nothing sent (the target cannot take them).
+    refused: Vec<Method>,
+    /// Whether a method already had the turn of a refused one (see `retrying::stand_in`).
+    stood_in: bool,
     verdict: Option<Verdict>,
 }
 
@@ -102,6 +106,8 @@ impl Engine {
             attempt_start_ms: 0,
             reasons: Vec::new(),
             inputs_closed: None,
+            refused: Vec::new(),
+            stood_in: false,
             verdict: None,
         }
     }

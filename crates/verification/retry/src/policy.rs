@@ -246,8 +246,8 @@ pub fn methods_for(kind: ActionKind) -> &'static [Method] {
     use Method::*;
     match kind {
         ActionKind::Click => &[CoordinateClick, A11yAction, OffsetClick],
-        ActionKind::Type => &[Keystrokes, A11ySet, FocusSelectAllKeystrokes],
-        ActionKind::SetValue => &[A11ySet, FocusSelectAllKeystrokes],
+        ActionKind::Type => &[Keystrokes, A11ySet, FocusSelectAllKeystrokes, MiddleClickPaste],
+        ActionKind::SetValue => &[A11ySet, FocusSelectAllKeystrokes, MiddleClickPaste],
         ActionKind::Action => &[A11yAction],
         ActionKind::Key => &[KeyChord],
         ActionKind::Scroll => &[Wheel, A11yScroll],

@@ -13,8 +13,8 @@ fn defaults_reproduce_the_fallback_chains_of_verification_md() {
     // The "fallback chain (in order)" column of the verbs table in docs/VERIFICATION.md.
     let expected: [(ActionKind, &[Method]); 7] = [
         (ActionKind::Click, &[CoordinateClick, A11yAction, OffsetClick]),
-        (ActionKind::Type, &[Keystrokes, A11ySet, FocusSelectAllKeystrokes]),
-        (ActionKind::SetValue, &[A11ySet, FocusSelectAllKeystrokes]),
+        (ActionKind::Type, &[Keystrokes, A11ySet, FocusSelectAllKeystrokes, MiddleClickPaste]),
+        (ActionKind::SetValue, &[A11ySet, FocusSelectAllKeystrokes, MiddleClickPaste]),
         (ActionKind::Action, &[A11yAction]),
         (ActionKind::Key, &[KeyChord]),
         (ActionKind::Scroll, &[Wheel, A11yScroll]),
@@ -131,7 +131,7 @@ fn method_that_cannot_do_the_action_is_rejected() {
         PolicyError::Invalid {
             key: "type.chain".into(),
             line: Some(2),
-            reason: "holds `wheel`, which cannot carry out `type` (allowed: keystrokes, a11y_set, focus_select_all_keystrokes)".into(),
+            reason: "holds `wheel`, which cannot carry out `type` (allowed: keystrokes, a11y_set, focus_select_all_keystrokes, middle_click_paste)".into(),
         }
     );
 }

@@ -290,6 +290,83 @@ fn set_value_falls_back_to_focus_select_all_keystrokes() {
 }
 
 #[test]
+fn a_check_box_without_an_action_gets_the_pointer_in_its_turn() {
+    // GTK 4.8's check box offers no accessibility action: the refused method's turn goes to
+    // the chain's first method once the chain is done, so two dropped presses are recovered.
+    let toggle = ActionContext { is_toggle: true, ..ctx(ActionKind::Click) };
+    let v = verdict(check(
+        toggle,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none toggle=same
+        -> act a11y_action #2 at 3000ms
+        <- 3000 refused none
+        -> act offset_click #3 at 3000ms
+        <- 3000 sent
+        -> verify 3100ms..6000ms
+        <- 6000 no_change feedback=none toggle=same
+        -> act coordinate_click #4 at 6000ms
+        <- 6000 sent
+        -> verify 6100ms..9000ms
+        <- 6200 verified
+        -> done ok verified [coordinate_click: no_change, a11y_action: no_effect, offset_click: no_change, coordinate_click: verified]
+        "#,
+    ));
+    let reason = v.retry_reason.unwrap_or_default();
+    assert!(reason.ends_with("a11y_action could not be used on this target, so coordinate_click had its turn; retried with coordinate_click"), "{reason}");
+}
+
+#[test]
+fn the_turn_of_a_refused_method_is_given_once() {
+    check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none
+        -> act a11y_action #2 at 3000ms
+        <- 3000 refused none
+        -> act offset_click #3 at 3000ms
+        <- 3000 sent
+        -> verify 3100ms..6000ms
+        <- 6000 no_change feedback=none
+        -> act coordinate_click #4 at 6000ms
+        <- 6000 sent
+        -> verify 6100ms..9000ms
+        <- 9000 no_change feedback=none
+        -> done failed no_effect [coordinate_click: no_change, a11y_action: no_effect, offset_click: no_change, coordinate_click: no_change]
+        "#,
+    );
+}
+
+#[test]
+fn keys_a_field_ignores_end_in_a_paste() {
+    check(
+        ctx(ActionKind::Type),
+        r#"
+        -> act keystrokes #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none
+        -> act a11y_set #2 at 3000ms
+        <- 3000 refused none
+        -> act focus_select_all_keystrokes #3 at 3000ms
+        <- 3000 sent
+        -> verify 3100ms..6000ms
+        <- 6000 no_change feedback=none
+        -> act middle_click_paste #4 at 6000ms
+        <- 6000 sent
+        -> verify 6100ms..9000ms
+        <- 6150 verified
+        -> done ok verified [keystrokes: no_change, a11y_set: no_effect, focus_select_all_keystrokes: no_change, middle_click_paste: verified]
+        "#,
+    );
+}
+
+#[test]
 fn toggle_that_changed_is_not_clicked_again() {
     let toggle = ActionContext { is_toggle: true, ..ctx(ActionKind::Click) };
     let v = verdict(check(

@@ -222,6 +222,13 @@ impl<A: Accessibility> Executor<A> {
                 self.replace_focused_text(&text)?;
                 Ok(format!("selected all and typed {} characters as key events{first}", text.chars().count()))
             }
+            (Method::MiddleClickPaste, Action::SetValue { value: text, .. } | Action::Type { text, .. }) => {
+                let text = match action {
+                    Action::Type { .. } => format!("{before_text}{text}"),
+                    _ => text.clone(),
+                };
+                self.paste(target, &text)
+            }
             (Method::A11ySet, Action::Type { text, .. }) => {
                 let (id, _) = element_of(target)?;
                 let full = format!("{before_text}{text}");
@@ -296,6 +303,53 @@ impl<A: Accessibility> Executor<A> {
         match method {
             Method::OffsetClick => Ok(t.scale.to_physical(aim(bounds, method))),
             _ => mapping::click_point(bounds, t.scale).map_err(input_refused),
+        }
+    }
+
+    /// Pastes `text` into the target with a middle click (see [`deft_input::Input::paste_at`]):
+    /// only into a shown, empty, single-line editable field (the paste lands where the
+    /// pointer is, which is the end of the text only when there is none), and never into a
+    /// secret field (while the text is offered as the primary selection, any application
+    /// may read it).
+    fn paste(&self, target: Option<&Resolved>, text: &str) -> Sent {
+        let e = target.and_then(|t| t.element.as_ref()).ok_or_else(|| {
+            refused("the target is not an accessible field, so nothing tells where a paste would land")
+        })?;
+        if e.is_secret() {
+            return Err(refused(format!(
+                "{} holds a secret: pasting offers the text as the primary selection, which any application \
+                 could read, so it is not pasted",
+                e.describe()
+            )));
+        }
+        if !(e.has(State::Editable) && e.has(State::SingleLine)) {
+            return Err(refused(format!(
+                "{} is not a single-line text field, so a paste could land anywhere",
+                e.describe()
+            )));
+        }
+        if e.text.as_deref().is_some_and(|t| !t.is_empty()) {
+            return Err(refused(format!(
+                "{} already holds text, and a middle click pastes where the pointer is, not at its end",
+                e.describe()
+            )));
+        }
+        let at = self.pointer_point(target, Method::MiddleClickPaste)?;
+        let taken = lock(&self.input).paste_at(at, text).map_err(|err| match err.class() {
+            // The display server may have taken part of it (the click): not sent again.
+            ErrorClass::Transient => Report::SendUncertain { message: err.to_string() },
+            _ => input_refused(err),
+        })?;
+        if taken {
+            Ok(format!("pasted {} characters with a middle click at ({}, {})", text.chars().count(), at.x, at.y))
+        } else {
+            // Sent, but no application asked for the text: verification sees what the click did.
+            Ok(format!(
+                "middle-clicked at ({}, {}) to paste {} characters, but no application asked for the text",
+                at.x,
+                at.y,
+                text.chars().count()
+            ))
         }
     }
 

@@ -48,6 +48,40 @@ fn ignored_keystrokes_fall_back_to_setting_the_text() {
     assert_eq!(last_text(&w, "name").as_deref(), Some("hello"), "{:#?}", w.log());
 }
 
+/// Only keystrokes, then the paste: the chain a field without an accessible text setter
+/// (Chromium's, Firefox's) has once its keys are ignored.
+fn keys_then_paste(c: deft_verify::ExecutorConfig) -> deft_verify::ExecutorConfig {
+    let chain = "[type]\nchain = [\"keystrokes\", \"middle_click_paste\"]\n";
+    deft_verify::ExecutorConfig { policies: deft_retry::PolicySet::from_toml_str(chain).unwrap(), ..c }
+}
+
+#[test]
+fn ignored_keystrokes_are_pasted_where_nothing_sets_the_text() {
+    let opts = FixtureOptions { ignore_keys: true, ..FixtureOptions::default() };
+    let w = start_with(opts, keys_then_paste);
+    let outcome = w.perform(&type_into("role=text name=Name", "Ada Lovelace"));
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    let methods: Vec<Method> = outcome.attempts.iter().map(|a| a.method).collect();
+    assert_eq!(methods, [Method::Keystrokes, Method::MiddleClickPaste], "{outcome:#?}");
+    w.quiet("text change", is_text_change);
+    assert_eq!(last_text(&w, "name").as_deref(), Some("Ada Lovelace"), "{:#?}", w.log());
+    w.app.check_alive(&w._desktop, WAIT).expect("the fixture still answers");
+}
+
+#[test]
+fn a_password_is_never_pasted() {
+    // The primary selection can be read by any application while it is offered.
+    let opts = FixtureOptions { ignore_keys: true, fault_target: Some("password".into()), ..FixtureOptions::default() };
+    let w = start_with(opts, keys_then_paste);
+    let outcome = w.perform(&type_into("role=password_text name=Password", "hunter2"));
+    assert!(!outcome.ok, "{outcome:#?}");
+    let paste = outcome.attempts.iter().find(|a| a.method == Method::MiddleClickPaste).expect("the paste's turn");
+    let said = format!("{paste:?}");
+    assert!(said.contains("holds a secret"), "{said}");
+    assert!(!serde_json::to_string(&outcome).unwrap_or_default().contains("hunter2"), "{outcome:#?}");
+    assert!(w.app.events().iter().all(|e| !e.is("text_changed", Some("password"))), "{:#?}", w.log());
+}
+
 #[test]
 fn focus_theft_is_detected_and_recovered() {
     let w = start(FixtureOptions { focus_theft: Some(3), ..FixtureOptions::default() });

@@ -51,7 +51,10 @@ impl Engine {
                 self.order(at, Step::ReResolve { not_before_ms: at }, Some(class))
             }
             ErrorClass::Transient => self.retry_transient(method, at, format!("{m} failed ({what})")),
-            ErrorClass::NoEffect => self.fall_back(at, format!("{m} was refused ({what})")),
+            ErrorClass::NoEffect => {
+                self.refused.push(method);
+                self.fall_back(at, format!("{m} was refused ({what})"))
+            }
             ErrorClass::Permanent => {
                 let suggestion = s.not_found.then_some(SuggestedAction::RefineSelector);
                 self.finish(at, End::fail(Some(class), format!("{m}: {what}")).suggest(suggestion))
@@ -77,12 +80,32 @@ impl Engine {
         if !self.policy.no_effect.fallback {
             return self.finish(at, End::fail(class, format!("{cause}; the policy allows no fallback")));
         }
-        let Some(next) = self.policy.chain.get(self.chain_pos + 1).copied() else {
-            let end = End::fail(class, format!("{cause}; every method of the chain was tried"));
-            let suggestion = (self.ctx.kind == ActionKind::Wait).then_some(SuggestedAction::WaitLonger);
-            return self.finish(at, end.suggest(suggestion));
-        };
-        self.chain_pos += 1;
-        self.act(next, at, Some(cause), class)
+        if let Some(next) = self.policy.chain.get(self.chain_pos + 1).copied() {
+            self.chain_pos += 1;
+            return self.act(next, at, Some(cause), class);
+        }
+        if let Some((method, refused)) = self.stand_in() {
+            let cause = format!("{cause}; {refused} could not be used on this target, so {method} had its turn");
+            return self.act(method, at, Some(cause), class);
+        }
+        let end = End::fail(class, format!("{cause}; every method of the chain was tried"));
+        let suggestion = (self.ctx.kind == ActionKind::Wait).then_some(SuggestedAction::WaitLonger);
+        self.finish(at, end.suggest(suggestion))
+    }
+
+    /// Once the whole chain was tried: when a method of it was refused with nothing sent
+    /// (an accessibility action on an element that offers none, such as GTK 4's check box),
+    /// the chain's first method that could be used gets that turn, once, so a target that
+    /// cannot take every method is not given fewer inputs than one that can. The budgets
+    /// still bound it, and the hazards hold as for any retry. The method, and the refused
+    /// one(s) in words.
+    fn stand_in(&mut self) -> Option<(Method, String)> {
+        if self.stood_in || self.refused.is_empty() {
+            return None;
+        }
+        let method = self.policy.chain.iter().copied().find(|m| !self.refused.contains(m))?;
+        self.stood_in = true;
+        let names: Vec<&str> = self.refused.iter().map(|m| m.as_str()).collect();
+        Some((method, names.join(", ")))
     }
 }
