@@ -368,6 +368,58 @@ fn web_form_verbs(browser: CorpusApp) {
     running.check_responsive(&desktop, Duration::from_secs(10)).expect("the browser still answers");
 }
 
+/// A browser on the corpus page: switch to a tab (ARIA tabs), open a modal dialog and close
+/// it with Escape, open it again and press its OK, and type into a field whose page
+/// swallows every key (pasted, since neither browser sets a field's text through
+/// accessibility). Each its own agent-cli process; judged by pyatspi reading the page, the
+/// browser still answering.
+fn web_tabs_dialog_and_swallowed_keys(browser: CorpusApp) {
+    let desktop = Desktop::start().expect("desktop");
+    let Some(mut running) = start(&desktop, browser) else { return };
+    let name = browser.accessible_name();
+    let app = ["--app", name];
+    let act = |args: &[&str]| cli(&desktop, &[args, &app[..], &["--verify"]].concat());
+    let texts = || -> Vec<String> {
+        dump(&desktop, name).iter().filter_map(|e| e["text"].as_str().map(str::to_string)).collect()
+    };
+    act(&["click", "--role", "page_tab", "--name", "Advanced"]).expect_code(0);
+    let seen = dump(&desktop, name);
+    let tab = seen.iter().find(|e| e["role"] == "page tab" && e["name"] == "Advanced");
+    let selected = tab.and_then(|e| e["states"].as_array()).is_some_and(|s| s.iter().any(|x| x == "selected"));
+    assert!(selected, "{name}: the tab is selected: {tab:?}");
+    let shown: Vec<&str> = seen.iter().filter_map(|e| e["text"].as_str()).collect();
+    assert!(shown.contains(&"Advanced settings") && !shown.contains(&"General settings"), "{name}: {shown:?}");
+
+    // A modal dialog makes the rest of the page inert, and both browsers take it out of the
+    // accessibility tree meanwhile: the dialog is what an independent client sees.
+    let dialog_open = || dump(&desktop, name).iter().any(|e| e["role"] == "dialog");
+    act(&["click", "--role", "push_button", "--name", "Open dialog"]).expect_code(0);
+    assert!(dialog_open(), "{name}: the dialog opened: {:?}", texts());
+    assert!(texts().iter().any(|t| t == "Really continue?"), "{name}: its text is read: {:?}", texts());
+    cli(&desktop, &["key", "Escape", "--verify", "--expect", "gone:role=dialog"]).expect_code(0);
+    assert!(!dialog_open(), "{name}: Escape closed the dialog");
+    assert!(texts().iter().any(|t| t == "Dialog closed: cancel"), "{name}: Escape closed it: {:?}", texts());
+    act(&["click", "--role", "push_button", "--name", "Open dialog"]).expect_code(0);
+    act(&["click", "--role", "push_button", "--name", "OK"]).expect_code(0);
+    assert!(texts().iter().any(|t| t == "Dialog closed: ok"), "{name}: OK closed it: {:?}", texts());
+
+    act(&["type", "--role", "entry", "--name", "Promo code", "--text", "SPRING26"]).expect_code(0);
+    let seen = dump(&desktop, name);
+    let promo = seen.iter().find(|e| e["role"] == "entry" && e["name"] == "Promo code");
+    assert_eq!(promo.and_then(|e| e["text"].as_str()), Some("SPRING26"), "{name}: the code typed: {promo:?}");
+    running.check_responsive(&desktop, Duration::from_secs(10)).expect("the browser still answers");
+}
+
+#[test]
+fn chromium_switches_tabs_closes_a_dialog_and_types_where_keys_are_swallowed() {
+    web_tabs_dialog_and_swallowed_keys(CorpusApp::Chromium);
+}
+
+#[test]
+fn firefox_switches_tabs_closes_a_dialog_and_types_where_keys_are_swallowed() {
+    web_tabs_dialog_and_swallowed_keys(CorpusApp::Firefox);
+}
+
 #[test]
 fn chromium_types_ticks_follows_a_link_and_presses_below_the_fold() {
     web_form_verbs(CorpusApp::Chromium);

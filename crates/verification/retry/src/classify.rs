@@ -32,6 +32,10 @@ pub struct Symptoms {
     pub not_found: bool,
     /// The target is not enabled, even after waiting.
     pub not_enabled: bool,
+    /// The target cannot take this method at all (an accessibility action on an element
+    /// that offers none): nothing was sent, and nothing about the app was learnt.
+    #[serde(default)]
+    pub method_unavailable: bool,
     /// What happened, in plain words, for the report.
     pub message: String,
 }
@@ -59,6 +63,7 @@ impl Symptoms {
             (self.backend_timeout, "backend timeout"),
             (self.not_found, "target not found"),
             (self.not_enabled, "target not enabled"),
+            (self.method_unavailable, "the target cannot take this method"),
         ];
         let mut words: Vec<String> = flags.iter().filter(|(set, _)| *set).map(|(_, w)| (*w).to_string()).collect();
         if let Some(b) = &self.blocking {

@@ -84,6 +84,7 @@ fn symptoms(words: &[String]) -> Symptoms {
                 "error" => s.backend_error = true,
                 "timeout" => s.backend_timeout = true,
                 "not_found" => s.not_found = true,
+                "unavailable" => s.method_unavailable = true,
                 "not_enabled" => s.not_enabled = true,
                 "none" => {}
                 other => panic!("unknown symptom `{other}`"),

@@ -102,6 +102,8 @@ fn symptoms(flags: u16) -> Symptoms {
         backend_timeout: bit(12) && bit(13),
         not_found: bit(14) && bit(15) && bit(0),
         not_enabled: bit(14) && bit(15) && bit(1),
+        // A refusal the target's own lack explains gives its turn to another method.
+        method_unavailable: bit(7) && !bit(4),
         message: String::new(),
     }
 }

@@ -302,7 +302,7 @@ fn a_check_box_without_an_action_gets_the_pointer_in_its_turn() {
         -> verify 100ms..3000ms
         <- 3000 no_change feedback=none toggle=same
         -> act a11y_action #2 at 3000ms
-        <- 3000 refused none
+        <- 3000 refused unavailable
         -> act offset_click #3 at 3000ms
         <- 3000 sent
         -> verify 3100ms..6000ms
@@ -328,7 +328,7 @@ fn the_turn_of_a_refused_method_is_given_once() {
         -> verify 100ms..3000ms
         <- 3000 no_change feedback=none
         -> act a11y_action #2 at 3000ms
-        <- 3000 refused none
+        <- 3000 refused unavailable
         -> act offset_click #3 at 3000ms
         <- 3000 sent
         -> verify 3100ms..6000ms
@@ -338,6 +338,28 @@ fn the_turn_of_a_refused_method_is_given_once() {
         -> verify 6100ms..9000ms
         <- 9000 no_change feedback=none
         -> done failed no_effect [coordinate_click: no_change, a11y_action: no_effect, offset_click: no_change, coordinate_click: no_change]
+        "#,
+    );
+}
+
+#[test]
+fn a_method_refused_for_another_reason_gives_no_turn() {
+    // A raw point is no element: the accessibility action cannot apply, but nothing says the
+    // target lacks it, and a point gives no receipt a third press could be held back by.
+    check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none
+        -> act a11y_action #2 at 3000ms
+        <- 3000 refused none
+        -> act offset_click #3 at 3000ms
+        <- 3000 sent
+        -> verify 3100ms..6000ms
+        <- 6000 no_change feedback=none
+        -> done failed no_effect [coordinate_click: no_change, a11y_action: no_effect, offset_click: no_change]
         "#,
     );
 }

@@ -166,7 +166,8 @@ impl<A: Accessibility> Executor<A> {
                     .cloned()
                     .ok_or_else(|| {
                         let has = if actions.is_empty() { "none".to_string() } else { actions.join(", ") };
-                        refused(format!("the target offers no click, press or activate action (it has: {has})"))
+                        let message = format!("the target offers no click, press or activate action (it has: {has})");
+                        Report::Refused(Symptoms { method_unavailable: true, ..Symptoms::new(message) })
                     })?;
                 self.a11y.do_action(&id, &name).await.map_err(a11y_failed)?;
                 Ok(format!("{ACTION_ACCEPTED}{name:?}"))

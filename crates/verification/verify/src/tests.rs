@@ -578,8 +578,14 @@ async fn a_text_target_found_only_on_screen_is_never_selected_all() {
         .iter()
         .any(|c| matches!(c, Recorded::Chord(ch) if ch.key == deft_input::Key::Char('a')));
     assert!(!select_all, "no ctrl+a sent: {:?}", f.rec.lock().unwrap().calls);
+    let said = |m: Method| {
+        outcome.attempts.iter().find(|a| a.method == m).map(|a| format!("{:?}", a.result)).unwrap_or_default()
+    };
     assert!(
-        outcome.observed.contains("focus_select_all_keystrokes was refused (the target was found only as text"),
+        said(Method::FocusSelectAllKeystrokes).contains("the target was found only as text"),
         "the select-all step says why it did nothing: {outcome:#?}"
     );
+    // Nor is anything pasted at a point that is no known field.
+    assert!(said(Method::MiddleClickPaste).contains("not an accessible field"), "{outcome:#?}");
+    assert!(!f.rec.lock().unwrap().calls.iter().any(|c| matches!(c, Recorded::Paste(..))));
 }

@@ -52,7 +52,9 @@ impl Engine {
             }
             ErrorClass::Transient => self.retry_transient(method, at, format!("{m} failed ({what})")),
             ErrorClass::NoEffect => {
-                self.refused.push(method);
+                if s.method_unavailable {
+                    self.refused.push(method);
+                }
                 self.fall_back(at, format!("{m} was refused ({what})"))
             }
             ErrorClass::Permanent => {
@@ -93,8 +95,9 @@ impl Engine {
         self.finish(at, end.suggest(suggestion))
     }
 
-    /// Once the whole chain was tried: when a method of it was refused with nothing sent
-    /// (an accessibility action on an element that offers none, such as GTK 4's check box),
+    /// Once the whole chain was tried: when a method of it was refused because the target
+    /// cannot take it (`method_unavailable`: an accessibility action on an element that
+    /// offers none, such as GTK 4's check box),
     /// the chain's first method that could be used gets that turn, once, so a target that
     /// cannot take every method is not given fewer inputs than one that can. The budgets
     /// still bound it, and the hazards hold as for any retry. The method, and the refused
