@@ -85,7 +85,8 @@ async fn window_info(
     {
         (b.x, b.y) = (b.x.saturating_add(dx), b.y.saturating_add(dy));
     }
-    let role = toolkit.role(convert::role(role?), &title);
+    // A window is never a menu item, the one role that needs its children counted.
+    let role = toolkit.role(convert::role(role?), &title, -1);
     Ok(WindowInfo {
         id: call::element_id(bus, path),
         title,

@@ -250,7 +250,7 @@ fn plain_element(bus: &str, path: &str, node: &Skel, d: Details, toolkit: Toolki
     let name = toolkit.name(&node.name);
     Element {
         id: call::element_id(bus, path),
-        role: toolkit.role(convert::role(node.role), name),
+        role: toolkit.role(convert::role(node.role), name, node.child_count),
         name: name.to_string(),
         description: node.description.clone(),
         states: toolkit.states(node.states, bounds, node.ifaces.has(Ifaces::COMPONENT)),

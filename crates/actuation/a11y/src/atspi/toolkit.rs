@@ -90,14 +90,22 @@ impl Toolkit {
         self == Toolkit::Gecko
     }
 
-    /// Deft's role for an element of raw role `role` named `name`. GTK 4.8 gives its
-    /// spinner no role of its own (`filler`) and names it after its type, `GtkSpinner`: a
-    /// spinner, whose turning (GTK 4 reports the turned box: the extents move by some 20 px
-    /// every frame) is activity, not the effect of a click (a click on nothing was
-    /// "verified" by it).
-    pub fn role(self, role: Role, name: &str) -> Role {
+    /// Deft's role for an element of raw role `role` named `name`, with `child_count`
+    /// children (-1: not known).
+    ///
+    /// - GTK 4.8 gives its spinner no role of its own (`filler`) and names it after its
+    ///   type, `GtkSpinner`: a spinner, whose turning (GTK 4 reports the turned box: the
+    ///   extents move by some 20 px every frame) is activity, not the effect of a click (a
+    ///   click on nothing was "verified" by it).
+    /// - Qt lists a menu bar's titles, and an entry that opens a submenu, as `menu item`s
+    ///   holding their `popup menu`; GTK (3 and 4) and LibreOffice call them `menu`, and the
+    ///   executor treats an entry that closes its menu when chosen apart from one that
+    ///   opens one. A Qt menu item with children is a `menu` (Qt's only children of a menu
+    ///   item are its submenu: FeatherPad's File, and File > Recently Modified).
+    pub fn role(self, role: Role, name: &str, child_count: i32) -> Role {
         match (self, role.as_str(), name) {
             (Toolkit::Gtk4, "filler", "GtkSpinner") => Role::new("spinner"),
+            (Toolkit::Qt, "menu_item", _) if child_count > 0 => Role::new("menu"),
             _ => role,
         }
     }
@@ -219,9 +227,18 @@ mod tests {
 
     #[test]
     fn a_gtk4_spinner_is_a_spinner() {
-        assert_eq!(Toolkit::Gtk4.role(Role::new("filler"), "GtkSpinner").as_str(), "spinner");
-        assert_eq!(Toolkit::Gtk4.role(Role::new("filler"), "Other").as_str(), "filler");
-        assert_eq!(Toolkit::Gtk3.role(Role::new("filler"), "GtkSpinner").as_str(), "filler");
+        assert_eq!(Toolkit::Gtk4.role(Role::new("filler"), "GtkSpinner", 0).as_str(), "spinner");
+        assert_eq!(Toolkit::Gtk4.role(Role::new("filler"), "Other", 0).as_str(), "filler");
+        assert_eq!(Toolkit::Gtk3.role(Role::new("filler"), "GtkSpinner", 0).as_str(), "filler");
+    }
+
+    #[test]
+    fn a_qt_menu_item_that_opens_a_menu_is_a_menu() {
+        // FeatherPad: the menu bar's File holds its popup menu; Save As holds nothing.
+        assert_eq!(Toolkit::Qt.role(Role::new("menu_item"), "File", 1).as_str(), "menu");
+        assert_eq!(Toolkit::Qt.role(Role::new("menu_item"), "Save As", 0).as_str(), "menu_item");
+        assert_eq!(Toolkit::Qt.role(Role::new("menu_item"), "Unknown", -1).as_str(), "menu_item");
+        assert_eq!(Toolkit::Gtk3.role(Role::new("menu_item"), "Recent", 1).as_str(), "menu_item");
     }
 
     #[test]
