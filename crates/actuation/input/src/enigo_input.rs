@@ -44,7 +44,10 @@ pub struct EnigoInput {
     /// The screen in physical pixels, when the backend could tell.
     screen: Option<(u32, u32)>,
     /// The display asked for, for the connection a paste offers its text on.
-    #[cfg_attr(not(feature = "x11"), allow(dead_code, reason = "only a paste over X11 reads it"))]
+    #[cfg_attr(
+        not(all(feature = "x11", unix, not(target_os = "macos"))),
+        allow(dead_code, reason = "only a paste over X11 reads it")
+    )]
     display: Option<String>,
 }
 
@@ -97,7 +100,7 @@ impl EnigoInput {
 
 /// How long a paste waits for the application to ask for the text after the middle click:
 /// a busy application answers its input late, and nothing else is sent meanwhile.
-#[cfg(feature = "x11")]
+#[cfg(all(feature = "x11", unix, not(target_os = "macos")))]
 const PASTE_LIMIT: Duration = Duration::from_secs(2);
 
 /// The whole X screen (all monitors), which bounds every pointer position. Not enigo's
@@ -275,17 +278,28 @@ impl Input for EnigoInput {
         result
     }
 
-    #[cfg(feature = "x11")]
+    #[cfg(all(feature = "x11", unix, not(target_os = "macos")))]
     fn paste_at(&mut self, at: Point<Physical>, text: &str) -> Result<bool, InputError> {
+        use deft_x11::selection::{PasteError, SelectionError, paste_primary};
         if let Some(screen) = self.screen {
+            // Checked before the selection is taken, not only by the move inside.
             check_on_screen(at, screen)?;
         }
         let display = self.display.clone();
-        let pasted = deft_x11::selection::paste_primary(display.as_deref(), text, PASTE_LIMIT, || {
+        let pasted = paste_primary(display.as_deref(), text, PASTE_LIMIT, || {
             self.move_to(at)?;
             self.button(MouseButton::Middle, ButtonAction::Click { count: 1 })
-        })?;
-        Ok(pasted.handed_over > 0)
+        });
+        match pasted {
+            Ok(p) => Ok(p.handed_over > 0),
+            // The click's own error, as a click reports it.
+            Err(PasteError::Click(e)) => Err(e),
+            // Nothing was sent: never an error a caller would take for a maybe-sent input.
+            Err(PasteError::Offer(SelectionError::Connect(e))) => {
+                Err(InputError::NoDisplay { display, detail: e.to_string() })
+            }
+            Err(PasteError::Offer(e)) => Err(InputError::Invalid(format!("{e}; nothing was sent"))),
+        }
     }
 }
 

@@ -67,19 +67,6 @@ pub(crate) fn check_display_number(display: Option<&str>) -> Result<(), InputErr
     }
 }
 
-#[cfg(feature = "x11")]
-impl From<deft_x11::selection::SelectionError> for InputError {
-    fn from(e: deft_x11::selection::SelectionError) -> InputError {
-        use deft_x11::selection::SelectionError;
-        match e {
-            SelectionError::TooLarge { .. } => InputError::Invalid(e.to_string()),
-            SelectionError::Server(_) | SelectionError::Lost => {
-                InputError::Backend { what: "primary selection", detail: e.to_string() }
-            }
-        }
-    }
-}
-
 impl InputError {
     /// How a caller should treat this error: `Transient` (retry with backoff), `Stale`
     /// (the window went away: resolve again) or `Permanent` (fix the request or the

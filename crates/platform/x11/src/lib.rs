@@ -13,6 +13,8 @@
 //! Beside it, [`selection`]: text offered as the primary selection for a middle-click
 //! paste, the one other X11 protocol Deft speaks itself.
 
+// It waits on the connection's socket, which needs a Unix file descriptor.
+#[cfg(unix)]
 pub mod selection;
 
 use deft_types::{Physical, Rect};

@@ -43,6 +43,8 @@ pub struct Engine {
     refused: Vec<Method>,
     /// Whether a method already had the turn of a refused one (see `retrying::stand_in`).
     stood_in: bool,
+    /// When each method's input was last sent.
+    last_sent: Vec<(Method, u64)>,
     verdict: Option<Verdict>,
 }
 
@@ -108,6 +110,7 @@ impl Engine {
             inputs_closed: None,
             refused: Vec::new(),
             stood_in: false,
+            last_sent: Vec::new(),
             verdict: None,
         }
     }
@@ -209,7 +212,14 @@ impl Engine {
     }
 
     /// Orders an input, if every budget allows it. `cause` says why (none for the first).
+    /// Never inside the verification window of an input of the same method sent before
+    /// (a chain that repeats a method, or a stand-in: see `retrying::stand_in`): that
+    /// input's effect may still show, and the same input again could double it.
     fn act(&mut self, method: Method, not_before: u64, cause: Option<String>, class: Option<ErrorClass>) -> Step {
+        let not_before = match self.last_sent.iter().find(|(m, _)| *m == method) {
+            Some((_, sent)) => not_before.max(sent.saturating_add(self.policy.window_ms)),
+            None => not_before,
+        };
         let now = self.budget.report().elapsed_ms;
         let cause_or = |c: &Option<String>, fallback: &str| c.clone().unwrap_or_else(|| fallback.to_string());
         if let Some(why) = self.inputs_closed.clone() {

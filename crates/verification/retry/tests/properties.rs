@@ -124,6 +124,8 @@ fn fitting(step: &Step, now: u64, c: &Choice) -> Observation {
         Step::Act { .. } => match c.pick % 10 {
             0..=5 => Report::Sent,
             6 => Report::SendUncertain { message: "timeout".into() },
+            // The target lacks the method, and nothing else is wrong.
+            7 => Report::Refused(Symptoms { method_unavailable: true, ..Symptoms::new("no such action") }),
             _ => Report::Refused(symptoms(c.flags)),
         },
         Step::Verify { deadline_ms, .. } => {
@@ -231,13 +233,18 @@ fn check_run(p: &ActionPolicy, ctx: &ActionContext, run: &Run, fitting: bool) ->
     prop_assert!(last.verdict().is_some(), "the engine did not end: {last}");
     let mut acts: Vec<Method> = Vec::new();
     let mut in_flight: Option<InFlight> = None;
+    // When each method's input was last sent: no method is sent again inside its window.
+    let mut last_sent: Vec<(Method, u64)> = Vec::new();
     let mut toggle_changed = false;
     for (i, (obs, step)) in run.iter().enumerate() {
         if let Some(o) = obs {
             match &o.report {
                 Report::Sent | Report::SendUncertain { .. } if matches!(run[i - 1].1, Step::Act { .. }) => {
+                    let method = *acts.last().unwrap();
+                    last_sent.retain(|(m, _)| *m != method);
+                    last_sent.push((method, o.at_ms));
                     in_flight = Some(InFlight {
-                        method: *acts.last().unwrap(),
+                        method,
                         sent_ms: o.at_ms,
                         uncertain: matches!(o.report, Report::SendUncertain { .. }),
                         reads: Vec::new(),
@@ -271,7 +278,13 @@ fn check_run(p: &ActionPolicy, ctx: &ActionContext, run: &Run, fitting: bool) ->
                     prop_assert!(p.blocked.auto_dismiss, "dismissal without the rule");
                 }
             }
-            Step::Act { method, attempt, .. } => {
+            Step::Act { method, attempt, not_before_ms } => {
+                if let Some((_, sent)) = last_sent.iter().find(|(m, _)| m == method) {
+                    prop_assert!(
+                        *not_before_ms >= sent + p.window_ms,
+                        "{method:?} again at {not_before_ms}ms, inside its window from {sent}ms"
+                    );
+                }
                 acts.push(*method);
                 prop_assert_eq!(*attempt as usize, acts.len());
                 prop_assert!(acts.len() as u32 <= p.max_attempts(), "attempt budget exceeded");
@@ -420,6 +433,7 @@ fn generators_reach_every_rule() {
             ("dismissed it", "dismissal"),
             ("busy before", "loading before the act"),
             ("failed (", "transient retry"),
+            ("had its turn", "stand-in"),
         ] {
             if reasons.contains(needle) {
                 seen.insert(what);
@@ -466,6 +480,7 @@ fn generators_reach_every_rule() {
         "loading extension",
         "read retry",
         "toggle kept",
+        "stand-in",
     ];
     let missing: Vec<_> = all.iter().filter(|w| !seen.contains(*w)).collect();
     assert!(missing.is_empty(), "never reached: {missing:?}");

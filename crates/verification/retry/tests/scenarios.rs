@@ -1,7 +1,7 @@
 //! Scenarios from docs/VERIFICATION.md, each a transcript of steps and observations.
 
-use deft_retry::{ActionContext, Overrides, PolicySet, Step};
-use deft_types::{ActionKind, ErrorClass, SuggestedAction};
+use deft_retry::{ActionContext, ActionPolicy, Overrides, PolicySet, Step};
+use deft_types::{ActionKind, ErrorClass, Method, SuggestedAction};
 
 use crate::dsl::{check, check_with, ctx, dialog};
 
@@ -320,7 +320,10 @@ fn a_check_box_without_an_action_gets_the_pointer_in_its_turn() {
 
 #[test]
 fn the_turn_of_a_refused_method_is_given_once() {
-    check(
+    // Budget for more attempts than the chain and its one stand-in use: the guard ends it.
+    let roomy = ActionPolicy { max_retries: 6, ..click_policy() };
+    check_with(
+        &roomy,
         ctx(ActionKind::Click),
         r#"
         -> act coordinate_click #1 at 0ms
@@ -340,6 +343,31 @@ fn the_turn_of_a_refused_method_is_given_once() {
         -> done failed no_effect [coordinate_click: no_change, a11y_action: no_effect, offset_click: no_change, coordinate_click: no_change]
         "#,
     );
+}
+
+#[test]
+fn a_stand_in_waits_out_its_own_window() {
+    // An early fallback (a press never seen) to an action the target lacks: the click that
+    // stands in is not sent again inside the first click's verification window.
+    let p = ActionPolicy { chain: vec![Method::CoordinateClick, Method::A11yAction], ..click_policy() };
+    let v = verdict(check_with(
+        &p,
+        ActionContext { idempotent: true, ..ctx(ActionKind::Click) },
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..400ms
+        <- 400 no_change feedback=none press_unseen
+        -> act a11y_action #2 at 400ms
+        <- 400 refused unavailable
+        -> act coordinate_click #3 at 3000ms
+        <- 3000 sent
+        -> verify 3100ms..6000ms
+        <- 3200 verified
+        -> done ok verified [coordinate_click: no_change, a11y_action: no_effect, coordinate_click: verified]
+        "#,
+    ));
+    assert!(v.ok);
 }
 
 #[test]

@@ -88,6 +88,9 @@ impl<A: Accessibility> Executor<A> {
             Ok(what) => {
                 run.pending.sent_ms = run.clock.ms();
                 self.input_sent(run.target.as_ref().and_then(|t| t.id().cloned()));
+                if what.ends_with(crate::send::PASTE_NOT_ASKED) {
+                    run.note(Some(format!("{}: nothing was pasted", crate::send::PASTE_NOT_ASKED)));
+                }
                 if let Some(activated) = crate::keyfocus::activation_in(&what) {
                     let e = run.evidence(Channel::Input, activated.to_string());
                     self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });

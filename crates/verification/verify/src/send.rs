@@ -56,6 +56,10 @@ pub(crate) const ACTION_ACCEPTED: &str = "accessibility action ";
 /// atk-bridge sends before it runs the action anyway.
 pub(crate) const KEY_ON_FOCUS: &str = "pressed Space with the keyboard focus on it";
 
+/// How a paste's words end when no application asked for the text after the middle click
+/// (`act.rs` notes it on the attempt: the click pasted nothing).
+pub(crate) const PASTE_NOT_ASKED: &str = "the application under the pointer did not ask for the text";
+
 /// Roles a person activates with the space bar once they have the keyboard focus.
 const SPACE_ACTIVATES: [&str; 4] = ["push_button", "toggle_button", "check_box", "radio_button"];
 
@@ -214,21 +218,14 @@ impl<A: Accessibility> Executor<A> {
                      --name) or click it first",
                 ))
             }
-            (Method::FocusSelectAllKeystrokes, Action::SetValue { value: text, .. } | Action::Type { text, .. }) => {
-                let text = match action {
-                    Action::Type { .. } => format!("{before_text}{text}"),
-                    _ => text.clone(),
-                };
+            (Method::FocusSelectAllKeystrokes, Action::SetValue { .. } | Action::Type { .. }) => {
+                let text = whole_text(action, before_text);
                 let first = self.focus_for_keys(target).await?;
                 self.replace_focused_text(&text)?;
                 Ok(format!("selected all and typed {} characters as key events{first}", text.chars().count()))
             }
-            (Method::MiddleClickPaste, Action::SetValue { value: text, .. } | Action::Type { text, .. }) => {
-                let text = match action {
-                    Action::Type { .. } => format!("{before_text}{text}"),
-                    _ => text.clone(),
-                };
-                self.paste(target, &text)
+            (Method::MiddleClickPaste, Action::SetValue { .. } | Action::Type { .. }) => {
+                self.paste(target, &whole_text(action, before_text))
             }
             (Method::A11ySet, Action::Type { text, .. }) => {
                 let (id, _) = element_of(target)?;
@@ -329,11 +326,26 @@ impl<A: Accessibility> Executor<A> {
                 e.describe()
             )));
         }
-        if e.text.as_deref().is_some_and(|t| !t.is_empty()) {
+        if !e.has(State::Showing) || e.bounds.is_none_or(|b| b.is_empty()) {
             return Err(refused(format!(
-                "{} already holds text, and a middle click pastes where the pointer is, not at its end",
+                "{} is not shown, so a middle click could land on something else",
                 e.describe()
             )));
+        }
+        match e.text.as_deref() {
+            Some("") => {}
+            Some(_) => {
+                return Err(refused(format!(
+                    "{} already holds text, and a middle click pastes where the pointer is, not at its end",
+                    e.describe()
+                )));
+            }
+            None => {
+                return Err(refused(format!(
+                    "the text of {} cannot be read, so nothing tells where a paste would land in it",
+                    e.describe()
+                )));
+            }
         }
         let at = self.pointer_point(target, Method::MiddleClickPaste)?;
         let taken = lock(&self.input).paste_at(at, text).map_err(|err| match err.class() {
@@ -346,7 +358,7 @@ impl<A: Accessibility> Executor<A> {
         } else {
             // Sent, but no application asked for the text: verification sees what the click did.
             Ok(format!(
-                "middle-clicked at ({}, {}) to paste {} characters, but no application asked for the text",
+                "middle-clicked at ({}, {}) to paste {} characters; {PASTE_NOT_ASKED}",
                 at.x,
                 at.y,
                 text.chars().count()
@@ -441,6 +453,16 @@ impl<A: Accessibility> Executor<A> {
         let child = tree.nodes[i].element.clone();
         self.a11y.scroll_into_view(&child.id).await.map_err(a11y_failed)?;
         Ok(format!("scrolled {} into view through accessibility", child.describe()))
+    }
+}
+
+/// The whole text a method that replaces a field's text sets: what `type` appends to the
+/// text from before the action, or the value set.
+fn whole_text(action: &Action, before_text: &str) -> String {
+    match action {
+        Action::Type { text, .. } => format!("{before_text}{text}"),
+        Action::SetValue { value, .. } => value.clone(),
+        _ => String::new(),
     }
 }
 

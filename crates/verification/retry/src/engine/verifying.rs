@@ -10,6 +10,8 @@ use crate::watch::{Watch, early_fallback_allowed};
 impl Engine {
     pub(super) fn on_sent(&mut self, method: Method, at: u64, uncertain: Option<String>) -> Step {
         self.attempt_start_ms = at;
+        self.last_sent.retain(|(m, _)| *m != method);
+        self.last_sent.push((method, at));
         if !self.ctx.verify {
             return match uncertain {
                 None => {
