@@ -146,6 +146,14 @@ pub trait Accessibility: Send + Sync {
     /// Events matching `filter`, from now on.
     fn events(&self, filter: &EventFilter) -> impl Future<Output = Result<EventStream, A11yError>> + Send;
 
+    /// Where the last character of `id`'s text is drawn on screen, so that a caller can aim
+    /// just past the end of the text (a paste lands where the pointer is); `None` when it
+    /// holds no text or the toolkit does not say (the default).
+    fn text_end(&self, id: &ElementId) -> impl Future<Output = Result<Option<Rect<Logical>>, A11yError>> + Send {
+        let _ = id;
+        async { Ok(None) }
+    }
+
     /// The toolkit of the application that owns `id` (`GTK`, `Qt`, ...), as the
     /// application names it; `None` when it does not say. What a toolkit reports (a button
     /// `armed` while pressed) can be relied on only when the toolkit is known.

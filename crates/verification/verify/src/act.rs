@@ -88,8 +88,8 @@ impl<A: Accessibility> Executor<A> {
             Ok(what) => {
                 run.pending.sent_ms = run.clock.ms();
                 self.input_sent(run.target.as_ref().and_then(|t| t.id().cloned()));
-                if what.ends_with(crate::send::PASTE_NOT_ASKED) {
-                    run.note(Some(format!("{}: nothing was pasted", crate::send::PASTE_NOT_ASKED)));
+                if what.ends_with(crate::paste::NOT_ASKED) {
+                    run.note(Some(format!("{}: nothing was pasted", crate::paste::NOT_ASKED)));
                 }
                 if let Some(activated) = crate::keyfocus::activation_in(&what) {
                     let e = run.evidence(Channel::Input, activated.to_string());

@@ -61,6 +61,7 @@ mod help;
 mod keyfocus;
 mod observe;
 mod outcome;
+mod paste;
 mod pixels;
 mod press;
 mod pump;

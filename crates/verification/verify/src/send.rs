@@ -17,7 +17,7 @@ const FOCUS_WAIT: Duration = Duration::from_millis(400);
 /// What was sent, in plain words, or the report when nothing could be.
 pub(crate) type Sent = Result<String, Report>;
 
-fn refused(message: impl Into<String>) -> Report {
+pub(crate) fn refused(message: impl Into<String>) -> Report {
     Report::Refused(Symptoms::new(message))
 }
 
@@ -55,10 +55,6 @@ pub(crate) const ACTION_ACCEPTED: &str = "accessibility action ";
 /// focus (the toolkit said so): receipt as good as an accepted action, whose reply GTK 3's
 /// atk-bridge sends before it runs the action anyway.
 pub(crate) const KEY_ON_FOCUS: &str = "pressed Space with the keyboard focus on it";
-
-/// How a paste's words end when no application asked for the text after the middle click
-/// (`act.rs` notes it on the attempt: the click pasted nothing).
-pub(crate) const PASTE_NOT_ASKED: &str = "the application under the pointer did not ask for the text";
 
 /// Roles a person activates with the space bar once they have the keyboard focus.
 const SPACE_ACTIVATES: [&str; 4] = ["push_button", "toggle_button", "check_box", "radio_button"];
@@ -225,7 +221,7 @@ impl<A: Accessibility> Executor<A> {
                 Ok(format!("selected all and typed {} characters as key events{first}", text.chars().count()))
             }
             (Method::MiddleClickPaste, Action::SetValue { .. } | Action::Type { .. }) => {
-                self.paste(target, &whole_text(action, before_text))
+                self.paste(action, target, before_text).await
             }
             (Method::A11ySet, Action::Type { text, .. }) => {
                 let (id, _) = element_of(target)?;
@@ -304,69 +300,7 @@ impl<A: Accessibility> Executor<A> {
         }
     }
 
-    /// Pastes `text` into the target with a middle click (see [`deft_input::Input::paste_at`]):
-    /// only into a shown, empty, single-line editable field (the paste lands where the
-    /// pointer is, which is the end of the text only when there is none), and never into a
-    /// secret field (while the text is offered as the primary selection, any application
-    /// may read it).
-    fn paste(&self, target: Option<&Resolved>, text: &str) -> Sent {
-        let e = target.and_then(|t| t.element.as_ref()).ok_or_else(|| {
-            refused("the target is not an accessible field, so nothing tells where a paste would land")
-        })?;
-        if e.is_secret() {
-            return Err(refused(format!(
-                "{} holds a secret: pasting offers the text as the primary selection, which any application \
-                 could read, so it is not pasted",
-                e.describe()
-            )));
-        }
-        if !(e.has(State::Editable) && e.has(State::SingleLine)) {
-            return Err(refused(format!(
-                "{} is not a single-line text field, so a paste could land anywhere",
-                e.describe()
-            )));
-        }
-        if !e.has(State::Showing) || e.bounds.is_none_or(|b| b.is_empty()) {
-            return Err(refused(format!(
-                "{} is not shown, so a middle click could land on something else",
-                e.describe()
-            )));
-        }
-        match e.text.as_deref() {
-            Some("") => {}
-            Some(_) => {
-                return Err(refused(format!(
-                    "{} already holds text, and a middle click pastes where the pointer is, not at its end",
-                    e.describe()
-                )));
-            }
-            None => {
-                return Err(refused(format!(
-                    "the text of {} cannot be read, so nothing tells where a paste would land in it",
-                    e.describe()
-                )));
-            }
-        }
-        let at = self.pointer_point(target, Method::MiddleClickPaste)?;
-        let taken = lock(&self.input).paste_at(at, text).map_err(|err| match err.class() {
-            // The display server may have taken part of it (the click): not sent again.
-            ErrorClass::Transient => Report::SendUncertain { message: err.to_string() },
-            _ => input_refused(err),
-        })?;
-        if taken {
-            Ok(format!("pasted {} characters with a middle click at ({}, {})", text.chars().count(), at.x, at.y))
-        } else {
-            // Sent, but no application asked for the text: verification sees what the click did.
-            Ok(format!(
-                "middle-clicked at ({}, {}) to paste {} characters; {PASTE_NOT_ASKED}",
-                at.x,
-                at.y,
-                text.chars().count()
-            ))
-        }
-    }
-
-    fn click(&self, at: Point<Physical>, button: MouseButton, count: u8) -> Sent {
+    pub(crate) fn click(&self, at: Point<Physical>, button: MouseButton, count: u8) -> Sent {
         let mut input = lock(&self.input);
         input.move_to(at).map_err(input_refused)?;
         input
@@ -384,7 +318,12 @@ impl<A: Accessibility> Executor<A> {
     async fn focus_for_keys(&self, target: Option<&Resolved>) -> Result<String, Report> {
         let Some(t) = target else { return Ok(String::new()) };
         let note = self.keys_reach(t).await?.map(|w| format!("; {w}")).unwrap_or_default();
-        let Some(e) = &t.element else { return Ok(note) };
+        let Some(e) = &t.element else {
+            return match t.point.filter(|_| t.channel == deft_types::Channel::Ocr) {
+                Some(at) => Ok(format!("{}{note}", self.click_into_text_on_screen(t, at).await?)),
+                None => Ok(note),
+            };
+        };
         if t.how == crate::resolve::How::Focused || e.has(State::Focused) {
             return Ok(note);
         }
@@ -398,6 +337,31 @@ impl<A: Accessibility> Executor<A> {
             return Ok(note);
         }
         Err(refused(format!("{} did not take the keyboard focus", t.describe())))
+    }
+
+    /// Keys for text found only on the screen (OCR): nothing but the pixels says a field is
+    /// there, so, as a person does, the point is clicked first to put the keyboard focus
+    /// in it (keys would otherwise go wherever the focus was: into another field). When
+    /// accessibility knows what is at that point and it is no text field but something a
+    /// click acts on or a label (the text beside a field, a check box's own text), nothing
+    /// is clicked or typed. What was done, as words that begin the input's description.
+    async fn click_into_text_on_screen(&self, t: &Resolved, at: Point<Physical>) -> Result<String, Report> {
+        let hit = self.a11y.hit_test(t.scale.to_logical(at)).await.ok().flatten();
+        if let Some(hit) = hit.filter(|h| !h.element.has(State::Editable)) {
+            let e = &hit.element;
+            let labels = matches!(e.role.as_str(), "label" | "static" | "heading" | "caption");
+            if labels || !e.actions.is_empty() {
+                return Err(refused(format!(
+                    "the text was found on the screen at ({}, {}), where accessibility shows {}, not a text field: \
+                     nothing was clicked or typed; name the field itself (--role text, --name ...)",
+                    at.x,
+                    at.y,
+                    e.describe()
+                )));
+            }
+        }
+        self.click(at, MouseButton::Left, 1)?;
+        Ok(format!(", after a click at ({}, {}) to put the keyboard focus where the text was found", at.x, at.y))
     }
 
     /// Replaces the text of the field that has the keyboard focus with `text`, as key

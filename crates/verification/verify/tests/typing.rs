@@ -59,10 +59,15 @@ fn keys_then_paste(c: deft_verify::ExecutorConfig) -> deft_verify::ExecutorConfi
 fn ignored_keystrokes_are_pasted_where_nothing_sets_the_text() {
     let opts = FixtureOptions { ignore_keys: true, ..FixtureOptions::default() };
     let w = start_with(opts, keys_then_paste);
-    let outcome = w.perform(&type_into("role=text name=Name", "Ada Lovelace"));
+    let outcome = w.perform(&type_into("role=text name=Name", "Ada"));
     assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
     let methods: Vec<Method> = outcome.attempts.iter().map(|a| a.method).collect();
     assert_eq!(methods, [Method::Keystrokes, Method::MiddleClickPaste], "{outcome:#?}");
+    w.quiet("text change", is_text_change);
+    assert_eq!(last_text(&w, "name").as_deref(), Some("Ada"), "{:#?}", w.log());
+    // Typing appends: pasted past the end of the text already there.
+    let outcome = w.perform(&type_into("role=text name=Name", " Lovelace"));
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
     w.quiet("text change", is_text_change);
     assert_eq!(last_text(&w, "name").as_deref(), Some("Ada Lovelace"), "{:#?}", w.log());
     w.app.check_alive(&w._desktop, WAIT).expect("the fixture still answers");

@@ -7,13 +7,14 @@ mod ops;
 mod placement;
 mod skeleton;
 mod snapshot;
+mod text;
 pub(crate) mod toolkit;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use deft_types::{Element, ElementId, Logical, Point};
+use deft_types::{Element, ElementId, Logical, Point, Rect};
 use tokio::sync::OnceCell;
 use zbus::Connection;
 
@@ -400,6 +401,10 @@ impl Accessibility for AtSpi {
 
     async fn hit_test(&self, point: Point<Logical>) -> Result<Option<Hit>, A11yError> {
         self.bounded("hit testing", ops::hit_test(&self.inner, point)).await
+    }
+
+    async fn text_end(&self, id: &ElementId) -> Result<Option<Rect<Logical>>, A11yError> {
+        self.bounded("reading where the text ends", text::text_end(&self.inner, id)).await
     }
 
     async fn toolkit(&self, id: &ElementId) -> Result<Option<String>, A11yError> {

@@ -514,7 +514,7 @@ pub(crate) async fn read_one(inner: &Inner, id: &ElementId) -> Result<Element, A
 /// The screen offset of element `path` read alone, whose window-relative extents are
 /// `extents`: its window's place (the element's own when it is a window). `None` when that
 /// cannot be found; the bounds then stay relative.
-async fn offset_of_one(
+pub(crate) async fn offset_of_one(
     inner: &Inner,
     conn: &Connection,
     bus: &str,
