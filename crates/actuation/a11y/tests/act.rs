@@ -129,3 +129,39 @@ fn set_value_on_gtk3_widget_factory() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Where a field's text ends (a paste past it appends): inside the field, and right of where
+/// it was before more text was added, on GTK 3 and Qt. GTK 4.8 answers "not supported": no
+/// end (not an error), so no paste appends there; its fields take a text set through
+/// accessibility instead.
+#[test]
+fn the_end_of_a_fields_text_is_placed_inside_it() {
+    use deft_harness::fixture::{FixtureOptions, Toolkit};
+    for toolkit in [Toolkit::Gtk3, Toolkit::Qt5, Toolkit::Gtk4] {
+        let s = crate::support::session_with(&FixtureOptions { toolkit, ..FixtureOptions::default() });
+        let tree = s.tree();
+        let field = tree
+            .nodes
+            .iter()
+            .map(|n| &n.element)
+            .find(|e| e.name == "Name" && e.has(State::Editable))
+            .unwrap_or_else(|| panic!("{toolkit:?}: the Name field"))
+            .clone();
+        let bounds = field.bounds.expect("the field is on screen");
+        assert_eq!(s.block(s.a11y().text_end(&field.id)).unwrap(), None, "{toolkit:?}: an empty field has no end");
+        let mut ends = Vec::new();
+        for text in ["Ada", "Ada Lovelace"] {
+            s.block(s.a11y().set_text(&field.id, text)).expect("set text");
+            s.app.wait_for(|e| e.is("text_changed", Some("name")) && e.str("value") == Some(text), EFFECT).unwrap();
+            let end = s.block(s.a11y().text_end(&field.id)).unwrap_or_else(|e| panic!("{toolkit:?}: {e}"));
+            if toolkit == Toolkit::Gtk4 {
+                assert_eq!(end, None, "GTK 4.8 gives no character extents");
+                continue;
+            }
+            let end = end.unwrap_or_else(|| panic!("{toolkit:?}: an end"));
+            assert!(bounds.contains(end.center()), "{toolkit:?}: {end:?} inside {bounds:?}");
+            ends.push(end.x);
+        }
+        assert!(toolkit == Toolkit::Gtk4 || ends[1] > ends[0], "{toolkit:?}: the end moves right: {ends:?}");
+    }
+}

@@ -11,7 +11,7 @@ use crate::error::A11yError;
 const SCREEN: u32 = 0;
 
 /// The box of the last character of `id`'s text on screen, when it has text (`None` when
-/// it lists no Text interface, holds no text, or the toolkit gives no extents). Called as
+/// it lists no Text interface, holds no text, or the toolkit gives no extents: GTK 4.8). Called as
 /// libatspi's `atspi_text_get_character_extents` calls it, only on an object that lists
 /// the interface.
 pub(crate) async fn text_end(inner: &Inner, id: &ElementId) -> Result<Option<Rect<Logical>>, A11yError> {
@@ -42,6 +42,8 @@ pub(crate) async fn text_end(inner: &Inner, id: &ElementId) -> Result<Option<Rec
     };
     match read.await {
         Ok(r) => Ok(r),
+        // GTK 4.8 lists Text but answers GetCharacterExtents with "not supported".
+        Err(Fail::NoMethod) => Ok(None),
         Err(f) => Err(inner.error(f, "reading where the text ends", Some(id), bus).await),
     }
 }
