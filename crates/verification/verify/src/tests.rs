@@ -19,6 +19,7 @@ use deft_types::{
 
 use crate::{Backends, DismissRule, Executor, ExecutorConfig, VerifyEvent};
 
+mod screen_text;
 mod scroll;
 mod settling;
 
@@ -559,54 +560,4 @@ async fn a_text_target_waits_for_accessibility_before_reading_the_screen() {
     let outcome = f.exec.perform(&action).await;
     assert_eq!(outcome.target.as_ref().map(|t| t.name.as_str()), Some("Later"), "{outcome:#?}");
     assert_eq!(f.clicks().first(), Some(&Point::new(240, 215)), "the button's centre, not the label's");
-}
-
-/// Text found only on the screen (OCR) is a point, not a field: the chain never selects
-/// all there, which could replace the text of whatever field holds the focus.
-#[tokio::test]
-async fn a_text_target_found_only_on_screen_is_never_selected_all() {
-    let f = fixture(ui("Ready", false, None), |c| c);
-    f.text.0.lock().unwrap().push(("Canvas field".into(), Rect::new(200, 150, 90, 20)));
-    let action = Action::Type { target: Target::Text(TextMatch::Contains("Canvas field".into())), text: "abc".into() };
-    let outcome = f.exec.perform(&action).await;
-    assert!(!outcome.ok, "{outcome:#?}");
-    let select_all = f
-        .rec
-        .lock()
-        .unwrap()
-        .calls
-        .iter()
-        .any(|c| matches!(c, Recorded::Chord(ch) if ch.key == deft_input::Key::Char('a')));
-    assert!(!select_all, "no ctrl+a sent: {:?}", f.rec.lock().unwrap().calls);
-    let said = |m: Method| {
-        outcome.attempts.iter().find(|a| a.method == m).map(|a| format!("{:?}", a.result)).unwrap_or_default()
-    };
-    assert!(
-        said(Method::FocusSelectAllKeystrokes).contains("the target was found only as text"),
-        "the select-all step says why it did nothing: {outcome:#?}"
-    );
-    // Nor is anything pasted at a point that is no known field.
-    assert!(said(Method::MiddleClickPaste).contains("not an accessible field"), "{outcome:#?}");
-    assert!(!f.rec.lock().unwrap().calls.iter().any(|c| matches!(c, Recorded::Paste(..))));
-    // The keys went where a click on the text put the focus (nothing accessible is there).
-    assert_eq!(f.clicks().first(), Some(&Point::new(245, 160)), "{:?}", f.rec.lock().unwrap().calls);
-}
-
-/// Text found only on the screen where accessibility shows a label (the text beside a
-/// field): keys there would go wherever the focus is, and a click could act on what is
-/// there, so nothing is clicked or typed.
-#[tokio::test]
-async fn keys_for_screen_text_on_a_label_are_refused() {
-    let f = fixture(ui("Ready", false, None), |c| c);
-    f.text.0.lock().unwrap().push(("Name:".into(), Rect::new(10, 100, 60, 30)));
-    let action = Action::Type { target: Target::Text(TextMatch::Contains("Name:".into())), text: "abc".into() };
-    let outcome = f.exec.perform(&action).await;
-    assert!(!outcome.ok, "{outcome:#?}");
-    let keys = match outcome.attempts.first().map(|a| &a.result) {
-        Some(deft_types::AttemptResult::Failed { message, .. }) => message.clone(),
-        other => panic!("the keys were not refused: {other:?}"),
-    };
-    assert!(keys.contains("where accessibility shows label \"Ready\", not a text field"), "{keys}");
-    let calls = f.rec.lock().unwrap().calls.clone();
-    assert!(!calls.iter().any(|c| matches!(c, Recorded::Text(_) | Recorded::Button(..))), "{calls:?}");
 }
