@@ -97,11 +97,11 @@ impl Engine {
 
     /// Once the whole chain was tried: when a method of it was refused because the target
     /// cannot take it (`method_unavailable`: an accessibility action on an element that
-    /// offers none, such as GTK 4's check box),
-    /// the chain's first method that could be used gets that turn, once, so a target that
-    /// cannot take every method is not given fewer inputs than one that can. The budgets
-    /// still bound it, and the hazards hold as for any retry. The method, and the refused
-    /// one(s) in words.
+    /// offers none, such as GTK 4's check box), the chain's first method that could be used
+    /// gets that turn, once, so a target that cannot take every method is not given fewer
+    /// inputs than one that can. The budgets still bound it, and the hazards hold as for any
+    /// retry (never inside the method's own window: `Engine::act`). The method, and the
+    /// refused one(s) in words.
     fn stand_in(&mut self) -> Option<(Method, String)> {
         if self.stood_in || self.refused.is_empty() {
             return None;
