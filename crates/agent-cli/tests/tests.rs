@@ -44,14 +44,36 @@ impl Run {
     }
 }
 
-/// A new empty directory (unique per call, so parallel tests never share one).
+/// A new empty directory (unique per call, so parallel tests never share one). All of a
+/// run's directories sit under one folder named for this process, kept after the run so a
+/// failure can be looked at, and swept by the next run once its process is gone, so test
+/// runs do not pile up in the temporary directory.
 pub fn scratch(name: &str) -> PathBuf {
     static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    static SWEEP: std::sync::Once = std::sync::Once::new();
+    let root = std::env::temp_dir().join("agent-cli-tests");
+    SWEEP.call_once(|| sweep_finished_runs(&root));
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("agent-cli-test-{}-{n}-{name}", std::process::id()));
+    let dir = root.join(std::process::id().to_string()).join(format!("{n}-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// Remove the folders of earlier runs whose process has ended (Linux: no `/proc/<pid>`;
+/// elsewhere nothing is removed, as nothing can tell a finished run from a running one).
+fn sweep_finished_runs(root: &std::path::Path) {
+    if !std::path::Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(root) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        if pid != std::process::id() && !std::path::Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// Isolate a command from the developer's settings: its own XDG config home, no DEFT_*.

@@ -31,11 +31,13 @@ pub enum CorpusApp {
     Firefox,
     /// LibreOffice Writer (VCL on its GTK 3 plugin, which reports itself as `gtk` 3.24).
     LibreOfficeWriter,
+    /// LibreOffice Calc, the same way: a sheet that says it has 2^31 - 1 cells.
+    LibreOfficeCalc,
 }
 
 impl CorpusApp {
     /// Every app of the corpus.
-    pub const ALL: [CorpusApp; 8] = [
+    pub const ALL: [CorpusApp; 9] = [
         CorpusApp::Gtk3WidgetFactory,
         CorpusApp::Gtk4WidgetFactory,
         CorpusApp::FeatherPad,
@@ -44,6 +46,7 @@ impl CorpusApp {
         CorpusApp::Chromium,
         CorpusApp::Firefox,
         CorpusApp::LibreOfficeWriter,
+        CorpusApp::LibreOfficeCalc,
     ];
 
     /// The program started.
@@ -58,7 +61,7 @@ impl CorpusApp {
             CorpusApp::Firefox => "/usr/bin/firefox-esr",
             // The program itself: `lowriter` goes through `oosplash`, which forks it, and
             // the harness tells the app on the bus by its process id.
-            CorpusApp::LibreOfficeWriter => LIBREOFFICE,
+            CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc => LIBREOFFICE,
         }
     }
 
@@ -73,6 +76,7 @@ impl CorpusApp {
             CorpusApp::Chromium => "chromium",
             CorpusApp::Firefox => "firefox-esr",
             CorpusApp::LibreOfficeWriter => "libreoffice-writer",
+            CorpusApp::LibreOfficeCalc => "libreoffice-calc",
         }
     }
 
@@ -86,13 +90,15 @@ impl CorpusApp {
             CorpusApp::Mousepad => "mousepad",
             CorpusApp::Chromium => "Chromium",
             CorpusApp::Firefox => "Firefox",
-            CorpusApp::LibreOfficeWriter => "soffice",
+            CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc => "soffice",
         }
     }
 
-    /// Whether its program is installed.
+    /// Whether its program is installed (LibreOffice's modules share one program: Calc's
+    /// own library tells whether Calc is there).
     pub fn is_installed(self) -> bool {
-        std::path::Path::new(self.program()).exists()
+        let calc = self != CorpusApp::LibreOfficeCalc || std::path::Path::new(CALC_LIBRARY).exists();
+        std::path::Path::new(self.program()).exists() && calc
     }
 
     /// Why it cannot run here, or `None` when it can: what a test prints when it skips.
@@ -119,7 +125,7 @@ impl CorpusApp {
             CorpusApp::Firefox => vec![("MOZ_CRASHREPORTER_DISABLE", "1")],
             // Its accessibility goes through the GTK 3 plugin; left to itself, on a desktop
             // that names no desktop environment, it may pick the plain X11 one, which has none.
-            CorpusApp::LibreOfficeWriter => vec![("SAL_USE_VCLPLUGIN", "gtk3")],
+            CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc => vec![("SAL_USE_VCLPLUGIN", "gtk3")],
             _ => Vec::new(),
         }
     }
@@ -154,8 +160,9 @@ impl CorpusApp {
             CorpusApp::Firefox => {
                 vec!["--no-remote".into(), "--profile".into(), profile.display().to_string(), page]
             }
-            CorpusApp::LibreOfficeWriter => {
-                let mut args: Vec<String> = ["--writer", "--norestore", "--nologo"].map(String::from).to_vec();
+            CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc => {
+                let module = if self == CorpusApp::LibreOfficeCalc { "--calc" } else { "--writer" };
+                let mut args: Vec<String> = [module, "--norestore", "--nologo"].map(String::from).to_vec();
                 args.push(libreoffice_profile(profile));
                 args
             }
@@ -182,7 +189,7 @@ impl CorpusApp {
             let text: String = prefs.iter().map(|(k, v)| format!("user_pref(\"{k}\", {v});\n")).collect();
             std::fs::write(profile.join("user.js"), text)?;
         }
-        if self == CorpusApp::LibreOfficeWriter {
+        if matches!(self, CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc) {
             // On a fresh profile LibreOffice exits with 81 ("restart me") once it has set the
             // profile up, which `oosplash` would handle; the harness starts the program
             // itself, so it sets the profile up first, headless (0.1 s here).
@@ -204,6 +211,9 @@ impl CorpusApp {
 
 /// LibreOffice's program (not its `soffice` and `lowriter` wrapper scripts).
 const LIBREOFFICE: &str = "/usr/lib/libreoffice/program/soffice.bin";
+
+/// A file of the `libreoffice-calc` package: Calc's own library.
+const CALC_LIBRARY: &str = "/usr/lib/libreoffice/program/libsclo.so";
 
 /// LibreOffice's argument that puts its settings in `profile`.
 fn libreoffice_profile(profile: &std::path::Path) -> String {

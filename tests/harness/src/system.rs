@@ -70,7 +70,7 @@ pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 /// How many of [`RUNTIME_ALL`] come before the corpus.
 const RUNTIME_BASE: usize = 16;
 
-const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 10] = [
+const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 11] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
     Requirement { package: "dbus", probe: Probe::File("/usr/bin/dbus-daemon"), why: "the session bus" },
     Requirement {
@@ -178,6 +178,11 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 10] = [
         package: "libreoffice-writer",
         probe: Probe::File("/usr/lib/libreoffice/program/soffice.bin"),
         why: "corpus: LibreOffice Writer, an office app",
+    },
+    Requirement {
+        package: "libreoffice-calc",
+        probe: Probe::File("/usr/lib/libreoffice/program/libsclo.so"),
+        why: "corpus: LibreOffice Calc, whose sheet says it has 2^31 - 1 cells",
     },
     Requirement {
         package: "libreoffice-gtk3",

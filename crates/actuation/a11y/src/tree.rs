@@ -143,6 +143,9 @@ struct Entry {
     children: Vec<usize>,
     relations: Vec<Relation>,
     root: Option<RootContext>,
+    /// Its index in its parent when that is not its place among the children added (a
+    /// container too big to read whole gives only the children on screen).
+    index: Option<u32>,
 }
 
 /// An entry waiting to be placed by [`TreeBuilder::build`], with its context.
@@ -189,12 +192,20 @@ impl TreeBuilder {
             children: Vec::new(),
             relations: Vec::new(),
             root: Some(ctx),
+            index: None,
         });
         self.entries.len() - 1
     }
 
     /// Add `element` as the last child of `parent`.
     pub fn child(&mut self, parent: BuildId, element: Element) -> BuildId {
+        self.child_at_index(parent, element, None)
+    }
+
+    /// Add `element` as the last child of `parent`, whose child number `index` it is in
+    /// the application (`None`: its place among the children added). Its path ends with
+    /// that index, so a path names the same element however many of its siblings were read.
+    pub fn child_at_index(&mut self, parent: BuildId, element: Element, index: Option<u32>) -> BuildId {
         let id = self.entries.len();
         self.entries.push(Entry {
             element,
@@ -202,6 +213,7 @@ impl TreeBuilder {
             children: Vec::new(),
             relations: Vec::new(),
             root: None,
+            index,
         });
         self.entries[parent].children.push(id);
         id
@@ -241,7 +253,7 @@ impl TreeBuilder {
                     (Some(title), Vec::new())
                 } else {
                     let mut p = path.clone();
-                    p.push(k as u32);
+                    p.push(entries[c].as_ref().and_then(|e| e.index).unwrap_or(k as u32));
                     (window.clone(), p)
                 };
                 stack.push(Pending {

@@ -81,6 +81,9 @@ pub(crate) struct Stray {
     pub now: String,
 }
 
+/// How many re-created widgets a report names (the target first).
+const RECREATED_SHOWN: usize = 5;
+
 /// What the judgement left out as explaining itself, worth saying in a report: widgets
 /// re-created (the target among them), and work that was loading before the input.
 fn explained_notes(j: &Judgement, target: Option<&ElementId>, pre: &Reading) -> Option<String> {
@@ -94,8 +97,8 @@ fn explained_notes(j: &Judgement, target: Option<&ElementId>, pre: &Reading) -> 
                     (Some(o), Some(n)) if o != n => format!(" and moved from {o} to {n}"),
                     _ => String::new(),
                 };
-                let whose = if Some(&gone.id) == target { "the target " } else { "" };
-                recreated.push(format!("{whose}{} was re-created{moved}", gone.describe()));
+                let line = |whose: &str| format!("{whose}{} was re-created{moved}", gone.describe());
+                if Some(&gone.id) == target { recreated.insert(0, line("the target ")) } else { recreated.push(line("")) }
             }
             NoiseSource::Element(id) if n.kind == NoiseKind::Settling => {
                 let name = pre.snap.get(id).map_or_else(|| id.to_string(), Element::describe);
@@ -111,6 +114,13 @@ fn explained_notes(j: &Judgement, target: Option<&ElementId>, pre: &Reading) -> 
             }
             _ => {}
         }
+    }
+    // A sheet whose every shown cell is rebuilt after each edit (LibreOffice Calc) would
+    // otherwise fill the report with hundreds of them.
+    if recreated.len() > RECREATED_SHOWN + 1 {
+        let more = recreated.len() - RECREATED_SHOWN;
+        recreated.truncate(RECREATED_SHOWN);
+        recreated.push(format!("and {more} more were re-created"));
     }
     let recreated = (!recreated.is_empty()).then(|| recreated.join("; "));
     let background = (!zones.is_empty())

@@ -244,6 +244,7 @@ impl<A: Accessibility> Executor<A> {
             Some((at, _)) if at != point => unstable(Instant::now()),
             Some((_, Ok(Some(hit)))) if hit.is_within(id) => Check::Ready,
             Some((_, Ok(Some(hit)))) if beneath_popup(target, &hit) => Check::Ready,
+            Some((_, Ok(Some(hit)))) if same_again(&element, &hit.element) => Check::Ready,
             Some((_, Ok(Some(hit)))) => {
                 let covering_window = hit.chain.first().cloned();
                 let other_window = covering_window.is_some() && covering_window != target.window;
@@ -334,6 +335,19 @@ fn beneath_popup(target: &Resolved, hit: &Hit) -> bool {
     let menuish = |role: &str| is_menu_item(role) || matches!(role, "menu" | "menu_bar" | "popup_menu");
     (hit.chain.first() != target.window.as_ref() && in_popup(target))
         || (menu_item && !menuish(hit.element.role.as_str()))
+}
+
+/// Whether the element hit is the target handed out again as a new object: same
+/// application, role, name and bounds. LibreOffice Calc creates a new accessible object for
+/// a cell each time it is asked, so the hit test never returns the object that was found.
+fn same_again(target: &Element, hit: &Element) -> bool {
+    hit.id != target.id
+        && bus_of(&hit.id) == bus_of(&target.id)
+        && hit.role == target.role
+        && !target.name.trim().is_empty()
+        && hit.name == target.name
+        && hit.bounds.is_some()
+        && hit.bounds == target.bounds
 }
 
 /// Roles of the entries of an open menu (a menu bar's titles are `menu`).

@@ -20,6 +20,7 @@ pub(crate) mod iface {
     pub const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
     pub const REGISTRY: &str = "org.a11y.atspi.Registry";
     pub const SELECTION: &str = "org.a11y.atspi.Selection";
+    pub const TABLE: &str = "org.a11y.atspi.Table";
     pub const TEXT: &str = "org.a11y.atspi.Text";
     pub const VALUE: &str = "org.a11y.atspi.Value";
 }

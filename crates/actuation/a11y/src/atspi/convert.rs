@@ -242,6 +242,7 @@ impl Ifaces {
     pub const EDITABLE_TEXT: Ifaces = Ifaces(1 << 3);
     pub const VALUE: Ifaces = Ifaces(1 << 4);
     pub const SELECTION: Ifaces = Ifaces(1 << 5);
+    pub const TABLE: Ifaces = Ifaces(1 << 6);
 
     pub fn from_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Ifaces {
         let mut bits = 0;
@@ -253,6 +254,7 @@ impl Ifaces {
                 "EditableText" => Ifaces::EDITABLE_TEXT.0,
                 "Value" => Ifaces::VALUE.0,
                 "Selection" => Ifaces::SELECTION.0,
+                "Table" => Ifaces::TABLE.0,
                 _ => 0,
             };
         }

@@ -1,6 +1,7 @@
 //! The AT-SPI2 backend (Linux): atspi 0.30 types over zbus 5, every call bounded in time.
 
 pub(crate) mod call;
+mod children;
 pub(crate) mod convert;
 mod events;
 mod ops;

@@ -373,8 +373,8 @@ fn child_at<'a>(
 ) -> futures_util::future::BoxFuture<'a, Result<Option<String>, Fail>> {
     Box::pin(async move {
         let t = inner.timeout();
-        let kids = match super::skeleton::children(inner, conn, bus, path).await {
-            Ok(k) => k,
+        let kids = match super::children::list(inner, conn, bus, path, -1).await {
+            Ok(l) => l.kids,
             Err(Fail::NoObject) => return Ok(None),
             Err(f) => return Err(f),
         };

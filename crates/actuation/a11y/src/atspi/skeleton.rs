@@ -4,7 +4,7 @@
 //! interfaces, name, role, description and states, in one call (2-3 ms for 250 objects).
 //! Objects the toolkit does not cache (children of `manages-descendants` containers such
 //! as GTK list boxes, or every object of an app without a cache) are read with [`basics`]
-//! and [`children`] while the tree is walked.
+//! and listed (`children.rs`) while the tree is walked.
 
 use std::collections::HashMap;
 
@@ -12,6 +12,7 @@ use zbus::Connection;
 use zbus::zvariant::{ObjectPath, OwnedObjectPath, OwnedValue};
 
 use super::Inner;
+use super::children;
 use super::call::{self, CACHE_PATH, Fail, NULL_PATH, ROOT_PATH, iface};
 use super::convert::{Bits, Ifaces};
 use crate::error::A11yError;
@@ -158,7 +159,7 @@ impl Skeleton {
                 Some(p) if at != ROOT_PATH => {
                     // The parent's child list gives the index when the cache did not.
                     if self.nodes.get(&p).is_none_or(|n| n.children.is_none()) {
-                        self.discover_children_of(inner, conn, &p).await?;
+                        self.discover_children_of(inner, conn, &p, &at).await?;
                     }
                     at = p;
                 }
@@ -168,7 +169,16 @@ impl Skeleton {
         Ok(())
     }
 
-    async fn discover_children_of(&mut self, inner: &Inner, conn: &Connection, parent: &str) -> Result<(), A11yError> {
+    /// List `parent`'s children, so that a child's index can be told. A container too big
+    /// to list (`children.rs`) keeps its children unknown; the child `child` then says its
+    /// own index.
+    async fn discover_children_of(
+        &mut self,
+        inner: &Inner,
+        conn: &Connection,
+        parent: &str,
+        child: &str,
+    ) -> Result<(), A11yError> {
         if !self.nodes.contains_key(parent) {
             match basics(inner, conn, &self.bus, parent).await {
                 Ok(s) => {
@@ -177,13 +187,26 @@ impl Skeleton {
                 Err(f) => return Err(inner.error(f, "reading an element", None, &self.bus).await),
             }
         }
-        match children(inner, conn, &self.bus, parent).await {
-            Ok(kids) => {
+        let known = self.nodes[parent].child_count;
+        match children::list(inner, conn, &self.bus, parent, known).await {
+            Ok(listing) if listing.shown_of.is_none() => {
                 if let Some(n) = self.nodes.get_mut(parent) {
-                    n.child_count = kids.len() as i32;
-                    n.children = Some(kids);
+                    n.child_count = listing.kids.len() as i32;
+                    n.children = Some(listing.kids);
                 }
                 Ok(())
+            }
+            Ok(_) => {
+                let t = inner.timeout();
+                match call::call_as::<_, i32>(conn, t, &self.bus, child, iface::ACCESSIBLE, "GetIndexInParent", &()).await {
+                    Ok(i) => {
+                        if let Some(n) = self.nodes.get_mut(child) {
+                            n.index = i;
+                        }
+                        Ok(())
+                    }
+                    Err(f) => Err(inner.error(f, "reading an element", None, &self.bus).await),
+                }
             }
             Err(f) => Err(inner.error(f, "listing children", None, &self.bus).await),
         }
@@ -261,17 +284,6 @@ fn optional<T>(f: Fail) -> Result<Option<T>, Fail> {
         Fail::NoMethod => Ok(None),
         f => Err(f),
     }
-}
-
-/// The paths of an object's children, in order (children in other apps left out).
-pub(crate) async fn children(inner: &Inner, conn: &Connection, bus: &str, path: &str) -> Result<Vec<String>, Fail> {
-    let kids: Vec<(String, OwnedObjectPath)> =
-        call::call_as(conn, inner.timeout(), bus, path, iface::ACCESSIBLE, "GetChildren", &()).await?;
-    Ok(kids
-        .into_iter()
-        .filter(|(b, p)| p.as_str() != NULL_PATH && (b.is_empty() || b == bus))
-        .map(|(_, p)| p.as_str().to_string())
-        .collect())
 }
 
 #[cfg(test)]

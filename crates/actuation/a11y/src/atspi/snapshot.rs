@@ -5,7 +5,7 @@
 //! bounds, so no call), text for the Text interface, the current value for Value (the
 //! selected item's name for combo boxes), actions for Action, relations only when asked.
 //! An element the cache lacks costs one more round trip ([`basics`]) before its details go
-//! out, and one more ([`children`]) before its children do, only when it has any. So a read
+//! out, and one more (`children.rs`) before its children do, only when it has any. So a read
 //! takes the cache call, a round trip or two per level of uncached elements and the
 //! details' round trip, however many elements there are; what remains is the
 //! application's own time per call.
@@ -22,7 +22,8 @@ use zbus::zvariant::OwnedObjectPath;
 use super::call::{self, Fail, NULL_PATH, ROOT_PATH, iface};
 use super::convert::{self, Ifaces, st};
 use super::placement;
-use super::skeleton::{Skel, Skeleton, basics, children};
+use super::children;
+use super::skeleton::{Skel, Skeleton, basics};
 use super::toolkit::Toolkit;
 use super::{AppFacts, Inner};
 use crate::backend::{Scope, SnapshotOptions};
@@ -304,6 +305,8 @@ pub(crate) async fn snapshot(inner: &Inner, scope: &Scope, opts: &SnapshotOption
 /// One element read by the walk, with its children.
 struct Visited {
     path: String,
+    /// Its index in its parent, when only some of the parent's children were read.
+    index: Option<u32>,
     node: Skel,
     details: Details,
     children: Vec<Visited>,
@@ -330,7 +333,7 @@ impl Walk<'_> {
     }
 
     /// Read `path` and everything below it; `None` when it vanished meanwhile.
-    fn visit(&self, path: String) -> BoxFuture<'_, Result<Option<Visited>, A11yError>> {
+    fn visit(&self, path: String, index: Option<u32>) -> BoxFuture<'_, Result<Option<Visited>, A11yError>> {
         Box::pin(async move {
             let left = self.budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
             if left.is_err() {
@@ -339,29 +342,41 @@ impl Walk<'_> {
             }
             let (inner, bus) = (self.inner, self.sk.bus.as_str());
             let known = self.sk.nodes.get(&path);
-            let (node, kids) = match known {
-                Some(n) if n.children.is_some() => (n.clone(), n.children.clone().unwrap_or_default()),
-                Some(n) => match children(inner, self.conn, bus, &path).await {
-                    Ok(kids) => (n.clone(), kids),
-                    Err(Fail::NoObject) => return Ok(None),
-                    Err(f) => return Err(inner.error(f, "listing children", None, bus).await),
-                },
+            let (node, listing) = match known {
+                Some(n) if n.children.is_some() => (n.clone(), Ok(n.children.clone().unwrap_or_default())),
+                Some(n) => (n.clone(), Err(())),
                 // Not cached: its basics first; its children only when it has any (most
                 // uncached elements are rows and cells without children).
                 None => match basics(inner, self.conn, bus, &path).await {
-                    Ok(n) if n.child_count == 0 => (n, Vec::new()),
-                    Ok(n) => match children(inner, self.conn, bus, &path).await {
-                        Ok(kids) => (n, kids),
-                        Err(Fail::NoObject) => return Ok(None),
-                        Err(f) => return Err(inner.error(f, "listing children", None, bus).await),
-                    },
+                    Ok(n) if n.child_count == 0 => (n, Ok(Vec::new())),
+                    Ok(n) => (n, Err(())),
                     Err(Fail::NoObject) => return Ok(None),
                     Err(f) => return Err(inner.error(f, "reading an element", None, bus).await),
                 },
             };
-            let kids: Vec<String> = kids.into_iter().filter(|k| *k != path).collect();
+            let (kids, indices) = match listing {
+                Ok(kids) => (kids, Vec::new()),
+                Err(()) => match children::list(inner, self.conn, bus, &path, node.child_count).await {
+                    Ok(l) => {
+                        if let Some(count) = l.shown_of {
+                            self.problem(format!(
+                                "{} \"{}\" has {count} children, too many to list: only the {} on screen were read",
+                                convert::role(node.role),
+                                node.name,
+                                l.kids.len()
+                            ));
+                        }
+                        (l.kids, l.indices)
+                    }
+                    Err(Fail::NoObject) => return Ok(None),
+                    Err(f) => return Err(inner.error(f, "listing children", None, bus).await),
+                },
+            };
+            let mut indices = indices.into_iter().map(|i| u32::try_from(i).ok());
+            let kids: Vec<(String, Option<u32>)> =
+                kids.into_iter().map(|k| (k, indices.next().flatten())).filter(|(k, _)| *k != path).collect();
             let details = details(inner, self.conn, self.sk, &path, &node, self.opts, self.facts);
-            let below = join_all(kids.into_iter().map(|k| self.visit(k)));
+            let below = join_all(kids.into_iter().map(|(k, i)| self.visit(k, i)));
             let (details, below) = tokio::join!(details, below);
             let details = match details {
                 Ok(d) if d.vanished => return Ok(None),
@@ -372,7 +387,7 @@ impl Walk<'_> {
             for b in below {
                 children.extend(b?);
             }
-            Ok(Some(Visited { path, node, details, children }))
+            Ok(Some(Visited { path, index, node, details, children }))
         })
     }
 }
@@ -394,7 +409,7 @@ async fn read(inner: &Inner, bus: &str, root: &str, opts: &SnapshotOptions) -> R
         budget: AtomicUsize::new(opts.max_nodes),
         problems: Mutex::new(Vec::new()),
     };
-    let Some(top) = walk.visit(root.to_string()).await? else {
+    let Some(top) = walk.visit(root.to_string(), None).await? else {
         return Err(if root == ROOT_PATH {
             A11yError::AppGone { app: bus.to_string(), detail: "its root object vanished".into() }
         } else {
@@ -413,7 +428,7 @@ async fn read(inner: &Inner, bus: &str, root: &str, opts: &SnapshotOptions) -> R
         let kids = std::mem::take(&mut v.children);
         let e = element(bus, &v.path, &v.node, v.details, facts.toolkit, &inner.config.secret_fields);
         let at = match parent {
-            Some(p) => b.child(p, e),
+            Some(p) => b.child_at_index(p, e, v.index),
             None if root == ROOT_PATH => b.app(e),
             None => b.root(e, sk.context(root)),
         };
