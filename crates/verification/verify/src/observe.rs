@@ -98,7 +98,11 @@ fn explained_notes(j: &Judgement, target: Option<&ElementId>, pre: &Reading) -> 
                     _ => String::new(),
                 };
                 let line = |whose: &str| format!("{whose}{} was re-created{moved}", gone.describe());
-                if Some(&gone.id) == target { recreated.insert(0, line("the target ")) } else { recreated.push(line("")) }
+                if Some(&gone.id) == target {
+                    recreated.insert(0, line("the target "))
+                } else {
+                    recreated.push(line(""))
+                }
             }
             NoiseSource::Element(id) if n.kind == NoiseKind::Settling => {
                 let name = pre.snap.get(id).map_or_else(|| id.to_string(), Element::describe);

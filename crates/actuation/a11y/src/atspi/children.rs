@@ -74,7 +74,8 @@ async fn shown(
     }
     // Screen coordinates for both calls (GTK 4 answers both relative to the window: the
     // same frame either way).
-    let extents = call::call_as::<_, (i32, i32, i32, i32)>(conn, t, bus, path, iface::COMPONENT, "GetExtents", &(0u32,));
+    let extents =
+        call::call_as::<_, (i32, i32, i32, i32)>(conn, t, bus, path, iface::COMPONENT, "GetExtents", &(0u32,));
     let Some(area) = convert::bounds(extents.await?) else { return Ok(Vec::new()) };
     let (x0, y0) = (area.x + 1, area.y + 1);
     let (x1, y1) = (area.x.saturating_add(area.w as i32 - 2), area.y.saturating_add(area.h as i32 - 2));
@@ -103,23 +104,19 @@ async fn shown(
         let wide = i64::from(*columns.end() - *columns.start() + 1);
         let rows = *rows.start()..=(*rows.end()).min(*rows.start() + (SHOWN_LIMIT / wide.max(1)) as i32 - 1);
         let cells: Vec<(i32, i32)> = rows.flat_map(|r| columns.clone().map(move |c| (r, c))).collect();
-        futures_util::future::join_all(
-            cells.into_iter().map(|rc| async move {
-                let cell = call::call_as(conn, t, bus, path, iface::TABLE, "GetAccessibleAt", &rc);
-                let index = call::call_as::<_, i32>(conn, t, bus, path, iface::TABLE, "GetIndexAt", &rc);
-                let (cell, index) = tokio::join!(cell, index);
-                Ok((cell?, index?))
-            }),
-        )
+        futures_util::future::join_all(cells.into_iter().map(|rc| async move {
+            let cell = call::call_as(conn, t, bus, path, iface::TABLE, "GetAccessibleAt", &rc);
+            let index = call::call_as::<_, i32>(conn, t, bus, path, iface::TABLE, "GetIndexAt", &rc);
+            let (cell, index) = tokio::join!(cell, index);
+            Ok((cell?, index?))
+        }))
         .await
     } else {
         let (a, b) = (first.min(last), first.max(last));
         let b = b.min(a.saturating_add(SHOWN_LIMIT as i32 - 1));
-        futures_util::future::join_all(
-            (a..=b).map(|i| async move {
-                Ok((call::call_as(conn, t, bus, path, iface::ACCESSIBLE, "GetChildAtIndex", &(i,)).await?, i))
-            }),
-        )
+        futures_util::future::join_all((a..=b).map(|i| async move {
+            Ok((call::call_as(conn, t, bus, path, iface::ACCESSIBLE, "GetChildAtIndex", &(i,)).await?, i))
+        }))
         .await
     };
     let mut kids = Vec::with_capacity(refs.len());

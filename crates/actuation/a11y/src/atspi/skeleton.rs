@@ -12,8 +12,8 @@ use zbus::Connection;
 use zbus::zvariant::{ObjectPath, OwnedObjectPath, OwnedValue};
 
 use super::Inner;
-use super::children;
 use super::call::{self, CACHE_PATH, Fail, NULL_PATH, ROOT_PATH, iface};
+use super::children;
 use super::convert::{Bits, Ifaces};
 use crate::error::A11yError;
 use crate::tree::RootContext;
@@ -198,7 +198,9 @@ impl Skeleton {
             }
             Ok(_) => {
                 let t = inner.timeout();
-                match call::call_as::<_, i32>(conn, t, &self.bus, child, iface::ACCESSIBLE, "GetIndexInParent", &()).await {
+                match call::call_as::<_, i32>(conn, t, &self.bus, child, iface::ACCESSIBLE, "GetIndexInParent", &())
+                    .await
+                {
                     Ok(i) => {
                         if let Some(n) = self.nodes.get_mut(child) {
                             n.index = i;

@@ -20,9 +20,9 @@ use zbus::Connection;
 use zbus::zvariant::OwnedObjectPath;
 
 use super::call::{self, Fail, NULL_PATH, ROOT_PATH, iface};
+use super::children;
 use super::convert::{self, Ifaces, st};
 use super::placement;
-use super::children;
 use super::skeleton::{Skel, Skeleton, basics};
 use super::toolkit::Toolkit;
 use super::{AppFacts, Inner};
