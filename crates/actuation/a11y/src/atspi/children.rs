@@ -22,6 +22,9 @@ use super::convert::{self, Ifaces};
 /// (a snapshot holds at most 20,000 elements in all), and the toolkit would create each.
 pub(crate) const LIST_LIMIT: i32 = 5_000;
 
+/// An object reference as AT-SPI sends it: the application's bus name and the path.
+type ObjectRef = (String, OwnedObjectPath);
+
 /// At most this many on-screen children of a big container are read.
 const SHOWN_LIMIT: i64 = 2_000;
 
@@ -90,7 +93,7 @@ async fn shown(
     };
     let (first, last) = tokio::join!(corner(x0, y0), corner(x1, y1));
     let (Some(first), Some(last)) = (first?, last?) else { return Ok(Vec::new()) };
-    let refs: Vec<Result<((String, OwnedObjectPath), i32), Fail>> = if ifaces.has(Ifaces::TABLE) {
+    let refs: Vec<Result<(ObjectRef, i32), Fail>> = if ifaces.has(Ifaces::TABLE) {
         let cell = |index: i32| async move {
             let arg = (index,);
             let row = call::call_as::<_, i32>(conn, t, bus, path, iface::TABLE, "GetRowAtIndex", &arg);
@@ -132,7 +135,7 @@ async fn shown(
 
 /// The references that name an object of `bus` (an empty bus name means the same one),
 /// each with what came with it.
-fn own<T>(bus: &str, refs: Vec<((String, OwnedObjectPath), T)>) -> Vec<(String, T)> {
+fn own<T>(bus: &str, refs: Vec<(ObjectRef, T)>) -> Vec<(String, T)> {
     refs.into_iter()
         .filter(|((b, p), _)| p.as_str() != NULL_PATH && (b.is_empty() || b == bus))
         .map(|((_, p), x)| (p.as_str().to_string(), x))
