@@ -40,17 +40,21 @@ pub(crate) struct Listing {
     pub indices: Vec<i32>,
 }
 
-/// The children of `path`, whose child count is `known` (-1 when not known).
+/// The children of `path`, whose child count is said to be `known`: trusted from 1 to
+/// [`LIST_LIMIT`]; anything else is asked again (a cache may say 0 for an object it lists
+/// children of, as GTK 4.8's does for its root, or -1 for a `manages-descendants` one).
+/// Whatever the count, the children are listed unless it says more than the limit.
 pub(crate) async fn list(inner: &Inner, conn: &Connection, bus: &str, path: &str, known: i32) -> Result<Listing, Fail> {
     let t = inner.timeout();
-    let count = if (0..=LIST_LIMIT).contains(&known) {
+    let count = if (1..=LIST_LIMIT).contains(&known) {
         known
     } else {
-        call::property::<i32>(conn, t, bus, path, iface::ACCESSIBLE, "ChildCount").await?
+        match call::property::<i32>(conn, t, bus, path, iface::ACCESSIBLE, "ChildCount").await {
+            Ok(n) => n,
+            Err(Fail::NoMethod) => -1,
+            Err(f) => return Err(f),
+        }
     };
-    if count <= 0 {
-        return Ok(Listing::default());
-    }
     if count <= LIST_LIMIT {
         let kids: Vec<(String, OwnedObjectPath)> =
             call::call_as(conn, t, bus, path, iface::ACCESSIBLE, "GetChildren", &()).await?;
