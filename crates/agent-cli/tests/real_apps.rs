@@ -469,14 +469,16 @@ print(json.dumps([[text, style in bold] for style, text in re.findall(r'<text:p 
     writer.check_responsive(&desktop, Duration::from_secs(5)).expect("Writer still answers");
 }
 
-/// LibreOffice Calc: click a cell, enter a number with keys, File > Save As... from the menu
+/// LibreOffice Calc: click a cell, enter a number with keys; type a word into another cell
+/// (Calc opens an editor over it, which Enter commits); File > Save As... from the menu
 /// bar, the name into GTK's file chooser, Save. Judged by the spreadsheet Calc wrote (the
 /// cells of its `content.xml`, read by Python's zipfile). Before: any read froze Calc for
-/// good (its sheet says it has 2^31 - 1 cells, and they were all asked for), and a click on
-/// a cell was refused as covered by the cell itself (Calc hands out a new object for a
-/// cell each time it is asked).
+/// good (its sheet says it has 2^31 - 1 cells, and they were all asked for), a click on a
+/// cell was refused as covered by the cell itself (Calc hands out a new object for a cell
+/// each time it is asked), and typing into a cell failed after 7 s (the keys show in the
+/// editor over the cell, never in the cell before Enter).
 #[test]
-fn libreoffice_calc_enters_a_number_in_a_cell_and_saves_through_menus() {
+fn libreoffice_calc_enters_a_number_types_into_a_cell_and_saves_through_menus() {
     let desktop = Desktop::start().expect("desktop");
     let Some(mut calc) = start(&desktop, CorpusApp::LibreOfficeCalc) else { return };
     let file = scratch("calc-save").join("book.ods");
@@ -490,13 +492,15 @@ fn libreoffice_calc_enters_a_number_in_a_cell_and_saves_through_menus() {
     for key in ["4", "2", "Return"] {
         cli(&desktop, &["key", key, "--verify"]).expect_code(0);
     }
+    act(&["type", "--role", "table_cell", "--name", "C3", "--text", "hello"]).expect_code(0);
+    cli(&desktop, &["key", "Return", "--verify"]).expect_code(0);
     act(&["click", "--role", "menu", "--name", "File"]).expect_code(0);
     act(&["click", "--role", "menu_item", "--name", "Save As..."]).expect_code(0);
     act(&["set-value", "--window", "Save", "--role", "text", "--index", "0", "--value", file.to_str().unwrap()])
         .expect_code(0);
     act(&["click", "--window", "Save", "--role", "push_button", "--name", "Save"]).expect_code(0);
     saved(&file, "Calc");
-    // The cells that hold a value, as Calc wrote them: [cell, value, text], with the runs
+    // The cells that hold something, as Calc wrote them: [cell, type, text], with the runs
     // of empty rows and cells it writes once (`number-*-repeated`) counted.
     let judge = r#"
 import json, re, sys, zipfile
@@ -505,9 +509,9 @@ found, row = [], 0
 for rattrs, body in re.findall(r'<table:table-row([^>]*)>(.*?)</table:table-row>', xml):
     col = 0
     for attrs, inner in re.findall(r'<table:table-cell([^>]*?)(?:/>|>(.*?)</table:table-cell>)', body):
-        value = re.search(r'office:value="([^"]*)"', attrs)
-        if value:
-            found.append([chr(65 + col) + str(row + 1), value.group(1), re.sub(r'<[^>]+>', '', inner)])
+        kind = re.search(r'office:value-type="([^"]*)"', attrs)
+        if kind:
+            found.append([chr(65 + col) + str(row + 1), kind.group(1), re.sub(r'<[^>]+>', '', inner)])
         col += int((re.search(r'number-columns-repeated="(\d+)"', attrs) or [0, 1])[1])
     row += int((re.search(r'number-rows-repeated="(\d+)"', rattrs) or [0, 1])[1])
 print(json.dumps(found))
@@ -516,6 +520,10 @@ print(json.dumps(found))
     let cells: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!("{e}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
     });
-    assert_eq!(cells, serde_json::json!([["B3", "42", "42"]]), "the cells of the sheet Calc saved");
+    assert_eq!(
+        cells,
+        serde_json::json!([["B3", "float", "42"], ["C3", "string", "hello"]]),
+        "the cells of the sheet Calc saved"
+    );
     calc.check_responsive(&desktop, Duration::from_secs(5)).expect("Calc still answers");
 }

@@ -290,6 +290,14 @@ pub(crate) fn observe(
                 };
                 seen.verified =
                     Some(format!("{} now shows {shows}", after.map_or_else(String::new, Element::describe)));
+            } else if let Some((over, editor)) = before.and_then(|b| Some((b, in_place_editor(pre, post, b, typed)?))) {
+                seen.feedback = true;
+                seen.verified = Some(format!(
+                    "{} drawn over {} now shows {:?} (the application's editor for it, which it commits on Enter or Tab)",
+                    editor.describe(),
+                    over.describe(),
+                    text_of(editor)
+                ));
             } else {
                 seen.strays = strays(&d, target, typed, pre, post);
                 seen.note = join(seen.note.take(), describe_strays(&seen.strays, target, post));
@@ -439,6 +447,27 @@ fn join(a: Option<String>, b: Option<String>) -> Option<String> {
         (Some(a), Some(b)) => Some(format!("{a}; {b}")),
         (a, b) => a.or(b),
     }
+}
+
+/// The editor an application opened over the target for the keys, holding them until it
+/// commits them: LibreOffice Calc's cell editor, a table's or tree view's in-place entry.
+/// It is another element than the target, so it counts only when it is focused, editable,
+/// not secret, drawn over the target (its top-left corner inside the target, or the
+/// target's centre inside it), and shows the typed text that it did not show before.
+fn in_place_editor<'a>(pre: &Reading, post: &'a Reading, target: &Element, typed: &str) -> Option<&'a Element> {
+    let area = target.bounds?;
+    if typed.is_empty() {
+        return None;
+    }
+    post.snap.nodes().map(|n| n.element()).find(|e| {
+        e.id != target.id
+            && e.has(State::Focused)
+            && e.has(State::Editable)
+            && !is_secret(e)
+            && e.bounds.is_some_and(|b| area.contains(b.origin()) || b.contains(area.center()))
+            && text_of(e).contains(typed)
+            && pre.element(&e.id).is_none_or(|p| !text_of(p).contains(typed))
+    })
 }
 
 /// Where typed text went when it did not land in the target: other editable fields whose

@@ -319,3 +319,45 @@ fn a_page_laid_out_after_the_read_before_is_not_the_effect() {
     );
     assert!(revealed.verified.is_some(), "a panel revealed by the click is its effect: {revealed:?}");
 }
+
+/// A sheet whose cell C3 gets an editor drawn over it when keys come (LibreOffice Calc): the
+/// cell shows nothing until the editor commits, and `text` is what the editor shows.
+fn sheet(text: Option<&str>, over: Rect<Logical>, focused: bool) -> Reading {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "soffice"));
+    let w = b.child(app, element("w", "frame", "Untitled 1"));
+    let table = b.child(w, element("sheet", "table", "Sheet1"));
+    let mut cell = element("c3", "table_cell", "C3");
+    cell.bounds = Some(Rect::new(205, 191, 82, 17));
+    b.child(table, cell);
+    if let Some(text) = text {
+        let mut editor = element("editor", "paragraph", "");
+        editor.states.insert(State::Editable);
+        if focused {
+            editor.states.insert(State::Focused);
+        }
+        editor.text = Some(text.into());
+        editor.bounds = Some(over);
+        b.child(w, editor);
+    }
+    Reading::new(b.build())
+}
+
+#[test]
+fn keys_in_an_editor_drawn_over_the_target_verify_the_typing() {
+    let over_c3 = Rect::new(206, 191, 33, 16);
+    let goal = Goal::Typed { typed: "hello".into() };
+    let cfg = RelevanceConfig::after_input();
+    let pre = sheet(None, over_c3, true);
+    let seen = observe(&pre, &sheet(Some("hello"), over_c3, true), Some(&id("c3")), &goal, ToggleMode::None, &cfg);
+    let verified = seen.verified.expect("verified");
+    assert!(verified.contains("drawn over table_cell \"C3\" now shows \"hello\""), "{verified}");
+    // Elsewhere (the formula bar), not focused, or without the typed text: not the target's.
+    let elsewhere = Rect::new(267, 133, 60, 16);
+    for post in
+        [sheet(Some("hello"), elsewhere, true), sheet(Some("hello"), over_c3, false), sheet(Some("hel"), over_c3, true)]
+    {
+        let seen = observe(&pre, &post, Some(&id("c3")), &goal, ToggleMode::None, &cfg);
+        assert_eq!(seen.verified, None, "{seen:?}");
+    }
+}
