@@ -181,6 +181,7 @@ pub(crate) fn observe(
     pre: &Reading,
     post: &Reading,
     target: Option<&ElementId>,
+    resolved: Option<&Element>,
     goal: &Goal,
     toggle: ToggleMode,
     relevance: &RelevanceConfig,
@@ -290,7 +291,11 @@ pub(crate) fn observe(
                 };
                 seen.verified =
                     Some(format!("{} now shows {shows}", after.map_or_else(String::new, Element::describe)));
-            } else if let Some((over, editor)) = before.and_then(|b| Some((b, in_place_editor(pre, post, b, typed)?))) {
+            } else if let Some((over, editor)) =
+                // The target as resolved when the read before the input no longer holds it:
+                // Calc re-creates every cell when the input begins.
+                before.or(resolved).and_then(|b| Some((b, in_place_editor(pre, post, b, typed)?)))
+            {
                 seen.feedback = true;
                 seen.verified = Some(format!(
                     "{} drawn over {} now shows {:?} (the application's editor for it, which it commits on Enter or Tab)",

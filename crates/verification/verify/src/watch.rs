@@ -87,7 +87,8 @@ impl<A: Accessibility> Executor<A> {
             };
             let since = run.clock.at(run.pending.sent_ms).checked_sub(SETTLE_BEFORE).unwrap_or(run.clock.at(0));
             run.relevance.settling = self.changed_since(since);
-            let mut seen = observe(pre, &post, target.as_ref(), &run.goal, run.toggle, &run.relevance);
+            let resolved = run.target.as_ref().and_then(|t| t.element.as_ref());
+            let mut seen = observe(pre, &post, target.as_ref(), resolved, &run.goal, run.toggle, &run.relevance);
             crate::strays::merge(&mut run.strays, &seen.strays);
             if let Some(watch) = &run.pending.pixels {
                 // Accessibility does not know the target: only the pixels around it tell

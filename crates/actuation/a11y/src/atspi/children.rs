@@ -43,7 +43,8 @@ pub(crate) struct Listing {
 /// The children of `path`, whose child count is said to be `known`: trusted from 1 to
 /// [`LIST_LIMIT`]; anything else is asked again (a cache may say 0 for an object it lists
 /// children of, as GTK 4.8's does for its root, or -1 for a `manages-descendants` one).
-/// Whatever the count, the children are listed unless it says more than the limit.
+/// The children are listed unless the count says none, or more than the limit (a count
+/// that cannot be read lists them).
 pub(crate) async fn list(inner: &Inner, conn: &Connection, bus: &str, path: &str, known: i32) -> Result<Listing, Fail> {
     let t = inner.timeout();
     let count = if (1..=LIST_LIMIT).contains(&known) {
@@ -55,6 +56,11 @@ pub(crate) async fn list(inner: &Inner, conn: &Connection, bus: &str, path: &str
             Err(f) => return Err(f),
         }
     };
+    // Asked and told none (LibreOffice's combo boxes' menus say -1 in its cache, 0 when
+    // asked): nothing to list.
+    if count == 0 {
+        return Ok(Listing::default());
+    }
     if count <= LIST_LIMIT {
         let kids: Vec<(String, OwnedObjectPath)> =
             call::call_as(conn, t, bus, path, iface::ACCESSIBLE, "GetChildren", &()).await?;

@@ -57,14 +57,14 @@ fn typed_text_in_the_wrong_field_is_named_and_not_verified() {
     let pre = reading(&FORM);
     let post = reading(&Form { name: "hel", email: "lo world", ..FORM });
     let goal = Goal::Typed { typed: "hello world".into() };
-    let seen = observe(&pre, &post, Some(&id("name")), &goal, ToggleMode::None, &RelevanceConfig::after_input());
+    let seen = observe(&pre, &post, Some(&id("name")), None, &goal, ToggleMode::None, &RelevanceConfig::after_input());
     assert_eq!(seen.verified, None);
     assert!(seen.feedback, "text landed in the target: the keys were received");
     let note = seen.note.unwrap();
     assert!(note.contains("text \"Email\" got \"lo world\"") && note.contains("shows \"hel\""), "{note}");
 
     let done = reading(&Form { name: "hello world", ..FORM });
-    let seen = observe(&pre, &done, Some(&id("name")), &goal, ToggleMode::None, &RelevanceConfig::after_input());
+    let seen = observe(&pre, &done, Some(&id("name")), None, &goal, ToggleMode::None, &RelevanceConfig::after_input());
     assert_eq!(seen.verified.as_deref(), Some("text \"Name\" now shows \"hello world\""));
 }
 
@@ -72,16 +72,37 @@ fn typed_text_in_the_wrong_field_is_named_and_not_verified() {
 fn loading_that_began_before_the_input_is_no_effect() {
     let pre = reading(&Form { loading: true, ..FORM });
     let post = reading(&FORM);
-    let seen =
-        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    let seen = observe(
+        &pre,
+        &post,
+        Some(&id("submit")),
+        None,
+        &Goal::AnyChange,
+        ToggleMode::None,
+        &RelevanceConfig::after_input(),
+    );
     assert_eq!(seen.verified, None, "{seen:?}");
     assert!(seen.note.unwrap().contains("filler \"Content\""));
-    let still =
-        observe(&pre, &pre, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    let still = observe(
+        &pre,
+        &pre,
+        Some(&id("submit")),
+        None,
+        &Goal::AnyChange,
+        ToggleMode::None,
+        &RelevanceConfig::after_input(),
+    );
     assert!(still.loading, "the engine hears it is still loading");
     let both = reading(&Form { status: "Order 1 submitted", ..FORM });
-    let seen =
-        observe(&pre, &both, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    let seen = observe(
+        &pre,
+        &both,
+        Some(&id("submit")),
+        None,
+        &Goal::AnyChange,
+        ToggleMode::None,
+        &RelevanceConfig::after_input(),
+    );
     assert!(seen.verified.unwrap().contains("Order 1 submitted"));
 }
 
@@ -89,8 +110,15 @@ fn loading_that_began_before_the_input_is_no_effect() {
 fn a_recreated_target_is_no_effect() {
     let pre = reading(&FORM);
     let post = reading(&Form { submit_id: "submit2", ..FORM });
-    let seen =
-        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    let seen = observe(
+        &pre,
+        &post,
+        Some(&id("submit")),
+        None,
+        &Goal::AnyChange,
+        ToggleMode::None,
+        &RelevanceConfig::after_input(),
+    );
     assert_eq!(seen.verified, None, "{seen:?}");
     assert!(seen.note.unwrap().starts_with("the target push_button \"Submit\" was re-created and moved"));
 }
@@ -102,14 +130,14 @@ fn an_equal_of_the_target_appearing_beside_it_is_held_like_things_gone() {
     let pre = reading(&FORM);
     let both = reading(&Form { twin: Some("submit2"), ..FORM });
     let cfg = RelevanceConfig::after_input();
-    let seen = observe(&pre, &both, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &cfg);
+    let seen = observe(&pre, &both, Some(&id("submit")), None, &Goal::AnyChange, ToggleMode::None, &cfg);
     assert!(seen.verified.is_some() && seen.gone_only, "{seen:?}");
     let left = reading(&Form { submit_id: "submit2", ..FORM });
-    let seen = observe(&pre, &left, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &cfg);
+    let seen = observe(&pre, &left, Some(&id("submit")), None, &Goal::AnyChange, ToggleMode::None, &cfg);
     assert_eq!(seen.verified, None, "{seen:?}");
     // Another button appearing is an effect at once.
     let other = reading(&Form { twin: Some("submit2"), ..FORM });
-    let seen = observe(&pre, &other, Some(&id("status")), &Goal::AnyChange, ToggleMode::None, &cfg);
+    let seen = observe(&pre, &other, Some(&id("status")), None, &Goal::AnyChange, ToggleMode::None, &cfg);
     assert!(seen.verified.is_some() && !seen.gone_only, "{seen:?}");
 }
 
@@ -121,8 +149,15 @@ fn focus_moving_is_feedback_not_an_effect() {
     let i = tree.find_id(&id("submit")).unwrap();
     tree.nodes[i].element.states.insert(State::Focused);
     post = Reading::new(tree);
-    let seen =
-        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    let seen = observe(
+        &pre,
+        &post,
+        Some(&id("submit")),
+        None,
+        &Goal::AnyChange,
+        ToggleMode::None,
+        &RelevanceConfig::after_input(),
+    );
     assert_eq!(seen.verified, None);
     assert!(seen.feedback);
     assert!(!seen.feedback_unknown);
@@ -133,14 +168,28 @@ fn a_toggle_whose_state_did_not_change_is_not_verified_by_other_changes() {
     let pre = reading(&FORM);
     // The status line changed, but the target (a toggle read in both) did not flip.
     let post = reading(&Form { status: "Something else", ..FORM });
-    let seen =
-        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::State, &RelevanceConfig::after_input());
+    let seen = observe(
+        &pre,
+        &post,
+        Some(&id("submit")),
+        None,
+        &Goal::AnyChange,
+        ToggleMode::State,
+        &RelevanceConfig::after_input(),
+    );
     assert_eq!(seen.verified, None, "{seen:?}");
     assert_eq!(seen.toggle, Toggle::Unchanged);
     assert!(seen.note.as_deref().is_some_and(|n| n.contains("its own state did not change")), "{seen:?}");
     // The same change for a non-toggle is its effect.
-    let seen =
-        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    let seen = observe(
+        &pre,
+        &post,
+        Some(&id("submit")),
+        None,
+        &Goal::AnyChange,
+        ToggleMode::None,
+        &RelevanceConfig::after_input(),
+    );
     assert!(seen.verified.is_some(), "{seen:?}");
 }
 
@@ -170,8 +219,15 @@ fn a_dialog_over_the_target_that_hid_the_page_took_the_input() {
     // A web page's modal dialog drops the rest of the page, target included, from the tree:
     // the target going is no sign that it took the input (Chromium, Firefox).
     let (pre, post) = (page("push_button", true, false), page("push_button", false, true));
-    let seen =
-        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    let seen = observe(
+        &pre,
+        &post,
+        Some(&id("submit")),
+        None,
+        &Goal::AnyChange,
+        ToggleMode::None,
+        &RelevanceConfig::after_input(),
+    );
     assert_eq!(seen.verified, None, "{seen:?}");
     assert_eq!(seen.blocking.map(|b| b.name), Some("New Event!".to_string()));
 }
@@ -180,8 +236,15 @@ fn a_dialog_over_the_target_that_hid_the_page_took_the_input() {
 fn a_menu_item_gone_under_its_dialog_opened_it() {
     // A menu item closes its menu when chosen, then its dialog opens where the menu was.
     let (pre, post) = (page("menu_item", true, false), page("menu_item", false, true));
-    let seen =
-        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    let seen = observe(
+        &pre,
+        &post,
+        Some(&id("submit")),
+        None,
+        &Goal::AnyChange,
+        ToggleMode::None,
+        &RelevanceConfig::after_input(),
+    );
     assert!(seen.verified.is_some() && seen.blocking.is_none(), "{seen:?}");
 }
 
@@ -212,6 +275,7 @@ fn an_option_off_screen_losing_its_actions_is_part_of_the_page_emptied() {
         &tree(true),
         &tree(false),
         Some(&id("submit")),
+        None,
         &Goal::AnyChange,
         ToggleMode::None,
         &RelevanceConfig::after_input(),
@@ -234,8 +298,15 @@ fn a_page_emptied_in_place_is_confirmed_like_things_gone() {
     emptied.actions.clear();
     b.child(section, emptied);
     let post = Reading::new(b.build());
-    let seen =
-        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    let seen = observe(
+        &pre,
+        &post,
+        Some(&id("submit")),
+        None,
+        &Goal::AnyChange,
+        ToggleMode::None,
+        &RelevanceConfig::after_input(),
+    );
     assert!(seen.verified.is_some() && seen.gone_only && seen.emptied_in_place, "held for confirmation: {seen:?}");
     // A real change beside it is not held.
     let mut renamed = element("submit", "push_button", "Submitted");
@@ -249,6 +320,7 @@ fn a_page_emptied_in_place_is_confirmed_like_things_gone() {
         &pre,
         &Reading::new(b.build()),
         Some(&id("submit")),
+        None,
         &Goal::AnyChange,
         ToggleMode::None,
         &RelevanceConfig::after_input(),
@@ -271,8 +343,15 @@ fn a_page_laid_out_after_the_read_before_is_not_the_effect() {
     b.child(section, blank);
     let pre = Reading::new(b.build());
     let post = page("push_button", true, false);
-    let seen =
-        observe(&pre, &post, Some(&id("submit")), &Goal::AnyChange, ToggleMode::None, &RelevanceConfig::after_input());
+    let seen = observe(
+        &pre,
+        &post,
+        Some(&id("submit")),
+        None,
+        &Goal::AnyChange,
+        ToggleMode::None,
+        &RelevanceConfig::after_input(),
+    );
     assert!(seen.verified.is_none(), "{seen:?}");
     assert!(seen.note.as_deref().is_some_and(|n| n.contains("not laid out")), "{seen:?}");
     // A real change that came with it still counts.
@@ -288,6 +367,7 @@ fn a_page_laid_out_after_the_read_before_is_not_the_effect() {
         &pre,
         &Reading::new(b.build()),
         Some(&id("submit")),
+        None,
         &Goal::AnyChange,
         ToggleMode::None,
         &RelevanceConfig::after_input(),
@@ -313,6 +393,7 @@ fn a_page_laid_out_after_the_read_before_is_not_the_effect() {
         &with_details(false),
         &with_details(true),
         Some(&id("submit")),
+        None,
         &Goal::AnyChange,
         ToggleMode::None,
         &RelevanceConfig::after_input(),
@@ -349,15 +430,23 @@ fn keys_in_an_editor_drawn_over_the_target_verify_the_typing() {
     let goal = Goal::Typed { typed: "hello".into() };
     let cfg = RelevanceConfig::after_input();
     let pre = sheet(None, over_c3, true);
-    let seen = observe(&pre, &sheet(Some("hello"), over_c3, true), Some(&id("c3")), &goal, ToggleMode::None, &cfg);
+    let post = sheet(Some("hello"), over_c3, true);
+    let seen = observe(&pre, &post, Some(&id("c3")), None, &goal, ToggleMode::None, &cfg);
     let verified = seen.verified.expect("verified");
     assert!(verified.contains("drawn over table_cell \"C3\" now shows \"hello\""), "{verified}");
+    // Calc re-creates its cells as the keys begin: the target as resolved stands in for
+    // the read before, which no longer holds it.
+    let cell = pre.element(&id("c3")).cloned().expect("C3");
+    let seen = observe(&post, &post, Some(&id("gone")), Some(&cell), &goal, ToggleMode::None, &cfg);
+    assert!(seen.verified.is_none(), "the editor showed the text before: {seen:?}");
+    let seen = observe(&pre, &post, Some(&id("gone")), Some(&cell), &goal, ToggleMode::None, &cfg);
+    assert!(seen.verified.is_some(), "{seen:?}");
     // Elsewhere (the formula bar), not focused, or without the typed text: not the target's.
     let elsewhere = Rect::new(267, 133, 60, 16);
     for post in
         [sheet(Some("hello"), elsewhere, true), sheet(Some("hello"), over_c3, false), sheet(Some("hel"), over_c3, true)]
     {
-        let seen = observe(&pre, &post, Some(&id("c3")), &goal, ToggleMode::None, &cfg);
+        let seen = observe(&pre, &post, Some(&id("c3")), None, &goal, ToggleMode::None, &cfg);
         assert_eq!(seen.verified, None, "{seen:?}");
     }
 }
