@@ -21,8 +21,11 @@ pub use toolkit::Toolkit;
 
 /// How often the log file is re-read while waiting.
 const POLL: Duration = Duration::from_millis(15);
-/// How long the app gets to exit after SIGTERM before it is killed.
-const TERM_GRACE: Duration = Duration::from_secs(3);
+/// How long the app gets to exit after SIGTERM before it is killed. Longer than the web
+/// fixture's server gives its browser (1.5 s, then SIGKILL): killed first, the server
+/// would leave a browser that is slow to exit running on the desktop, and the next launch's
+/// targets would match twice (seen once with Firefox in a mixed run).
+const TERM_GRACE: Duration = Duration::from_secs(5);
 
 /// The app's script.
 pub fn app_script() -> PathBuf {
