@@ -89,7 +89,16 @@ fn time_deft(rt: &tokio::runtime::Runtime, a11y: &AtSpi, scope: &Scope, runs: us
         let start = Instant::now();
         let tree = rt.block_on(a11y.snapshot(scope, &opts)).expect("snapshot");
         times.push(start.elapsed().as_secs_f64() * 1e3);
-        assert!(tree.len() == warm.len(), "the tree changed size during the benchmark");
+        // A tree cut to what is on screen (Calc's sheet) may gain or lose a partly shown row
+        // of cells between reads; any other change means the app was not settled.
+        let cut = tree.problems.iter().any(|p| p.contains("too many to list"));
+        assert!(
+            tree.len() == warm.len() || (cut && tree.len().abs_diff(warm.len()) <= 50),
+            "{scope:?}: the tree changed size during the benchmark ({} elements, then {}; {:?})",
+            warm.len(),
+            tree.len(),
+            tree.problems
+        );
     }
     (times, warm.len())
 }
