@@ -52,19 +52,25 @@ fn id(s: &str) -> ElementId {
     ElementId(s.into())
 }
 
+/// What `observe` sees of the input aimed at `target`, read by id before and after, under
+/// the rules after an input.
+fn see(pre: &Reading, post: &Reading, target: &str, goal: &Goal, toggle: ToggleMode) -> Seen {
+    observe(pre, post, Some(&id(target)), None, goal, toggle, &RelevanceConfig::after_input())
+}
+
 #[test]
 fn typed_text_in_the_wrong_field_is_named_and_not_verified() {
     let pre = reading(&FORM);
     let post = reading(&Form { name: "hel", email: "lo world", ..FORM });
     let goal = Goal::Typed { typed: "hello world".into() };
-    let seen = observe(&pre, &post, Some(&id("name")), None, &goal, ToggleMode::None, &RelevanceConfig::after_input());
+    let seen = see(&pre, &post, "name", &goal, ToggleMode::None);
     assert_eq!(seen.verified, None);
     assert!(seen.feedback, "text landed in the target: the keys were received");
     let note = seen.note.unwrap();
     assert!(note.contains("text \"Email\" got \"lo world\"") && note.contains("shows \"hel\""), "{note}");
 
     let done = reading(&Form { name: "hello world", ..FORM });
-    let seen = observe(&pre, &done, Some(&id("name")), None, &goal, ToggleMode::None, &RelevanceConfig::after_input());
+    let seen = see(&pre, &done, "name", &goal, ToggleMode::None);
     assert_eq!(seen.verified.as_deref(), Some("text \"Name\" now shows \"hello world\""));
 }
 
@@ -72,37 +78,13 @@ fn typed_text_in_the_wrong_field_is_named_and_not_verified() {
 fn loading_that_began_before_the_input_is_no_effect() {
     let pre = reading(&Form { loading: true, ..FORM });
     let post = reading(&FORM);
-    let seen = observe(
-        &pre,
-        &post,
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::None,
-        &RelevanceConfig::after_input(),
-    );
+    let seen = see(&pre, &post, "submit", &Goal::AnyChange, ToggleMode::None);
     assert_eq!(seen.verified, None, "{seen:?}");
     assert!(seen.note.unwrap().contains("filler \"Content\""));
-    let still = observe(
-        &pre,
-        &pre,
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::None,
-        &RelevanceConfig::after_input(),
-    );
+    let still = see(&pre, &pre, "submit", &Goal::AnyChange, ToggleMode::None);
     assert!(still.loading, "the engine hears it is still loading");
     let both = reading(&Form { status: "Order 1 submitted", ..FORM });
-    let seen = observe(
-        &pre,
-        &both,
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::None,
-        &RelevanceConfig::after_input(),
-    );
+    let seen = see(&pre, &both, "submit", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.verified.unwrap().contains("Order 1 submitted"));
 }
 
@@ -110,15 +92,7 @@ fn loading_that_began_before_the_input_is_no_effect() {
 fn a_recreated_target_is_no_effect() {
     let pre = reading(&FORM);
     let post = reading(&Form { submit_id: "submit2", ..FORM });
-    let seen = observe(
-        &pre,
-        &post,
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::None,
-        &RelevanceConfig::after_input(),
-    );
+    let seen = see(&pre, &post, "submit", &Goal::AnyChange, ToggleMode::None);
     assert_eq!(seen.verified, None, "{seen:?}");
     assert!(seen.note.unwrap().starts_with("the target push_button \"Submit\" was re-created and moved"));
 }
@@ -129,15 +103,14 @@ fn an_equal_of_the_target_appearing_beside_it_is_held_like_things_gone() {
     // tree: held (confirmed like things gone), then paired as re-created once it has left.
     let pre = reading(&FORM);
     let both = reading(&Form { twin: Some("submit2"), ..FORM });
-    let cfg = RelevanceConfig::after_input();
-    let seen = observe(&pre, &both, Some(&id("submit")), None, &Goal::AnyChange, ToggleMode::None, &cfg);
+    let seen = see(&pre, &both, "submit", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.verified.is_some() && seen.gone_only, "{seen:?}");
     let left = reading(&Form { submit_id: "submit2", ..FORM });
-    let seen = observe(&pre, &left, Some(&id("submit")), None, &Goal::AnyChange, ToggleMode::None, &cfg);
+    let seen = see(&pre, &left, "submit", &Goal::AnyChange, ToggleMode::None);
     assert_eq!(seen.verified, None, "{seen:?}");
     // Another button appearing is an effect at once.
     let other = reading(&Form { twin: Some("submit2"), ..FORM });
-    let seen = observe(&pre, &other, Some(&id("status")), None, &Goal::AnyChange, ToggleMode::None, &cfg);
+    let seen = see(&pre, &other, "status", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.verified.is_some() && !seen.gone_only, "{seen:?}");
 }
 
@@ -149,15 +122,7 @@ fn focus_moving_is_feedback_not_an_effect() {
     let i = tree.find_id(&id("submit")).unwrap();
     tree.nodes[i].element.states.insert(State::Focused);
     post = Reading::new(tree);
-    let seen = observe(
-        &pre,
-        &post,
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::None,
-        &RelevanceConfig::after_input(),
-    );
+    let seen = see(&pre, &post, "submit", &Goal::AnyChange, ToggleMode::None);
     assert_eq!(seen.verified, None);
     assert!(seen.feedback);
     assert!(!seen.feedback_unknown);
@@ -168,28 +133,12 @@ fn a_toggle_whose_state_did_not_change_is_not_verified_by_other_changes() {
     let pre = reading(&FORM);
     // The status line changed, but the target (a toggle read in both) did not flip.
     let post = reading(&Form { status: "Something else", ..FORM });
-    let seen = observe(
-        &pre,
-        &post,
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::State,
-        &RelevanceConfig::after_input(),
-    );
+    let seen = see(&pre, &post, "submit", &Goal::AnyChange, ToggleMode::State);
     assert_eq!(seen.verified, None, "{seen:?}");
     assert_eq!(seen.toggle, Toggle::Unchanged);
     assert!(seen.note.as_deref().is_some_and(|n| n.contains("its own state did not change")), "{seen:?}");
     // The same change for a non-toggle is its effect.
-    let seen = observe(
-        &pre,
-        &post,
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::None,
-        &RelevanceConfig::after_input(),
-    );
+    let seen = see(&pre, &post, "submit", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.verified.is_some(), "{seen:?}");
 }
 
@@ -219,15 +168,7 @@ fn a_dialog_over_the_target_that_hid_the_page_took_the_input() {
     // A web page's modal dialog drops the rest of the page, target included, from the tree:
     // the target going is no sign that it took the input (Chromium, Firefox).
     let (pre, post) = (page("push_button", true, false), page("push_button", false, true));
-    let seen = observe(
-        &pre,
-        &post,
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::None,
-        &RelevanceConfig::after_input(),
-    );
+    let seen = see(&pre, &post, "submit", &Goal::AnyChange, ToggleMode::None);
     assert_eq!(seen.verified, None, "{seen:?}");
     assert_eq!(seen.blocking.map(|b| b.name), Some("New Event!".to_string()));
 }
@@ -236,15 +177,7 @@ fn a_dialog_over_the_target_that_hid_the_page_took_the_input() {
 fn a_menu_item_gone_under_its_dialog_opened_it() {
     // A menu item closes its menu when chosen, then its dialog opens where the menu was.
     let (pre, post) = (page("menu_item", true, false), page("menu_item", false, true));
-    let seen = observe(
-        &pre,
-        &post,
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::None,
-        &RelevanceConfig::after_input(),
-    );
+    let seen = see(&pre, &post, "submit", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.verified.is_some() && seen.blocking.is_none(), "{seen:?}");
 }
 
@@ -271,15 +204,7 @@ fn an_option_off_screen_losing_its_actions_is_part_of_the_page_emptied() {
         b.child(section, option);
         Reading::new(b.build())
     };
-    let seen = observe(
-        &tree(true),
-        &tree(false),
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::None,
-        &RelevanceConfig::after_input(),
-    );
+    let seen = see(&tree(true), &tree(false), "submit", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.verified.is_some() && seen.gone_only && seen.emptied_in_place, "held for confirmation: {seen:?}");
 }
 
@@ -298,15 +223,7 @@ fn a_page_emptied_in_place_is_confirmed_like_things_gone() {
     emptied.actions.clear();
     b.child(section, emptied);
     let post = Reading::new(b.build());
-    let seen = observe(
-        &pre,
-        &post,
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::None,
-        &RelevanceConfig::after_input(),
-    );
+    let seen = see(&pre, &post, "submit", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.verified.is_some() && seen.gone_only && seen.emptied_in_place, "held for confirmation: {seen:?}");
     // A real change beside it is not held.
     let mut renamed = element("submit", "push_button", "Submitted");
@@ -316,15 +233,7 @@ fn a_page_emptied_in_place_is_confirmed_like_things_gone() {
     let w = b.child(app, element("w", "frame", "Page"));
     let section = b.child(w, element("section", "section", ""));
     b.child(section, renamed);
-    let seen = observe(
-        &pre,
-        &Reading::new(b.build()),
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::None,
-        &RelevanceConfig::after_input(),
-    );
+    let seen = see(&pre, &Reading::new(b.build()), "submit", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.verified.is_some() && !seen.gone_only, "{seen:?}");
 }
 
@@ -343,15 +252,7 @@ fn a_page_laid_out_after_the_read_before_is_not_the_effect() {
     b.child(section, blank);
     let pre = Reading::new(b.build());
     let post = page("push_button", true, false);
-    let seen = observe(
-        &pre,
-        &post,
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::None,
-        &RelevanceConfig::after_input(),
-    );
+    let seen = see(&pre, &post, "submit", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.verified.is_none(), "{seen:?}");
     assert!(seen.note.as_deref().is_some_and(|n| n.contains("not laid out")), "{seen:?}");
     // A real change that came with it still counts.
@@ -363,15 +264,7 @@ fn a_page_laid_out_after_the_read_before_is_not_the_effect() {
     target.bounds = Some(Rect::<Logical>::new(20, 20, 100, 30));
     b.child(section, target);
     b.child(w, element("status", "label", "Order 1 submitted"));
-    let seen = observe(
-        &pre,
-        &Reading::new(b.build()),
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::None,
-        &RelevanceConfig::after_input(),
-    );
+    let seen = see(&pre, &Reading::new(b.build()), "submit", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.verified.as_deref().is_some_and(|v| v.contains("Order 1 submitted")), "{seen:?}");
     // The target on screen before: an element shown since is the effect (a panel revealed).
     let with_details = |shown: bool| {
@@ -389,15 +282,7 @@ fn a_page_laid_out_after_the_read_before_is_not_the_effect() {
         b.child(w, details);
         Reading::new(b.build())
     };
-    let revealed = observe(
-        &with_details(false),
-        &with_details(true),
-        Some(&id("submit")),
-        None,
-        &Goal::AnyChange,
-        ToggleMode::None,
-        &RelevanceConfig::after_input(),
-    );
+    let revealed = see(&with_details(false), &with_details(true), "submit", &Goal::AnyChange, ToggleMode::None);
     assert!(revealed.verified.is_some(), "a panel revealed by the click is its effect: {revealed:?}");
 }
 
@@ -431,7 +316,7 @@ fn keys_in_an_editor_drawn_over_the_target_verify_the_typing() {
     let cfg = RelevanceConfig::after_input();
     let pre = sheet(None, over_c3, true);
     let post = sheet(Some("hello"), over_c3, true);
-    let seen = observe(&pre, &post, Some(&id("c3")), None, &goal, ToggleMode::None, &cfg);
+    let seen = see(&pre, &post, "c3", &goal, ToggleMode::None);
     let verified = seen.verified.expect("verified");
     assert!(verified.contains("drawn over table_cell \"C3\" now shows \"hello\""), "{verified}");
     // Calc re-creates its cells as the keys begin: the target as resolved stands in for
@@ -446,7 +331,7 @@ fn keys_in_an_editor_drawn_over_the_target_verify_the_typing() {
     for post in
         [sheet(Some("hello"), elsewhere, true), sheet(Some("hello"), over_c3, false), sheet(Some("hel"), over_c3, true)]
     {
-        let seen = observe(&pre, &post, Some(&id("c3")), None, &goal, ToggleMode::None, &cfg);
+        let seen = see(&pre, &post, "c3", &goal, ToggleMode::None);
         assert_eq!(seen.verified, None, "{seen:?}");
     }
 }
