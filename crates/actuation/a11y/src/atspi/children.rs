@@ -64,8 +64,7 @@ pub(crate) async fn list(inner: &Inner, conn: &Connection, bus: &str, path: &str
     if count <= LIST_LIMIT {
         let kids: Vec<(String, OwnedObjectPath)> =
             call::call_as(conn, t, bus, path, iface::ACCESSIBLE, "GetChildren", &()).await?;
-        let kids: Vec<_> = kids.into_iter().map(|k| (k, ())).collect();
-        return Ok(Listing { kids: own(bus, kids).into_iter().map(|(k, _)| k).collect(), ..Listing::default() });
+        return Ok(Listing { kids: kids.iter().filter_map(|k| own(bus, k)).collect(), ..Listing::default() });
     }
     let (kids, indices) = shown(inner, conn, bus, path, count).await?.into_iter().unzip();
     Ok(Listing { kids, shown_of: Some(count), indices })
@@ -95,10 +94,8 @@ async fn shown(
     let corner = |x: i32, y: i32| async move {
         let at: (String, OwnedObjectPath) =
             call::call_as(conn, t, bus, path, iface::COMPONENT, "GetAccessibleAtPoint", &(x, y, 0u32)).await?;
-        if at.1.as_str() == NULL_PATH || at.1.as_str() == path || !(at.0.is_empty() || at.0 == bus) {
-            return Ok::<_, Fail>(None);
-        }
-        let index: i32 = call::call_as(conn, t, bus, at.1.as_str(), iface::ACCESSIBLE, "GetIndexInParent", &()).await?;
+        let Some(child) = own(bus, &at).filter(|c| c != path) else { return Ok::<_, Fail>(None) };
+        let index: i32 = call::call_as(conn, t, bus, &child, iface::ACCESSIBLE, "GetIndexInParent", &()).await?;
         Ok((0..count).contains(&index).then_some(index))
     };
     let (first, last) = tokio::join!(corner(x0, y0), corner(x1, y1));
@@ -135,19 +132,16 @@ async fn shown(
     let mut kids = Vec::with_capacity(refs.len());
     for r in refs {
         match r {
-            Ok(k) => kids.push(k),
+            Ok((k, index)) => kids.extend(own(bus, &k).map(|k| (k, index))),
             Err(Fail::NoObject) => {} // scrolled away while being read
             Err(f) => return Err(f),
         }
     }
-    Ok(own(bus, kids))
+    Ok(kids)
 }
 
-/// The references that name an object of `bus` (an empty bus name means the same one),
-/// each with what came with it.
-fn own<T>(bus: &str, refs: Vec<(ObjectRef, T)>) -> Vec<(String, T)> {
-    refs.into_iter()
-        .filter(|((b, p), _)| p.as_str() != NULL_PATH && (b.is_empty() || b == bus))
-        .map(|((_, p), x)| (p.as_str().to_string(), x))
-        .collect()
+/// The path of a reference that names an object of `bus` (an empty bus name means the
+/// same one); `None` for a null reference or another application's object.
+fn own(bus: &str, (b, p): &ObjectRef) -> Option<String> {
+    (p.as_str() != NULL_PATH && (b.is_empty() || b == bus)).then(|| p.as_str().to_string())
 }
