@@ -342,21 +342,21 @@ impl Walk<'_> {
             }
             let (inner, bus) = (self.inner, self.sk.bus.as_str());
             let known = self.sk.nodes.get(&path);
-            let (node, listing) = match known {
-                Some(n) if n.children.is_some() => (n.clone(), Ok(n.children.clone().unwrap_or_default())),
-                Some(n) => (n.clone(), Err(())),
+            // The children when already known; `None` when they must be listed.
+            let (node, known_kids) = match known {
+                Some(n) => (n.clone(), n.children.clone()),
                 // Not cached: its basics first; its children only when it has any (most
                 // uncached elements are rows and cells without children).
                 None => match basics(inner, self.conn, bus, &path).await {
-                    Ok(n) if n.child_count == 0 => (n, Ok(Vec::new())),
-                    Ok(n) => (n, Err(())),
+                    Ok(n) if n.child_count == 0 => (n, Some(Vec::new())),
+                    Ok(n) => (n, None),
                     Err(Fail::NoObject) => return Ok(None),
                     Err(f) => return Err(inner.error(f, "reading an element", None, bus).await),
                 },
             };
-            let (kids, indices) = match listing {
-                Ok(kids) => (kids, Vec::new()),
-                Err(()) => match children::list(inner, self.conn, bus, &path, node.child_count).await {
+            let (kids, indices) = match known_kids {
+                Some(kids) => (kids, Vec::new()),
+                None => match children::list(inner, self.conn, bus, &path, node.child_count).await {
                     Ok(l) => {
                         if let Some(count) = l.shown_of {
                             self.problem(format!(
