@@ -88,10 +88,13 @@ pub fn to_json<T: Serialize>(value: &T) -> Result<String, CliError> {
         .map_err(|e| CliError::new(crate::exit::Exit::Failed, format!("cannot encode the result as JSON: {e}")))
 }
 
-/// YAML.
+/// YAML, plain: through the JSON data model first, so an enum is a map or a string as in
+/// the JSON output, never a custom tag (`!failed`) that `yaml.safe_load` and other plain
+/// loaders refuse.
 pub fn to_yaml<T: Serialize>(value: &T) -> Result<String, CliError> {
-    serde_norway::to_string(value)
-        .map_err(|e| CliError::new(crate::exit::Exit::Failed, format!("cannot encode the result as YAML: {e}")))
+    let fail = |e: String| CliError::new(crate::exit::Exit::Failed, format!("cannot encode the result as YAML: {e}"));
+    let plain = serde_json::to_value(value).map_err(|e| fail(e.to_string()))?;
+    serde_norway::to_string(&plain).map_err(|e| fail(e.to_string()))
 }
 
 #[derive(Serialize)]

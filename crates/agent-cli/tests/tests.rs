@@ -7,6 +7,7 @@ mod agent;
 mod args;
 mod campaign;
 mod desktop;
+mod faces;
 mod mcp;
 mod real_apps;
 mod redact;

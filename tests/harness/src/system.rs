@@ -68,7 +68,7 @@ pub const RUNTIME: &[Requirement] = &RUNTIME_ALL;
 pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 
 /// How many of [`RUNTIME_ALL`] come before the corpus.
-const RUNTIME_BASE: usize = 16;
+const RUNTIME_BASE: usize = 17;
 
 const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 11] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
@@ -106,6 +106,11 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 11] = [
         why: "an accessibility driver independent of Deft, and a peer in benchmarks",
     },
     Requirement { package: "gir1.2-atspi-2.0", probe: Probe::Typelib("Atspi-2.0"), why: "pyatspi's bindings" },
+    Requirement {
+        package: "python3-yaml",
+        probe: Probe::PythonModule("yaml"),
+        why: "a plain YAML loader (PyYAML's safe_load) that reads agent-cli's --yaml output in its tests",
+    },
     Requirement {
         package: "x11-xserver-utils",
         probe: Probe::File("/usr/bin/xsetroot"),

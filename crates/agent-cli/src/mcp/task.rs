@@ -260,7 +260,7 @@ impl Tasks {
             };
             let report = match start {
                 Start::New(goal, id) => agent.run(&goal, &id).await,
-                Start::Resume(state, answer) => agent.resume(*state, &answer).await,
+                Start::Resume(state, answer) => agent.resume(*state, &answer, &deft_agent::Tighten::default()).await,
             };
             drop(guard);
             report

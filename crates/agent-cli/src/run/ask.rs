@@ -46,6 +46,17 @@ impl Channel {
         }
     }
 
+    /// The `--ask` choice that gives back the channel called `name` (as [`Channel::name`]
+    /// says it), to ask a resumed run's questions where its earlier ones went.
+    pub fn arg_named(name: &str) -> Option<AskArg> {
+        match name {
+            "terminal" => Some(AskArg::Terminal),
+            "dialog" => Some(AskArg::Dialog),
+            "needs_input" => Some(AskArg::Defer),
+            _ => None,
+        }
+    }
+
     /// Its name, for the display and the JSON result.
     pub fn name(&self) -> &'static str {
         match self {

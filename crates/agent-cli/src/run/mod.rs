@@ -12,14 +12,13 @@ use std::time::{Duration, SystemTime};
 
 use deft_agent::{Agent, AgentEvent, RunReport, RunState, RunStatus};
 use deft_bus::{Bus, BusConfig, TraceRecorder};
-use deft_llm::Model;
 use deft_toolbelt::{BeltSettings, Toolbelt};
 use deft_verify::{ExecutorConfig, VerifyEvent};
 use serde::Serialize;
 
 pub use settings::{AgentSection, ModelSection, model_config};
 
-use crate::cli::{CalibrateArgs, RunArgs};
+use crate::cli::{AskArg, CalibrateArgs, RunArgs};
 use crate::config::{Config, Format};
 use crate::exit::{CliError, Exit};
 use crate::output::Out;
@@ -70,6 +69,10 @@ pub async fn run(out: &Out, config: &Config, a: &RunArgs) -> Result<Exit, CliErr
         ));
     }
     let agent_cfg = settings::agent_config(config.agent.as_ref(), a)?;
+    let tighten = match &a.resume {
+        Some(_) => Some(settings::tighten(a)?),
+        None => None,
+    };
     let provider = settings::model_config(config.model.as_ref(), &env)?;
     let model = provider.build().map_err(|e| CliError::usage(e.to_string()))?;
     let state_dir = settings::state_dir(a.runs_dir.as_deref(), &env)?;
@@ -80,8 +83,13 @@ pub async fn run(out: &Out, config: &Config, a: &RunArgs) -> Result<Exit, CliErr
     };
 
     let display = env("DISPLAY").filter(|d| !d.is_empty());
+    // A resumed run asks where it asked before, unless told otherwise.
+    let ask_arg = match (&resumed, a.ask) {
+        (Some(s), AskArg::Auto) => s.ask_channel.as_deref().and_then(ask::Channel::arg_named).unwrap_or(AskArg::Auto),
+        _ => a.ask,
+    };
     let channel =
-        ask::Channel::choose(a.ask, out.format != Format::Human, display.clone(), Duration::from_secs(a.ask_timeout));
+        ask::Channel::choose(ask_arg, out.format != Format::Human, display.clone(), Duration::from_secs(a.ask_timeout));
     let verify_bus = config.trace_dir.as_ref().map(|_| Bus::<VerifyEvent>::new(BusConfig::default()));
     let agent_bus = config.trace_dir.as_ref().map(|_| Bus::<AgentEvent>::new(BusConfig::default()));
     let id = resumed.as_ref().map_or_else(run_id, |s| s.run_id.clone());
@@ -127,15 +135,8 @@ pub async fn run(out: &Out, config: &Config, a: &RunArgs) -> Result<Exit, CliErr
     };
     let report = match resumed {
         Some(state) => {
-            if state.model != model.describe().to_string() {
-                eprintln!(
-                    "note: run {} was started with {}; it continues with {}",
-                    state.run_id,
-                    state.model,
-                    model.describe()
-                );
-            }
-            agent.resume(state, a.answer.as_deref().unwrap_or_default()).await
+            let tighten = tighten.unwrap_or_default();
+            agent.resume(state, a.answer.as_deref().unwrap_or_default(), &tighten).await
         }
         None => agent.run(&goal, &id).await,
     }
@@ -154,7 +155,9 @@ pub async fn run(out: &Out, config: &Config, a: &RunArgs) -> Result<Exit, CliErr
     let path = runs.join(format!("{}.json", report.run_id));
     match &report.state {
         Some(state) => {
-            save(&path, state)?;
+            let mut state = state.clone();
+            state.ask_channel = Some(channel.name().to_string());
+            save(&path, &state)?;
             state_file = Some(path);
         }
         None => {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use deft_agent::{AgentConfig, ConfidenceMode};
+use deft_agent::{AgentConfig, ConfidenceMode, Policy, Tighten};
 use deft_llm::{ProviderConfig, ProviderKind};
 use serde::{Deserialize, Serialize};
 
@@ -109,6 +109,40 @@ pub fn agent_config(file: Option<&AgentSection>, a: &RunArgs) -> Result<AgentCon
     c.policy.confirm.extend(a.confirm.iter().cloned());
     c.check().map_err(|e| CliError::usage(format!("the agent settings: {e}")))?;
     Ok(c)
+}
+
+/// What the flags of `run --resume` ask to tighten in the paused run's settings (the
+/// config file is not read for them: the run keeps what it was started with). Flags that
+/// could only loosen or change how it decides are refused by name.
+pub fn tighten(a: &RunArgs) -> Result<Tighten, CliError> {
+    let refused = [
+        ("--confidence", a.confidence.is_some()),
+        ("--max-questions", a.max_questions.is_some()),
+        ("--multi-action", a.multi_action),
+        ("--vision", a.vision),
+        ("--app", a.app.is_some()),
+    ];
+    if let Some((flag, _)) = refused.iter().find(|(_, given)| *given) {
+        return Err(CliError::usage(format!(
+            "{flag} cannot be given with --resume: a paused run keeps the settings it was started with, and a \
+             resume may only tighten them (--deny-key, --confirm, --allow-app, --allow-window to narrow, lower \
+             budgets, a higher --threshold)"
+        )));
+    }
+    Ok(Tighten {
+        policy: Policy {
+            apps: a.allow_app.clone(),
+            windows: a.allow_window.clone(),
+            deny_keys: a.deny_key.clone(),
+            confirm: a.confirm.clone(),
+            ..Policy::default()
+        },
+        max_steps: a.max_steps,
+        max_tokens: a.max_tokens,
+        max_cost_usd: a.max_cost,
+        max_wall_ms: a.max_time,
+        threshold: a.threshold,
+    })
 }
 
 /// Where paused runs and calibration pairs live: `DEFT_RUNS_DIR`, else

@@ -127,6 +127,125 @@ impl AgentConfig {
         if self.keep_full == 0 {
             return Err("keep_full must be at least 1: the newest observation is always whole".into());
         }
-        Ok(())
+        self.policy.check_lifts().map_err(|e| format!("policy.{e}"))
+    }
+}
+
+/// What a resumed run may change in the settings it was started with: only ways to be
+/// stricter. A paused run keeps its policy, budgets, confidence mode and threshold; a
+/// resume may add denials and confirmation words, narrow the allowed apps and windows,
+/// lower a budget and raise the threshold, never the other way.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tighten {
+    /// Apps and windows to narrow to, key chords, tools and confirmation words to add.
+    /// Its `allow_keys` and `no_confirm` must be empty: a resume lifts nothing.
+    pub policy: Policy,
+    /// A lower step budget.
+    pub max_steps: Option<u32>,
+    /// A lower token budget.
+    pub max_tokens: Option<u64>,
+    /// A lower cost budget.
+    pub max_cost_usd: Option<f64>,
+    /// A lower wall-time budget.
+    pub max_wall_ms: Option<u64>,
+    /// A higher confidence threshold.
+    pub threshold: Option<f64>,
+}
+
+impl AgentConfig {
+    /// These settings made stricter by `t`; an error names what `t` would loosen.
+    pub fn tightened(&self, t: &Tighten) -> Result<AgentConfig, String> {
+        let mut c = self.clone();
+        let p = &t.policy;
+        if !p.allow_keys.is_empty() || !p.no_confirm.is_empty() {
+            return Err(
+                "a resumed run keeps the denials it was started with: allow_keys and no_confirm cannot lift one".into(),
+            );
+        }
+        c.policy.apps = narrowed("applications", &self.policy.apps, &p.apps)?;
+        c.policy.windows = narrowed("windows", &self.policy.windows, &p.windows)?;
+        let add = |to: &mut Vec<String>, from: &[String]| {
+            for x in from {
+                if !to.iter().any(|y| y.eq_ignore_ascii_case(x)) {
+                    to.push(x.clone());
+                }
+            }
+        };
+        add(&mut c.policy.deny_keys, &p.deny_keys);
+        add(&mut c.policy.deny_tools, &p.deny_tools);
+        add(&mut c.policy.confirm, &p.confirm);
+        let b = &mut c.budget;
+        if let Some(n) = t.max_steps {
+            b.max_steps = b.max_steps.min(n);
+        }
+        if let Some(n) = t.max_tokens {
+            b.max_tokens = Some(b.max_tokens.map_or(n, |m| m.min(n)));
+        }
+        if let Some(x) = t.max_cost_usd {
+            b.max_cost_usd = Some(b.max_cost_usd.map_or(x, |m| m.min(x)));
+        }
+        if let Some(ms) = t.max_wall_ms {
+            b.max_wall_ms = b.max_wall_ms.min(ms);
+        }
+        if let Some(th) = t.threshold {
+            c.confidence.threshold = c.confidence.threshold.max(th);
+        }
+        c.check()?;
+        Ok(c)
+    }
+}
+
+/// An allow-list narrowed: any list when none was in force, else only what was allowed.
+fn narrowed(what: &str, was: &[String], asked: &[String]) -> Result<Vec<String>, String> {
+    if asked.is_empty() {
+        return Ok(was.to_vec());
+    }
+    if was.is_empty() {
+        return Ok(asked.to_vec());
+    }
+    match asked.iter().find(|a| !was.iter().any(|w| w.trim().eq_ignore_ascii_case(a.trim()))) {
+        None => Ok(asked.to_vec()),
+        Some(a) => Err(format!(
+            "the run was started allowing only the {what} {}; a resume can narrow that, not add {a:?}",
+            was.iter().map(|w| format!("{w:?}")).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resume_only_tightens() {
+        let mut started = AgentConfig::default();
+        started.policy.deny_keys = vec!["ctrl+q".into()];
+        started.policy.windows = vec!["Deft Fixture".into()];
+        started.confidence.mode = ConfidenceMode::Off;
+        started.confidence.threshold = 0.5;
+        // Nothing given: everything as started.
+        assert_eq!(started.tightened(&Tighten::default()), Ok(started.clone()));
+        let t = Tighten {
+            policy: Policy { deny_keys: vec!["ctrl+w".into()], ..Policy::default() },
+            max_steps: Some(5),
+            threshold: Some(0.9),
+            ..Tighten::default()
+        };
+        let c = started.tightened(&t).unwrap();
+        assert_eq!(c.policy.deny_keys, ["ctrl+q", "ctrl+w"]);
+        assert_eq!((c.budget.max_steps, c.confidence.threshold), (5, 0.9));
+        assert_eq!(c.confidence.mode, ConfidenceMode::Off);
+        // Looser asks are refused or ignored, never applied.
+        let wider =
+            Tighten { policy: Policy { windows: vec!["Other".into()], ..Policy::default() }, ..Tighten::default() };
+        assert!(started.tightened(&wider).unwrap_err().contains("\"Other\""));
+        let lift = Tighten {
+            policy: Policy { allow_keys: vec!["super+l".into()], ..Policy::default() },
+            ..Tighten::default()
+        };
+        assert!(started.tightened(&lift).is_err());
+        let more = Tighten { max_steps: Some(1000), threshold: Some(0.1), ..Tighten::default() };
+        let c = started.tightened(&more).unwrap();
+        assert_eq!((c.budget.max_steps, c.confidence.threshold), (started.budget.max_steps, 0.5));
     }
 }

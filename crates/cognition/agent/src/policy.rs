@@ -7,49 +7,53 @@ use deft_toolbelt::{AsParams, Plan, Request, ToolCall};
 use deft_types::Action;
 use serde::{Deserialize, Serialize};
 
+/// Key chords the agent never sends unless the person lifts one by name (`allow_keys`):
+/// session-level chords that log out, lock, kill the X server or open a terminal.
+pub const BUILTIN_DENY_KEYS: &[&str] = &["ctrl+alt+Delete", "ctrl+alt+BackSpace", "super+l", "ctrl+alt+t"];
+
+/// Words that make a click or action irreversible, so the person confirms it first, unless
+/// the person lifts one by name (`no_confirm`).
+pub const BUILTIN_CONFIRM: &[&str] = &[
+    "send",
+    "delete",
+    "pay",
+    "purchase",
+    "buy",
+    "remove",
+    "erase",
+    "transfer",
+    "uninstall",
+    "format",
+    "wipe",
+    "reset",
+    "discard",
+];
+
 /// The policy, as the `[agent.policy]` section of agent-cli's config.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// The built-in denials ([`BUILTIN_DENY_KEYS`], [`BUILTIN_CONFIRM`]) always hold: the
+/// lists here add to them, and only `allow_keys` and `no_confirm` lift one, by name. A
+/// config file that writes `deny_keys = ["ctrl+q"]` denies ctrl+q as well, never instead.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Policy {
-    /// Applications the agent may act in, by name (empty: any). `*` at either end is a wildcard.
+    /// Applications the agent may act in, by name or by the title of one of their windows
+    /// (as `--app` names them; empty: any). `*` at either end is a wildcard.
     pub apps: Vec<String>,
     /// Top-level windows the agent may act in, by title (empty: any); dialogs are windows too.
     pub windows: Vec<String>,
-    /// Key chords never sent (`ctrl+alt+Delete`), compared after normalising.
+    /// Key chords never sent (`ctrl+q`), besides the built-in ones; compared after normalising.
     pub deny_keys: Vec<String>,
+    /// Built-in key denials lifted, by name (`ctrl+alt+t` to let the agent open a terminal).
+    pub allow_keys: Vec<String>,
     /// Tools never run (`key`, `type`, ...).
     pub deny_tools: Vec<String>,
-    /// Words that make a click or action irreversible (`send`, `delete`, `pay`, ...): when
-    /// the target's name holds one, the person confirms first, whatever the confidence.
+    /// Words that make a click or action irreversible (`send`, `delete`, `pay`, ...) besides
+    /// the built-in ones: when the target's name holds one, the person confirms first,
+    /// whatever the confidence.
     pub confirm: Vec<String>,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        let s = |v: &[&str]| v.iter().map(|w| w.to_string()).collect();
-        Policy {
-            apps: Vec::new(),
-            windows: Vec::new(),
-            // Session-level chords: log out, lock, kill the X server, open a terminal.
-            deny_keys: s(&["ctrl+alt+Delete", "ctrl+alt+BackSpace", "super+l", "ctrl+alt+t"]),
-            deny_tools: Vec::new(),
-            confirm: s(&[
-                "send",
-                "delete",
-                "pay",
-                "purchase",
-                "buy",
-                "remove",
-                "erase",
-                "transfer",
-                "uninstall",
-                "format",
-                "wipe",
-                "reset",
-                "discard",
-            ]),
-        }
-    }
+    /// Built-in confirmation words lifted, by name.
+    pub no_confirm: Vec<String>,
 }
 
 /// Where a resolved target lives.
@@ -94,9 +98,51 @@ impl Policy {
     /// Why this chord may not be sent, if it may not.
     pub fn check_key(&self, keys: &str) -> Option<String> {
         let chord = normalise_chord(keys)?;
-        self.deny_keys.iter().find(|k| normalise_chord(k).is_some_and(|d| d.eq_ignore_ascii_case(&chord))).map(|k| {
-            format!("the policy never sends the key chord {k} (session-level keys are outside what the agent may do)")
+        let same = |k: &str| normalise_chord(k).is_some_and(|d| d.eq_ignore_ascii_case(&chord));
+        if let Some(k) = self.deny_keys.iter().find(|k| same(k)) {
+            return Some(format!("the policy never sends the key chord {k}"));
+        }
+        let lifted = self.allow_keys.iter().any(|k| same(k));
+        BUILTIN_DENY_KEYS.iter().find(|k| same(k) && !lifted).map(|k| {
+            format!(
+                "the policy never sends the key chord {k} (session-level keys are outside what the agent may do; \
+                 `allow_keys` in [agent.policy] lifts it by name)"
+            )
         })
+    }
+
+    /// The confirmation words in force: the built-in ones not lifted, then the person's.
+    pub fn confirm_words(&self) -> Vec<String> {
+        let lifted = |w: &str| self.no_confirm.iter().any(|l| l.trim().eq_ignore_ascii_case(w));
+        let mut words: Vec<String> = BUILTIN_CONFIRM.iter().filter(|w| !lifted(w)).map(|w| (*w).to_string()).collect();
+        words.extend(self.confirm.iter().cloned());
+        words
+    }
+
+    /// Whether every lift names a built-in denial: a lift of something that is not one
+    /// would do nothing, and is most likely a typo that leaves a denial in force unnoticed
+    /// (or a belief that it lifts a denial of the person's own, which it never does).
+    pub fn check_lifts(&self) -> Result<(), String> {
+        for k in &self.allow_keys {
+            let Some(chord) = normalise_chord(k) else {
+                return Err(format!("allow_keys: {k:?} is not a key chord"));
+            };
+            if !BUILTIN_DENY_KEYS.iter().any(|b| normalise_chord(b).is_some_and(|d| d.eq_ignore_ascii_case(&chord))) {
+                return Err(format!(
+                    "allow_keys: {k:?} is not a built-in denial (those are {}); it lifts nothing",
+                    BUILTIN_DENY_KEYS.join(", ")
+                ));
+            }
+        }
+        for w in &self.no_confirm {
+            if !BUILTIN_CONFIRM.iter().any(|b| b.eq_ignore_ascii_case(w.trim())) {
+                return Err(format!(
+                    "no_confirm: {w:?} is not a built-in confirmation word (those are {}); it lifts nothing",
+                    BUILTIN_CONFIRM.join(", ")
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Whether a place restriction is in force.
@@ -106,7 +152,9 @@ impl Policy {
 
     /// Why acting in `place` is not allowed, if it is not.
     pub fn check_place(&self, place: &Place) -> Option<String> {
-        if !self.apps.is_empty() && !self.apps.iter().any(|a| matches(a, &place.app)) {
+        // An app is named as `--app` names it: by its name or the title of its window.
+        let app_allowed = |a: &String| matches(a, &place.app) || place.window.as_deref().is_some_and(|w| matches(a, w));
+        if !self.apps.is_empty() && !self.apps.iter().any(app_allowed) {
             return Some(format!(
                 "the policy allows acting only in the applications {}; this target is in {:?}",
                 list(&self.apps),
@@ -128,10 +176,10 @@ impl Policy {
 
     /// The confirmation word `name` holds, when a click or action on it needs the
     /// person's confirmation.
-    pub fn confirm_word(&self, name: &str) -> Option<&str> {
+    pub fn confirm_word(&self, name: &str) -> Option<String> {
         let words: Vec<String> =
             name.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
-        self.confirm.iter().map(String::as_str).find(|c| {
+        self.confirm_words().into_iter().find(|c| {
             let c = c.trim().to_lowercase();
             // A phrase ("place order") matches consecutive words; a word matches a word.
             let parts: Vec<&str> = c.split_whitespace().collect();
@@ -153,7 +201,7 @@ mod tests {
         let p = Policy { apps: vec!["Deft Fixture".into()], windows: vec!["Deft*".into()], ..Policy::default() };
         let at = |app: &str, w: Option<&str>| Place { app: app.into(), window: w.map(Into::into) };
         assert_eq!(p.check_place(&at("deft fixture", Some("Deft Fixture"))), None);
-        assert!(p.check_place(&at("Terminal", Some("Deft Fixture"))).unwrap().contains("\"Terminal\""));
+        assert!(p.check_place(&at("Terminal", Some("Deft Terminal"))).unwrap().contains("\"Terminal\""));
         assert!(p.check_place(&at("Deft Fixture", Some("Admin"))).unwrap().contains("\"Admin\""));
         assert!(p.check_place(&at("Deft Fixture", None)).is_some());
         assert_eq!(Policy::default().check_place(&at("x", None)), None);
@@ -171,10 +219,40 @@ mod tests {
 
     #[test]
     fn confirmation_words_match_whole_words() {
-        let p = Policy { confirm: vec!["delete".into(), "place order".into()], ..Policy::default() };
-        assert_eq!(p.confirm_word("Delete all data"), Some("delete"));
+        let p = Policy { confirm: vec!["place order".into()], ..Policy::default() };
+        assert_eq!(p.confirm_word("Delete all data").as_deref(), Some("delete"));
         assert_eq!(p.confirm_word("Undelete"), None);
-        assert_eq!(p.confirm_word("Place  order now"), Some("place order"));
+        assert_eq!(p.confirm_word("Place  order now").as_deref(), Some("place order"));
         assert_eq!(p.confirm_word("Place"), None);
+    }
+
+    #[test]
+    fn a_policy_from_a_file_adds_to_the_built_in_denials_and_lifts_only_by_name() {
+        // `[agent.policy] deny_keys = ["ctrl+q"]` once replaced the built-in list, and let
+        // super+l through.
+        let p: Policy = serde_json::from_str(r#"{"deny_keys": ["ctrl+q"], "confirm": ["archive"]}"#).unwrap();
+        assert!(p.check_key("ctrl+q").is_some());
+        assert!(p.check_key("super+l").is_some(), "a built-in denial holds");
+        assert!(p.confirm_word("Archive").is_some() && p.confirm_word("Delete").is_some());
+        let lifted: Policy =
+            serde_json::from_str(r#"{"allow_keys": ["Ctrl+Alt+T"], "no_confirm": ["reset"]}"#).unwrap();
+        assert_eq!(lifted.check_lifts(), Ok(()));
+        assert!(lifted.check_key("ctrl+alt+t").is_none(), "lifted by name");
+        assert!(lifted.check_key("super+l").is_some(), "the others hold");
+        assert_eq!(lifted.confirm_word("Reset view"), None);
+        assert!(lifted.confirm_word("Delete").is_some());
+        // A lift of what is not built in lifts nothing, and says so.
+        let wrong = Policy { allow_keys: vec!["ctrl+q".into()], ..Policy::default() };
+        assert!(wrong.check_lifts().unwrap_err().contains("not a built-in denial"));
+        let wrong = Policy { no_confirm: vec!["archive".into()], ..Policy::default() };
+        assert!(wrong.check_lifts().unwrap_err().contains("not a built-in confirmation word"));
+    }
+
+    #[test]
+    fn an_allowed_app_may_be_named_by_its_window_title() {
+        let p = Policy { apps: vec!["Deft Fixture".into()], ..Policy::default() };
+        let at = |app: &str, w: Option<&str>| Place { app: app.into(), window: w.map(Into::into) };
+        assert_eq!(p.check_place(&at("fixture_app.py", Some("Deft Fixture"))), None);
+        assert!(p.check_place(&at("fixture_app.py", Some("Deft Admin"))).is_some());
     }
 }

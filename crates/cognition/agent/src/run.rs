@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::ask::{Answer, Asker, Question};
 use crate::belief::first_sentence;
 use crate::calibrate::Record;
-use crate::config::{AgentConfig, ConfidenceMode};
+use crate::config::{AgentConfig, ConfidenceMode, Tighten};
 use crate::desktop::Desktop;
 use crate::events::AgentEvent;
 use crate::observe;
@@ -186,7 +186,9 @@ impl Agent<'_> {
             Err(e) => (format!("it could not be read: {}; call read", e.kind.as_str()), e.message),
         };
         let world = World::new(prompt::opening(goal, &head, &outline));
-        let mut state = RunState::new(run_id.into(), goal.into(), self.model.describe().to_string(), world);
+        let mut state =
+            RunState::new(run_id.into(), goal.into(), self.model.describe().to_string(), self.config.clone(), world);
+        state.scope.clone_from(&self.scope);
         state.elapsed_ms = 0;
         self.emit(AgentEvent::RunStarted {
             run_id: run_id.into(),
@@ -198,7 +200,37 @@ impl Agent<'_> {
     }
 
     /// Continue a paused run with the person's answer.
-    pub async fn resume(&self, mut state: RunState, answer: &str) -> Result<RunReport, AgentError> {
+    ///
+    /// The run goes on with the settings and the model it was started with: `self.config`
+    /// and `self.scope` are not used, and `tighten` may only make the settings stricter
+    /// (more denials, fewer allowed places, lower budgets, a higher threshold). Another
+    /// model than the one that started it is refused.
+    pub async fn resume(&self, state: RunState, answer: &str, tighten: &Tighten) -> Result<RunReport, AgentError> {
+        let config =
+            state.config.tightened(tighten).map_err(|why| AgentError::Resume { run_id: state.run_id.clone(), why })?;
+        let model = self.model.describe().to_string();
+        if state.model != model {
+            let why = format!(
+                "it was started with the model {}, and this one is {model}: resume it with the same model (its [model] \
+                 section or DEFT_MODEL_* as when it started)",
+                state.model
+            );
+            return Err(AgentError::Resume { run_id: state.run_id, why });
+        }
+        let me = Agent {
+            model: self.model,
+            vision: self.vision,
+            desktop: self.desktop,
+            asker: self.asker,
+            config: &config,
+            scope: state.scope.clone(),
+            sink: self.sink,
+            bus: self.bus.clone(),
+        };
+        Box::pin(me.resume_as_started(state, answer)).await
+    }
+
+    async fn resume_as_started(&self, mut state: RunState, answer: &str) -> Result<RunReport, AgentError> {
         self.config.check().map_err(AgentError::Config)?;
         let started = Instant::now();
         let Some(pending) = state.pending.take() else {

@@ -9,11 +9,12 @@ use serde::{Deserialize, Serialize};
 use crate::ask::Question;
 use crate::belief::Belief;
 use crate::calibrate::Record;
+use crate::config::AgentConfig;
 use crate::desktop::SavedRef;
 use crate::world::{Turn, World};
 
 /// The format version of a saved run.
-pub const STATE_VERSION: u32 = 1;
+pub const STATE_VERSION: u32 = 2;
 
 /// Tokens and time of one step.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -97,8 +98,15 @@ pub struct RunState {
     pub run_id: String,
     /// The goal.
     pub goal: String,
-    /// The model that ran it (`provider/model`), to warn when another resumes it.
+    /// The model that ran it (`provider/model`): a resume needs the same one.
     pub model: String,
+    /// The settings it was started with, kept whole: a resume can only tighten them
+    /// (`AgentConfig::tightened`).
+    pub config: AgentConfig,
+    /// The application shown to the model at the start (`None`: the whole desktop).
+    pub scope: Option<String>,
+    /// The face's question channel, by name, for the face to restore on resume.
+    pub ask_channel: Option<String>,
     /// The world model.
     pub world: World,
     /// The belief state.
@@ -138,12 +146,15 @@ pub struct RunState {
 
 impl RunState {
     /// A new run.
-    pub fn new(run_id: String, goal: String, model: String, world: World) -> RunState {
+    pub fn new(run_id: String, goal: String, model: String, config: AgentConfig, world: World) -> RunState {
         RunState {
             version: STATE_VERSION,
             run_id,
             goal,
             model,
+            config,
+            scope: None,
+            ask_channel: None,
             world,
             belief: Belief::default(),
             step: 0,

@@ -70,7 +70,7 @@ fn deferring_pauses_and_resume_continues_the_same_run() {
         bus: None,
     };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let r = rt.block_on(agent.resume(state, "yes")).unwrap();
+    let r = rt.block_on(agent.resume(state, "yes", &deft_agent::Tighten::default())).unwrap();
     assert_eq!(r.status, RunStatus::GoalMet);
     assert!(d.calls().iter().any(|c| matches!(c, ToolCall::Click(_))), "yes on a unique target runs it");
 }
@@ -178,4 +178,46 @@ fn an_unseen_expected_outcome_is_a_divergence_told_to_the_model() {
     assert_eq!(*waited.lock().unwrap(), vec![Some("text:\"Orders: 1\"".to_string())], "checked as a condition");
     let obs = last_results(&model).join("\n");
     assert!(obs.contains("expected_outcome: NOT seen") && obs.contains("DIVERGENCE"), "{obs}");
+}
+
+#[test]
+fn a_resumed_run_keeps_the_policy_and_settings_it_was_started_with() {
+    // Paused on a low-confidence click with `--deny-key ctrl+q --confidence off`; the
+    // resume is made by an agent configured with none of that (as `run --resume` once
+    // built it from defaults): ctrl+q must still never be sent.
+    let model = FnModel::new(|r| {
+        if is_check(r) {
+            return Reply::Letters(vec![("B", 0.6), ("A", 0.4)]);
+        }
+        match r.messages.len() {
+            1 => Reply::Say("Pressing it.", vec![("click", r#"{"target": "e3"}"#)]),
+            n if n <= 3 => Reply::Say("Quit the app.", vec![("key", r#"{"keys": "Ctrl+Q"}"#)]),
+            _ => Reply::Say("Done.", vec![("done", r#"{"summary":"tried","goal_met":false}"#)]),
+        }
+    });
+    let d = desktop();
+    let mut started = AgentConfig::default();
+    started.policy.deny_keys = vec!["ctrl+q".into()];
+    let r = run_with(&model, &d, &FixedAnswer(Answer::Later), &started, "Press Hello, then quit.");
+    assert_eq!(r.status, RunStatus::NeedsInput);
+    let state = r.state.expect("a paused run carries its state");
+    let state: deft_agent::RunState = serde_json::from_str(&serde_json::to_string(&state).unwrap()).unwrap();
+    assert_eq!(state.config, started, "the state keeps the settings");
+    let any = deft_llm::AnyModel::new(model.clone());
+    let loose = AgentConfig::default();
+    let asker = no_asker();
+    let agent = deft_agent::Agent {
+        model: &any,
+        vision: None,
+        desktop: &d,
+        asker: &asker,
+        config: &loose,
+        scope: None,
+        sink: None,
+        bus: None,
+    };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let r = rt.block_on(agent.resume(state, "yes", &deft_agent::Tighten::default())).unwrap();
+    assert_eq!(r.policy_blocks, 1, "{r:?}");
+    assert!(!d.calls().iter().any(|c| matches!(c, ToolCall::Key(_))), "the denied key was never sent");
 }

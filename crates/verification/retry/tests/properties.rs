@@ -333,7 +333,7 @@ fn check_run(p: &ActionPolicy, ctx: &ActionContext, run: &Run, fitting: bool) ->
 fn stops_when_received(p: &ActionPolicy, ctx: &ActionContext, f: &InFlight) -> bool {
     p.no_effect.stop_when_received
         && matches!(ctx.kind, ActionKind::Click | ActionKind::Action)
-        && !ctx.is_toggle
+        && (!ctx.is_toggle || ctx.expectation)
         && !f.uncertain
         && f.reads.iter().any(|s| s.feedback == Feedback::Seen)
 }

@@ -679,6 +679,37 @@ fn a_received_click_with_no_visible_effect_is_not_repeated() {
 }
 
 #[test]
+fn a_received_click_under_an_unmet_expectation_is_never_pressed_again() {
+    // `click "Hello" --expect 'text:"Never shown"'`: the executor watches any effect at all
+    // (it says so as the toggle signal), the app showed it got the press, nothing changed.
+    // "Unchanged" here is not a toggle's state read back: it only says the expected text did
+    // not show, and a second press could double an effect that does not show.
+    let expecting = ActionContext { is_toggle: true, expectation: true, ..ctx(ActionKind::Click) };
+    let v = verdict(check(
+        expecting,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=seen toggle=same
+        -> done failed no_effect [coordinate_click: received]
+        "#,
+    ));
+    assert!(v.summary.contains("expectation was not met"), "{}", v.summary);
+    // A press that never showed under an expectation still falls back: nothing arrived.
+    check(
+        expecting,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none toggle=same
+        -> act a11y_action #2 at 3000ms
+        "#,
+    );
+}
+
+#[test]
 fn received_input_still_falls_back_where_that_is_safe() {
     // A toggle's state said it did not change: a fallback cannot undo anything.
     let toggle = ActionContext { is_toggle: true, ..ctx(ActionKind::Click) };

@@ -117,7 +117,7 @@ impl Engine {
         if let Some(why) = self.inputs_closed.clone() {
             return self.finish(at, End::fail(Some(class), why));
         }
-        if self.ctx.is_toggle && w.toggle != Toggle::Unchanged {
+        if self.ctx.is_toggle && w.toggle != Toggle::Unchanged && !self.stops_when_received(&w) {
             let summary = format!(
                 "{m} changed nothing visible, but the toggle's state was not reported unchanged; \
                  not retried, since another input could undo it"
@@ -200,13 +200,16 @@ impl Engine {
     ///
     /// Only for activations (text entry has a value to check and set again) of targets
     /// that are not toggles (a toggle's state says for sure whether it took, so falling
-    /// back is safe). Never after an uncertain send: the backend's error says it may not
+    /// back is safe), or of any target under an expectation: there "unchanged" means only
+    /// that nothing expected showed, not that the input did not take, and an unmet
+    /// expectation after a received input is a failure to report, never a reason to
+    /// press again. Never after an uncertain send: the backend's error says it may not
     /// have gone out, whatever the reads showed.
     fn stops_when_received(&self, w: &Watch) -> bool {
         self.policy.no_effect.stop_when_received
             && w.feedback_seen
             && w.uncertain.is_none()
-            && !self.ctx.is_toggle
+            && (!self.ctx.is_toggle || self.ctx.expectation)
             && matches!(self.ctx.kind, ActionKind::Click | ActionKind::Action)
     }
 

@@ -1,0 +1,78 @@
+//! What a new user broke through the faces, each judged by the fixture app's ground-truth
+//! log: an unmet expectation never sends a second input.
+
+use std::time::Duration;
+
+use deft_harness::Desktop;
+use deft_harness::fixture::{FixtureApp, FixtureOptions};
+
+use super::{BIN, Run, isolate, run, scratch};
+
+fn start() -> (Desktop, FixtureApp) {
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let app = FixtureApp::launch(&desktop, &FixtureOptions::default())
+        .unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    (desktop, app)
+}
+
+fn cli(desktop: &Desktop, args: &[&str]) -> Run {
+    let mut cmd = desktop.command(BIN);
+    isolate(&mut cmd, &scratch("faces-home"));
+    cmd.args(args);
+    run(cmd)
+}
+
+/// Give a late effect time to reach the log before counting.
+const SETTLE: Duration = Duration::from_millis(500);
+
+#[test]
+fn an_unmet_expectation_after_a_received_click_sends_no_second_input() {
+    let (desktop, app) = start();
+    // The status says "Clicked Hello" from here on: a second press changes nothing visible.
+    cli(&desktop, &["click", "--name", "Hello"]).expect_code(0);
+    app.wait_for(|e| e.is("button_activated", Some("hello")), Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("the first click never landed ({e}): {:?}", app.events()));
+    let r = cli(&desktop, &["click", "--name", "Hello", "--expect", r#"text:"Never shown""#, "--json"]);
+    r.expect_code(1);
+    let v = r.json();
+    assert_eq!(v["ok"], false, "{r:#?}");
+    let attempts = v["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 1, "one input, reported as received: {r:#?}");
+    assert_eq!(attempts[0]["result"], "received", "{r:#?}");
+    std::thread::sleep(SETTLE);
+    assert_eq!(app.count("button_activated", Some("hello")), 2, "exactly one activation per click: {:?}", app.events());
+    app.check_alive(&desktop, Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// `text` read by a plain YAML loader (PyYAML's `safe_load`, as a Python program reads
+/// `--yaml` output), as JSON.
+fn safe_load(text: &str) -> serde_json::Value {
+    use std::io::Write;
+    let mut child = std::process::Command::new(deft_harness::python())
+        .args(["-c", "import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin)))"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "safe_load refused it: {}\n{text}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn yaml_output_is_plain_yaml_that_a_safe_loader_reads() {
+    // A blocked click: its attempt failed with a class, once written as a `!failed` tag.
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let opts = FixtureOptions { popup: true, ..FixtureOptions::default() };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    let r = cli(&desktop, &["click", "--name", "Submit order", "--verify", "--yaml"]);
+    r.expect_code(5);
+    let v = safe_load(&r.stdout);
+    assert_eq!(v["ok"], false, "{r:#?}");
+    assert_eq!(v["attempts"][0]["result"]["failed"]["class"], "blocked", "{v:#}");
+    assert_eq!(v["failure"]["kind"], "blocked", "{v:#}");
+    std::thread::sleep(SETTLE);
+    assert_eq!(app.count("order_submitted", None), 0, "{:?}", app.events());
+}
