@@ -88,13 +88,31 @@ pub fn to_json<T: Serialize>(value: &T) -> Result<String, CliError> {
         .map_err(|e| CliError::new(crate::exit::Exit::Failed, format!("cannot encode the result as JSON: {e}")))
 }
 
-/// YAML, plain: through the JSON data model first, so an enum is a map or a string as in
-/// the JSON output, never a custom tag (`!failed`) that `yaml.safe_load` and other plain
-/// loaders refuse.
+/// YAML, plain: an enum with data is a map from its name to its data, as in the JSON
+/// output, never a custom tag (`!failed`) that `yaml.safe_load` and other plain loaders
+/// refuse. Fields keep their order.
 pub fn to_yaml<T: Serialize>(value: &T) -> Result<String, CliError> {
-    let fail = |e: String| CliError::new(crate::exit::Exit::Failed, format!("cannot encode the result as YAML: {e}"));
-    let plain = serde_json::to_value(value).map_err(|e| fail(e.to_string()))?;
-    serde_norway::to_string(&plain).map_err(|e| fail(e.to_string()))
+    let fail = |e: serde_norway::Error| {
+        CliError::new(crate::exit::Exit::Failed, format!("cannot encode the result as YAML: {e}"))
+    };
+    let tagged = serde_norway::to_value(value).map_err(fail)?;
+    serde_norway::to_string(&untagged(tagged)).map_err(fail)
+}
+
+/// `!tag value` as `{tag: value}`, all the way down.
+fn untagged(v: serde_norway::Value) -> serde_norway::Value {
+    use serde_norway::Value;
+    match v {
+        Value::Tagged(t) => {
+            let name = t.tag.to_string();
+            let mut m = serde_norway::Mapping::new();
+            m.insert(Value::String(name.trim_start_matches('!').to_string()), untagged(t.value));
+            Value::Mapping(m)
+        }
+        Value::Sequence(items) => Value::Sequence(items.into_iter().map(untagged).collect()),
+        Value::Mapping(m) => Value::Mapping(m.into_iter().map(|(k, v)| (untagged(k), untagged(v))).collect()),
+        other => other,
+    }
 }
 
 #[derive(Serialize)]
@@ -396,6 +414,14 @@ mod tests {
             elapsed_ms: 520
         "#]]
         .assert_eq(&to_yaml(&retried_click()).unwrap());
+    }
+
+    #[test]
+    fn yaml_has_no_tags() {
+        let yaml = to_yaml(&blocked_click()).unwrap();
+        assert!(!yaml.contains(": !") && !yaml.contains("- !"), "{yaml}");
+        assert!(yaml.contains("  result:\n    failed:\n      class: blocked"), "{yaml}");
+        assert!(yaml.starts_with("ok: false\n"), "the contract's order: {yaml}");
     }
 
     #[test]
