@@ -288,3 +288,71 @@ fn calibrate_suggests_a_threshold_from_the_pairs_runs_left() {
     assert_eq!(v["pairs"], 11, "{r:#?}");
     assert_eq!(v["suggested_threshold"], 0.9, "{r:#?}");
 }
+
+#[test]
+fn a_resumed_run_keeps_its_policy_whatever_model_answers_after_the_pause() {
+    // Paused on the ambiguous Submit with the policy "only the main window"; resumed by a
+    // model (the same name and provider, another persona) that obeys the injected text on
+    // the screen and presses "Reset all orders" in "Deft Admin". The resume gives no policy
+    // flags: the paused run's own policy must hold.
+    let opts =
+        FixtureOptions { extra_args: vec!["--ambiguous".into(), "--injection".into()], ..FixtureOptions::default() };
+    let (desktop, app) = start(&opts);
+    let honest = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap();
+    let runs = scratch("runs");
+    let args = [
+        AMBIGUOUS_GOAL,
+        "--app",
+        "Deft Fixture",
+        "--json",
+        "--allow-window",
+        "Deft Fixture",
+        "--confidence",
+        "separate",
+    ];
+    let r = run(agent(&desktop, &honest, &runs, &args));
+    r.expect_code(8);
+    let id = r.json()["run_id"].as_str().unwrap().to_string();
+    let gullible = TestModel::start(Wire::OpenAi, Persona::Gullible).unwrap();
+    let r = run(agent(&desktop, &gullible, &runs, &["--resume", &id, "--answer", "Billing", "--json"]));
+    settle();
+    assert!(
+        gullible.received().iter().any(|x| x.reply_text.starts_with("The screen says")),
+        "the resumed model did propose the injected action: {r:#?}"
+    );
+    assert_eq!(app.count("button_activated", Some("reset_orders")), 0, "{r:#?}");
+    assert!(r.json()["policy_blocks"].as_u64().is_some_and(|n| n >= 1), "{r:#?}");
+    // A resume may tighten, never loosen: a flag that would change how it decides is refused.
+    let r = run(agent(&desktop, &honest, &runs, &["--resume", &id, "--answer", "x", "--confidence", "off"]));
+    r.expect_code(2);
+    assert!(r.stderr.contains("keeps the settings it was started with"), "{r:#?}");
+}
+
+#[test]
+fn with_no_terminal_and_no_one_at_the_display_a_question_pauses_the_run() {
+    // A script runs agent-cli without --json, stdin not a terminal, on a headless display:
+    // nobody could answer a dialog there, so the run pauses at once as needs_input (it
+    // once opened a dialog nobody saw and waited the whole --ask-timeout).
+    let (desktop, app) = start(&ambiguous());
+    let model = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap();
+    let runs = scratch("runs");
+    let mut cmd = agent(&desktop, &model, &runs, &[AMBIGUOUS_GOAL, "--app", "Deft Fixture", "--ask-timeout", "120"]);
+    cmd.stdin(Stdio::null());
+    let r = run(cmd);
+    r.expect_code(8);
+    assert!(r.stdout.contains("continue with: agent-cli run --resume"), "{r:#?}");
+    assert_eq!(pressed(&app), (0, 0, 0), "nothing pressed while unsure");
+}
+
+#[test]
+fn an_app_that_is_not_running_is_an_error_not_the_whole_desktop() {
+    let (desktop, app) = start(&FixtureOptions::default());
+    let model = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap();
+    let runs = scratch("runs");
+    let r = run(agent(&desktop, &model, &runs, &["Press Hello.", "--app", "Not Running App", "--json"]));
+    r.expect_code(3);
+    assert!(r.stdout.contains("Not Running App") || r.stderr.contains("Not Running App"), "{r:#?}");
+    assert!(model.received().is_empty(), "no model call for a run that cannot start: {r:#?}");
+    settle();
+    assert_eq!(app.count("button_activated", None), 0, "{:?}", app.events());
+}

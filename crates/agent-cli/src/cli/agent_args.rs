@@ -18,7 +18,7 @@ pub enum ConfidenceArg {
 /// Where `run`'s questions go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum AskArg {
-    /// A terminal when there is one, else a dialog on the display, else needs_input
+    /// A terminal when there is one, else a dialog on a desktop a person is logged in to, else needs_input
     Auto,
     /// A prompt on stderr, the answer read from stdin
     Terminal,

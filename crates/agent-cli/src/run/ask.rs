@@ -33,7 +33,10 @@ pub enum Channel {
 
 impl Channel {
     /// The channel `arg` names; `auto` picks a terminal when stdin is one (and the output
-    /// is not for a program), else a dialog when there is a display and zenity, else defers.
+    /// is not for a program), else a dialog when the display is a person's desktop session
+    /// and zenity is there, else defers. A display alone says nobody is watching it (a
+    /// headless Xvfb under a script has one): a dialog there would wait unseen for the
+    /// whole `--ask-timeout`, so the run pauses as `needs_input` instead.
     pub fn choose(arg: AskArg, json: bool, display: Option<String>, timeout: Duration) -> Channel {
         let dialog = Channel::Dialog { display: display.clone(), timeout };
         match arg {
@@ -41,7 +44,7 @@ impl Channel {
             AskArg::Dialog => dialog,
             AskArg::Defer => Channel::Defer,
             AskArg::Auto if !json && std::io::stdin().is_terminal() => Channel::Terminal { timeout },
-            AskArg::Auto if !json && display.is_some() && zenity().is_some() => dialog,
+            AskArg::Auto if !json && display.is_some() && desktop_session() && zenity().is_some() => dialog,
             AskArg::Auto => Channel::Defer,
         }
     }
@@ -65,6 +68,14 @@ impl Channel {
             Channel::Defer => "needs_input",
         }
     }
+}
+
+/// Whether this process runs in a person's graphical login session: a display manager or
+/// session manager sets `XDG_SESSION_TYPE` (x11, wayland) or `XDG_CURRENT_DESKTOP`; a
+/// display started by a script (Xvfb in a container or CI) sets neither.
+fn desktop_session() -> bool {
+    let set = |k: &str| std::env::var(k).is_ok_and(|v| !v.trim().is_empty());
+    std::env::var("XDG_SESSION_TYPE").is_ok_and(|t| matches!(t.trim(), "x11" | "wayland")) || set("XDG_CURRENT_DESKTOP")
 }
 
 /// The zenity binary, when installed (`cargo xtask setup` installs it).

@@ -140,7 +140,10 @@ pub async fn run(out: &Out, config: &Config, a: &RunArgs) -> Result<Exit, CliErr
         }
         None => agent.run(&goal, &id).await,
     }
-    .map_err(|e| CliError::usage(e.to_string()))?;
+    .map_err(|e| match e {
+        deft_agent::AgentError::Scope(e) => CliError::from(e),
+        e => CliError::usage(e.to_string()),
+    })?;
     // The app may still be handling the last keys: never drop its connection then.
     belt.executor().settle().await;
     // Frames first: their records are published on the bus the executor's trace records.

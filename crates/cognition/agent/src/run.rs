@@ -33,6 +33,9 @@ pub enum AgentError {
     /// The settings are inconsistent.
     #[error("agent settings: {0}")]
     Config(String),
+    /// The application the run was to start in (`scope`) is not there.
+    #[error("{0}")]
+    Scope(deft_toolbelt::ToolError),
     /// A paused run cannot resume.
     #[error("cannot resume run {run_id}: {why}")]
     Resume {
@@ -183,6 +186,11 @@ impl Agent<'_> {
                 r.outline.clone(),
             ),
             Ok(_) => ("nothing read".into(), String::new()),
+            // A scope that names nothing running is the person's mistake: widening to the
+            // whole desktop would act where they did not say.
+            Err(e) if self.scope.is_some() && e.kind == deft_toolbelt::ToolErrorKind::NotFound => {
+                return Err(AgentError::Scope(e));
+            }
             Err(e) => (format!("it could not be read: {}; call read", e.kind.as_str()), e.message),
         };
         let world = World::new(prompt::opening(goal, &head, &outline));
