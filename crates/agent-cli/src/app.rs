@@ -134,9 +134,16 @@ fn dispatch(cli: &Cli, config: &Config, out: &Out) -> Result<Exit, CliError> {
             let mut cmd = Cli::command();
             let mut buf = Vec::new();
             clap_complete::generate(a.shell, &mut cmd, "agent-cli", &mut buf);
-            let text = String::from_utf8_lossy(&buf);
+            let mut text = String::from_utf8_lossy(&buf).into_owned();
+            if a.shell == clap_complete::Shell::Bash {
+                // clap_complete names a subcommand's case arm from the bin name with its
+                // `-` made `__subcmd__` (`agent__subcmd__cli__subcmd__click`) but the state it
+                // matches with `-` made `__` (`agent__cli__subcmd__click`): no flag of any
+                // subcommand ever completed. One spelling for both.
+                text = text.replace("agent__subcmd__cli", "agent__cli");
+            }
             // Completions are a script, whatever --json says.
-            Out { format: Format::Human, color: false }.print(&(), |_| text.into_owned())?;
+            Out { format: Format::Human, color: false }.print(&(), |_| text.clone())?;
             Ok(Exit::Ok)
         }
         Verb::Config(a) => config_verb(config, out, a),

@@ -99,7 +99,7 @@ pub struct GlobalArgs {
     pub config: Option<PathBuf>,
     /// A field whose text is a secret like a password's, by its accessible name (an API
     /// token, a PIN): never read, shown, traced or saved as an image. Repeat for several
-    #[arg(long = "mask-field", global = true, value_name = "NAME")]
+    #[arg(allow_hyphen_values = true, long = "mask-field", global = true, value_name = "NAME")]
     pub mask_fields: Vec<String>,
 }
 
@@ -162,7 +162,7 @@ pub struct TargetArgs {
     #[arg(value_name = "SELECTOR")]
     pub selector: Option<String>,
     /// The accessible name (usually the label a person sees)
-    #[arg(long, value_name = "NAME")]
+    #[arg(allow_hyphen_values = true, long, value_name = "NAME")]
     pub name: Option<String>,
     /// The role, in any spelling: push_button, "push button", check_box, text, dialog, ...
     #[arg(long, value_name = "ROLE")]
@@ -174,7 +174,7 @@ pub struct TargetArgs {
     #[arg(long, value_name = "APP")]
     pub app: Option<String>,
     /// Only the top-level window with this title
-    #[arg(long, value_name = "TITLE")]
+    #[arg(allow_hyphen_values = true, long, value_name = "TITLE")]
     pub window: Option<String>,
     /// Pick the Nth of several matches (0-based, in tree order)
     #[arg(long, value_name = "N")]
@@ -205,7 +205,7 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "MS")]
     pub timeout: Option<u64>,
     /// A condition the action must bring about (implies --verify); syntax below
-    #[arg(long, value_name = "CONDITION")]
+    #[arg(allow_hyphen_values = true, long, value_name = "CONDITION")]
     pub expect: Option<String>,
     /// A retry policy file merged over the built-in policies (`agent-cli config --default-policy`)
     #[arg(long, value_name = "FILE")]
@@ -222,7 +222,7 @@ pub struct ClickArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Text a person sees on the target: accessible name, text or value, else OCR of the screen
-    #[arg(long, visible_alias = "target", value_name = "TEXT", help_heading = "Target")]
+    #[arg(allow_hyphen_values = true, long, visible_alias = "target", value_name = "TEXT", help_heading = "Target")]
     pub text: Option<String>,
     /// Click these screen coordinates instead of an element
     #[arg(long, value_name = "X,Y", value_parser = parse_point, help_heading = "Target")]
@@ -256,10 +256,10 @@ pub struct TypeArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Text a person sees on the target (e.g. the field's label)
-    #[arg(long = "target", value_name = "TEXT", help_heading = "Target")]
+    #[arg(allow_hyphen_values = true, long = "target", value_name = "TEXT", help_heading = "Target")]
     pub target_text: Option<String>,
     /// The text to type
-    #[arg(long, value_name = "TEXT", required = true, help_heading = "Input")]
+    #[arg(allow_hyphen_values = true, long, value_name = "TEXT", required = true, help_heading = "Input")]
     pub text: String,
     /// Verification.
     #[command(flatten)]
@@ -273,10 +273,10 @@ pub struct SetValueArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Text a person sees on the target (e.g. the field's label)
-    #[arg(long, visible_alias = "target", value_name = "TEXT", help_heading = "Target")]
+    #[arg(allow_hyphen_values = true, long, visible_alias = "target", value_name = "TEXT", help_heading = "Target")]
     pub text: Option<String>,
     /// The value to set
-    #[arg(long, value_name = "VALUE", required = true, help_heading = "Input")]
+    #[arg(allow_hyphen_values = true, long, value_name = "VALUE", required = true, help_heading = "Input")]
     pub value: String,
     /// Verification.
     #[command(flatten)]
@@ -290,10 +290,16 @@ pub struct ActionArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Text a person sees on the target
-    #[arg(long, visible_alias = "target", value_name = "TEXT", help_heading = "Target")]
+    #[arg(allow_hyphen_values = true, long, visible_alias = "target", value_name = "TEXT", help_heading = "Target")]
     pub text: Option<String>,
     /// The accessibility action's name (`read` lists each element's actions)
-    #[arg(long = "action", value_name = "NAME", default_value = "click", help_heading = "Input")]
+    #[arg(
+        allow_hyphen_values = true,
+        long = "action",
+        value_name = "NAME",
+        default_value = "click",
+        help_heading = "Input"
+    )]
     pub action: String,
     /// Verification.
     #[command(flatten)]
@@ -318,7 +324,7 @@ pub struct ScrollArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Text a person sees on the target
-    #[arg(long, visible_alias = "target", value_name = "TEXT", help_heading = "Target")]
+    #[arg(allow_hyphen_values = true, long, visible_alias = "target", value_name = "TEXT", help_heading = "Target")]
     pub text: Option<String>,
     /// Scroll at these screen coordinates instead of an element
     #[arg(long, value_name = "X,Y", value_parser = parse_point, help_heading = "Target")]
@@ -348,7 +354,7 @@ pub struct WaitArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Wait for this text to appear (accessibility tree, else OCR of the screen)
-    #[arg(long, value_name = "TEXT", help_heading = "Condition")]
+    #[arg(allow_hyphen_values = true, long, value_name = "TEXT", help_heading = "Condition")]
     pub text: Option<String>,
     /// Wait until the element or text is gone, instead of until it appears
     #[arg(long, help_heading = "Condition")]
@@ -357,10 +363,10 @@ pub struct WaitArgs {
     #[arg(long, value_name = "STATE", help_heading = "Condition", conflicts_with_all = ["gone", "value"])]
     pub state: Option<String>,
     /// Wait until the element's value or text equals this
-    #[arg(long, value_name = "VALUE", help_heading = "Condition", conflicts_with = "gone")]
+    #[arg(allow_hyphen_values = true, long, value_name = "VALUE", help_heading = "Condition", conflicts_with = "gone")]
     pub value: Option<String>,
     /// Wait for a window with this title
-    #[arg(long, value_name = "TITLE", help_heading = "Condition")]
+    #[arg(allow_hyphen_values = true, long, value_name = "TITLE", help_heading = "Condition")]
     pub title: Option<String>,
     /// Give up after this long [default: 10000]
     #[arg(long, value_name = "MS", help_heading = "Waiting")]
@@ -380,7 +386,7 @@ pub struct ReadArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Text a person sees on the element whose subtree to read
-    #[arg(long, value_name = "TEXT", help_heading = "Target")]
+    #[arg(allow_hyphen_values = true, long, value_name = "TEXT", help_heading = "Target")]
     pub text: Option<String>,
     /// Print this many levels below the top (0: only the top)
     #[arg(long, value_name = "N", help_heading = "Reading")]
@@ -397,7 +403,7 @@ pub struct FindArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Text a person sees on the element
-    #[arg(long, visible_alias = "target", value_name = "TEXT", help_heading = "Target")]
+    #[arg(allow_hyphen_values = true, long, visible_alias = "target", value_name = "TEXT", help_heading = "Target")]
     pub text: Option<String>,
     /// Also look at elements that are not showing
     #[arg(long, help_heading = "Reading")]
@@ -412,10 +418,10 @@ pub struct AreaArgs {
     #[arg(long, value_name = "X,Y,W,H", value_parser = parse_region, conflicts_with_all = ["window", "monitor"])]
     pub region: Option<Rect<deft_types::Physical>>,
     /// A window, by title (a window titled exactly so wins, else the one whose title contains it)
-    #[arg(long, value_name = "TITLE", conflicts_with = "monitor")]
+    #[arg(allow_hyphen_values = true, long, value_name = "TITLE", conflicts_with = "monitor")]
     pub window: Option<String>,
     /// A monitor, by name (an unknown name is an error that lists the monitors)
-    #[arg(long, value_name = "NAME")]
+    #[arg(allow_hyphen_values = true, long, value_name = "NAME")]
     pub monitor: Option<String>,
 }
 
@@ -437,7 +443,7 @@ pub struct OcrArgs {
     #[command(flatten)]
     pub area: AreaArgs,
     /// Only lines that contain this text (fuzzy, ignoring case), best first
-    #[arg(long, value_name = "TEXT")]
+    #[arg(allow_hyphen_values = true, long, value_name = "TEXT")]
     pub find: Option<String>,
 }
 

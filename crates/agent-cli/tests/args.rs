@@ -150,3 +150,39 @@ fn tools_are_the_toolbelts_specs() {
     assert_eq!(r.json()[0]["name"], "set_value");
     cli(&["tools", "clack"]).expect_code(2);
 }
+
+/// What bash offers after `words` (the last one being completed), with agent-cli's script.
+fn bash_completes(script: &std::path::Path, words: &[&str]) -> Vec<String> {
+    let line = words.join(" ");
+    let code = format!(
+        "source {}; COMP_WORDS=({}); COMP_CWORD={}; COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; \
+         _agent__cli agent-cli '{}' '{}'; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        script.display(),
+        words.join(" "),
+        words.len() - 1,
+        words[words.len() - 1],
+        words[words.len() - 2],
+    );
+    let out = Command::new("bash").args(["-c", &code]).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).filter(|l| !l.is_empty()).collect()
+}
+
+#[test]
+fn bash_completes_the_flags_of_a_subcommand() {
+    let r = cli(&["completions", "bash"]);
+    r.expect_code(0);
+    let script = scratch("completions").join("agent-cli.bash");
+    std::fs::write(&script, &r.stdout).unwrap();
+    assert_eq!(bash_completes(&script, &["agent-cli", "cli"]), ["click"], "subcommands complete");
+    assert!(bash_completes(&script, &["agent-cli", "click", "--na"]).contains(&"--name".to_string()));
+    assert!(bash_completes(&script, &["agent-cli", "set-value", "--val"]).contains(&"--value".to_string()));
+}
+
+#[test]
+fn a_text_may_begin_with_a_hyphen() {
+    // `--text -5` once needed `--text=-5`; a value is a value.
+    let r = cli(&["type", "--name", "Amount", "--text", "-5", "--json"]);
+    assert_ne!(r.code, 2, "not a usage error: {r:#?}");
+    let r = cli(&["set-value", "--name", "-x", "--value", "-1.5"]);
+    assert_ne!(r.code, 2, "not a usage error: {r:#?}");
+}

@@ -103,10 +103,17 @@ pub async fn find<A: Accessibility>(
         .enumerate()
         .map(|(index, &i)| {
             let n = &tree.nodes[i];
+            // A secret field's text is never shown, not even as its mask: the mask tells
+            // the length (what the outline hides too).
+            let mut element = n.element.clone();
+            if element.is_secret() {
+                element.text = None;
+                element.value = None;
+            }
             FindMatch {
                 index,
                 reference: refs.of(&n.element),
-                element: n.element.clone(),
+                element,
                 app: n.app.clone(),
                 window: n.window.clone(),
                 path: n.path.clone(),

@@ -96,6 +96,7 @@ mod error;
 pub mod events;
 mod fake;
 mod find;
+pub mod roles;
 pub mod secret;
 pub mod selector;
 mod tree;

@@ -49,6 +49,19 @@ pub(crate) enum Fail {
     Other(String),
 }
 
+/// In words, for messages a person reads (never the variant's Rust name).
+impl std::fmt::Display for Fail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fail::Timeout(after) => write!(f, "no answer within {} ms", after.as_millis()),
+            Fail::NoObject => f.write_str("the object does not exist (any more)"),
+            Fail::NoMethod => f.write_str("the object does not implement the call"),
+            Fail::Gone(detail) => write!(f, "the application is gone ({detail})"),
+            Fail::Other(detail) => f.write_str(detail),
+        }
+    }
+}
+
 impl Fail {
     /// The error for a call about element `id` of app `app` doing `what`.
     pub fn into_error(self, what: &str, id: Option<&ElementId>, app: &str) -> A11yError {

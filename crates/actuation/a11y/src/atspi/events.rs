@@ -83,7 +83,7 @@ pub(crate) async fn subscribe(inner: Arc<Inner>, filter: &EventFilter) -> Result
                 .await;
                 if let Err(f) = registered {
                     inner.unregister(event);
-                    return Err(fail("registering for accessibility events", format!("{f:?}")));
+                    return Err(fail("registering for accessibility events", f.to_string()));
                 }
             }
             held.events.push(event);

@@ -179,7 +179,7 @@ async fn a11y_address(config: &AtSpiConfig) -> Result<String, A11yError> {
         &(),
     )
     .await
-    .map_err(|f| unavailable(format!("the session bus does not announce an accessibility bus (org.a11y.Bus): {f:?}")))
+    .map_err(|f| unavailable(format!("the session bus does not announce an accessibility bus (org.a11y.Bus): {f}")))
 }
 
 impl Inner {
@@ -267,7 +267,7 @@ impl Inner {
                 None if matches!(fail, Fail::Timeout(_)) => fail,
                 None => {
                     return A11yError::BusUnavailable {
-                        detail: format!("the bus stopped answering while {what} ({fail:?})"),
+                        detail: format!("the bus stopped answering while {what} ({fail})"),
                     };
                 }
             },

@@ -17,7 +17,7 @@ pub(crate) async fn applications(inner: &Inner) -> Result<Vec<AppInfo>, A11yErro
     let apps: Vec<(String, OwnedObjectPath)> =
         call::call_as(&inner.bus, inner.timeout(), call::REGISTRY, ROOT_PATH, iface::ACCESSIBLE, "GetChildren", &())
             .await
-            .map_err(|f| A11yError::BusUnavailable { detail: format!("the AT-SPI registry does not answer: {f:?}") })?;
+            .map_err(|f| A11yError::BusUnavailable { detail: format!("the AT-SPI registry does not answer: {f}") })?;
     Ok(join_all(apps.iter().map(|(bus, path)| app_info(inner, bus, path.as_str()))).await)
 }
 

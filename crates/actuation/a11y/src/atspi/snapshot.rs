@@ -277,7 +277,7 @@ pub(crate) async fn snapshot(inner: &Inner, scope: &Scope, opts: &SnapshotOption
                 &(),
             )
             .await
-            .map_err(|f| A11yError::BusUnavailable { detail: format!("the AT-SPI registry does not answer: {f:?}") })?;
+            .map_err(|f| A11yError::BusUnavailable { detail: format!("the AT-SPI registry does not answer: {f}") })?;
             let reads = join_all(apps.iter().map(|(bus, _)| read(inner, bus, ROOT_PATH, opts))).await;
             let mut trees = Vec::new();
             let mut problems = Vec::new();

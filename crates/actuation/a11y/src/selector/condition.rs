@@ -90,7 +90,11 @@ pub fn parse_condition(input: &str) -> Result<Condition, SyntaxError> {
             if p.at_end() {
                 return Err(p.err(p.pos, "expected a role after 'role:', e.g. 'role:dialog'"));
             }
+            let at = p.pos;
             let role = Role::new(&p.value("role", Op::Exact)?);
+            if let Some(why) = crate::roles::unknown(&role) {
+                return Err(p.err(at, why));
+            }
             end(&p)?;
             Ok(Condition::RoleAppears(role))
         }

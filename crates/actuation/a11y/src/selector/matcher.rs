@@ -194,7 +194,13 @@ pub struct Matcher {
 
 impl Matcher {
     /// Compile `selector` (its regular expressions).
+    /// A role no element can have is an error here, so it is refused before any wait.
     pub fn new(selector: &Selector) -> Result<Matcher, SyntaxError> {
+        if let Some(why) = selector.role.as_ref().and_then(crate::roles::unknown) {
+            let input = SelectorText(selector).to_string();
+            let offset = input.find("role=").map_or(0, |o| o + "role=".len());
+            return Err(SyntaxError::at(Grammar::Selector, &input, offset, why));
+        }
         let compile = |m: &Option<TextMatch>, key: &str| m.as_ref().map(|m| Text::new(m, key, selector)).transpose();
         Ok(Matcher {
             app: compile(&selector.app, "app")?,

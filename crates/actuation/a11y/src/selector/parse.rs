@@ -110,6 +110,9 @@ impl Terms for Parser<'_> {
                 if role.as_str().is_empty() {
                     return Err(self.err(at, "expected a role name after 'role=', e.g. push_button"));
                 }
+                if let Some(why) = crate::roles::unknown(&role) {
+                    return Err(self.err(at, why));
+                }
                 sel.role = Some(role);
             }
             "id" => {

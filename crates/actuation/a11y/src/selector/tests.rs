@@ -120,7 +120,8 @@ fn parse_errors_point_at_the_problem() {
         (r#"name=a"b""#, 7, "a quote inside an unquoted value"),
         (r#"name="a\nb""#, 9, "unknown escape '\\n'"),
         ("é name=", 1, "expected a key"),
-        ("role=é name=", 13, "expected a value after 'name='"),
+        ("role=push_button name=", 23, "expected a value after 'name='"),
+        ("name=Hello role=push_buton", 17, "`push_buton` is not a role; did you mean push_button"),
     ];
     for (input, column, message) in cases {
         let err = parse(input).expect_err(input);
@@ -166,7 +167,7 @@ fn selector() -> impl Strategy<Value = Selector> {
     (
         proptest::option::of(text_match()),
         proptest::option::of(text_match()),
-        proptest::option::of("[a-z]{1,8}(_[a-z]{1,6})?".prop_map(|r| Role::new(&r))),
+        proptest::option::of(proptest::sample::select(&crate::roles::ATSPI_ROLES[..]).prop_map(Role::new)),
         proptest::option::of(text_match()),
         proptest::option::of(text_match()),
         proptest::option::of(proptest::collection::vec(0u32..40, 0..5)),
