@@ -186,3 +186,20 @@ fn a_text_may_begin_with_a_hyphen() {
     let r = cli(&["set-value", "--name", "-x", "--value", "-1.5"]);
     assert_ne!(r.code, 2, "not a usage error: {r:#?}");
 }
+
+#[test]
+fn a_role_no_element_can_have_is_refused_before_any_wait() {
+    // It once waited 10 s for `role=push_buton` to appear.
+    for args in [
+        &["click", "--role", "push_buton", "--name", "Hello"][..],
+        &["click", "role=push_buton name=Hello"],
+        &["wait", "role:dialgo", "--timeout", "5000"],
+        &["find", "--role", "chekbox"],
+    ] {
+        let r = cli(args);
+        r.expect_code(2);
+        assert!(r.stderr.contains("is not a role"), "{args:?}: {r:#?}");
+    }
+    let r = cli(&["click", "--role", "push_buton", "--name", "Hello"]);
+    assert!(r.stderr.contains("did you mean push_button"), "{r:#?}");
+}

@@ -76,3 +76,18 @@ fn yaml_output_is_plain_yaml_that_a_safe_loader_reads() {
     std::thread::sleep(SETTLE);
     assert_eq!(app.count("order_submitted", None), 0, "{:?}", app.events());
 }
+
+#[test]
+fn find_never_shows_a_password_s_length() {
+    let (desktop, app) = start();
+    cli(&desktop, &["type", "--name", "Password", "--text", "hunter2", "--verify"]).expect_code(0);
+    app.wait_for(|e| e.is("text_changed", Some("password")), Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("the password was never typed ({e}): {:?}", app.events()));
+    let r = cli(&desktop, &["find", "--role", "password_text", "--json"]);
+    r.expect_code(0);
+    let m = &r.json()["matches"][0];
+    assert_eq!(m["name"], "Password", "{r:#?}");
+    assert!(m["text"].is_null() && m["value"].is_null(), "neither the text nor its mask: {m:#}");
+    let r = cli(&desktop, &["find", "--role", "password_text"]);
+    assert!(!r.stdout.contains('●'), "{r:#?}");
+}
