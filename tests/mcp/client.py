@@ -10,6 +10,8 @@ Usage:  client.py SERVER_BINARY SCENARIO [--mode auto|legacy] [-- SERVER_ARGS...
 
 Scenarios:
   list    list the tools; the report carries them as listed
+  every-tool
+          every tool once (every_tool.json), each result checked against its output schema
   faults  (fixture with --drop-clicks 1 and --ignore-keys) find, click through a dropped
           click, type into the field that ignores keys, a wait with progress, a wait
           cancelled by the client, a screenshot, bad arguments, then calls that still work
@@ -116,8 +118,8 @@ def check_tools(listed):
         if a is not None:
             acts = t.name in ACTS
             check(a.read_only_hint == (not acts), f"{t.name}: readOnlyHint {a.read_only_hint}")
-            has_output = t.name in TOOLS[:6]
-            check((t.output_schema is not None) == has_output, f"{t.name}: output schema only for actions")
+            has_output = t.name != "run_task"
+            check((t.output_schema is not None) == has_output, f"{t.name}: an output schema for every tool")
     report["tools"] = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed]
 
 
@@ -201,6 +203,26 @@ async def scenario_faults(client):
     await asyncio.sleep(max(0.0, started + 4.5 - time.monotonic()))
 
 
+async def scenario_every_tool(client):
+    """Every tool once (tests/mcp/every_tool.json, the list the Inspector test calls too):
+    each result carries structured content that validates against the tool's output
+    schema, failures included (the SDK checks only results that are not errors)."""
+    listed = (await client.list_tools()).tools
+    check_tools(listed)
+    schemas = {t.name: t.output_schema for t in listed}
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "every_tool.json")) as f:
+        calls = json.load(f)
+    for name, args in calls:
+        r, e = await call(client, name, args)
+        s = e["structured"]
+        if not check(isinstance(s, dict), f"{name} {args}: no structured content: {e['text'][:300]}"):
+            continue
+        schema = schemas[name]
+        errors = sorted(validator_for(schema)(schema).iter_errors(s), key=str)
+        check(not errors, f"{name}: the result does not match its output schema: {[str(x)[:300] for x in errors[:3]]}")
+        check(bool(r.is_error) == ("expect" in args), f"{name} {args}: isError {r.is_error}: {e['text'][:300]}")
+
+
 async def scenario_popup(client):
     r, e = await call(client, "click", {"name": "Submit order"})
     s = e["structured"] or {}
@@ -262,7 +284,8 @@ async def main():
     p = argparse.ArgumentParser()
     p.add_argument("server")
     p.add_argument(
-        "scenario", choices=["list", "faults", "popup", "hang-wait", "hang-action", "task-elicit", "task-defer"]
+        "scenario",
+        choices=["list", "every-tool", "faults", "popup", "hang-wait", "hang-action", "task-elicit", "task-defer"],
     )
     p.add_argument("--mode", default="auto", choices=["auto", "legacy"])
     argv = sys.argv[1:]
@@ -275,6 +298,8 @@ async def main():
         report["protocol_version"] = client.session.protocol_version
         if a.scenario == "list":
             await scenario_list(client)
+        elif a.scenario == "every-tool":
+            await scenario_every_tool(client)
         elif a.scenario == "faults":
             await scenario_faults(client)
         elif a.scenario == "popup":

@@ -12,6 +12,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     crate::no_args("setup", args)?;
     ensure_packages()?;
     ensure_pip_packages()?;
+    ensure_npm_packages()?;
     ensure_cargo_deny()
 }
 
@@ -46,6 +47,33 @@ pub fn ensure_pip_packages() -> anyhow::Result<()> {
     let still: Vec<String> = system::PIP.iter().filter(|r| !r.is_met()).map(|r| r.spec()).collect();
     if !still.is_empty() {
         bail!("pip finished but these are still not importable from {}: {}", dir.display(), still.join(" "));
+    }
+    Ok(())
+}
+
+/// Install the npm packages the tests need (`system::NPM`) into their own directory, at
+/// their pinned versions.
+pub fn ensure_npm_packages() -> anyhow::Result<()> {
+    let missing: Vec<String> = system::NPM.iter().filter(|r| !r.is_met()).map(|r| r.spec()).collect();
+    if missing.is_empty() {
+        println!("setup: the npm packages are present");
+        return Ok(());
+    }
+    let dir = system::node_packages_dir();
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    println!("setup: installing {} into {} (npm)", missing.join(" "), dir.display());
+    let status = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
+        .arg(&dir)
+        .args(&missing)
+        .status()
+        .context("could not run npm (packages nodejs and npm)")?;
+    if !status.success() {
+        bail!("`npm install {}` failed ({status})", missing.join(" "));
+    }
+    let still: Vec<String> = system::NPM.iter().filter(|r| !r.is_met()).map(|r| r.spec()).collect();
+    if !still.is_empty() {
+        bail!("npm finished but these are still not installed in {}: {}", dir.display(), still.join(" "));
     }
     Ok(())
 }

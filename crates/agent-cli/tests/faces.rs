@@ -91,3 +91,66 @@ fn find_never_shows_a_password_s_length() {
     let r = cli(&desktop, &["find", "--role", "password_text"]);
     assert!(!r.stdout.contains('●'), "{r:#?}");
 }
+
+/// Runs `args` and how long the process took, wall clock.
+fn timed(desktop: &Desktop, args: &[&str]) -> (Run, Duration) {
+    let t = std::time::Instant::now();
+    let r = cli(desktop, args);
+    (r, t.elapsed())
+}
+
+#[test]
+fn every_timeout_is_a_bound() {
+    // These are bounds the caller set, not speed: the limits below are the timeout plus a
+    // process start and teardown with room to spare, against the 7-10 s they once took.
+    let (desktop, _app) = start();
+    // A wait whose text accessibility never shows reads the screen by OCR meanwhile.
+    let (r, took) = timed(&desktop, &["wait", "--text", "Never shown anywhere", "--timeout", "1500", "--json"]);
+    r.expect_code(6);
+    assert!(r.json()["elapsed_ms"].as_u64().is_some_and(|ms| ms < 2500), "{r:#?}");
+    assert!(took < Duration::from_secs(5), "a 1.5 s wait took {took:?}: {r:#?}");
+    // A target that never appears: --timeout bounds the wait for it too (it was 10 s).
+    let (r, took) = timed(&desktop, &["click", "--name", "No such button", "--timeout", "1500", "--verify", "--json"]);
+    r.expect_code(3);
+    assert!(took < Duration::from_secs(6), "a click with a 1.5 s timeout took {took:?}: {r:#?}");
+}
+
+#[test]
+fn a_key_without_an_expectation_is_sent_not_failed_when_nothing_shows() {
+    let (desktop, app) = start();
+    let r = cli(&desktop, &["key", "shift", "--verify", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!((v["ok"].as_bool(), v["verified"].as_bool()), (Some(true), Some(false)), "{r:#?}");
+    assert_eq!(v["attempts"].as_array().map(Vec::len), Some(1), "sent once: {r:#?}");
+    // With an expectation nothing met, it fails.
+    let r = cli(&desktop, &["key", "shift", "--expect", r#"text:"Never shown""#, "--timeout", "800", "--json"]);
+    r.expect_code(1);
+    app.check_alive(&desktop, Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn a_confirmation_the_click_opened_is_its_effect_not_a_blocker() {
+    // "Submit order" asks "Place the order?" in a dialog over the button. Told "blocked,
+    // dismiss it and retry", an agent cancels the question and presses again.
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let opts = FixtureOptions { extra_args: vec!["--confirm".into()], ..FixtureOptions::default() };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    let r = cli(&desktop, &["click", "--name", "Submit order", "--verify", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!((v["ok"].as_bool(), v["verified"].as_bool()), (Some(true), Some(true)), "{r:#?}");
+    assert!(v["observed"].as_str().is_some_and(|o| o.contains("Place the order?")), "what opened: {r:#?}");
+    assert!(v["blocking"].is_null() && v["suggested_action"].is_null(), "{r:#?}");
+    app.wait_for(|e| e.is("dialog_opened", None) && e.str("title") == Some("Confirm order"), Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("no question ({e}): {:?}", app.events()));
+    // The question is answered in the dialog, named by its title (its accessible name is
+    // "Question").
+    let r = cli(&desktop, &["click", "--window", "Confirm order", "--name", "OK", "--verify", "--json"]);
+    r.expect_code(0);
+    app.wait_for(|e| e.kind == "order_submitted", Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("no order ({e}): {r:#?} {:?}", app.events()));
+    std::thread::sleep(SETTLE);
+    assert_eq!(app.count("button_activated", Some("submit")), 1, "pressed once: {:?}", app.events());
+    assert_eq!(app.count("order_submitted", None), 1, "{:?}", app.events());
+}

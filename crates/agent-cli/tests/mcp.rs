@@ -46,7 +46,7 @@ fn client(desktop: Option<&Desktop>, scenario: &str, mode: &str, server_args: &[
 
 /// Run a scenario to its end: exit 0 (every protocol check passed) and its report.
 #[track_caller]
-fn scenario(desktop: Option<&Desktop>, scenario: &str, mode: &str, server_args: &[&str]) -> Value {
+pub fn scenario(desktop: Option<&Desktop>, scenario: &str, mode: &str, server_args: &[&str]) -> Value {
     let r: Run = run(client(desktop, scenario, mode, server_args));
     let head: String = r.stdout.chars().take(4000).collect();
     assert_eq!(r.code, 0, "the client's checks failed:\n{}\nstdout (head): {head}", r.stderr);

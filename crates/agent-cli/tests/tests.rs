@@ -9,6 +9,7 @@ mod campaign;
 mod desktop;
 mod faces;
 mod mcp;
+mod mcp_clients;
 mod real_apps;
 mod redact;
 mod report;

@@ -5,7 +5,7 @@ use deft_a11y::selector;
 use deft_a11y::{Accessibility, SnapshotOptions, Tree};
 use deft_capture::{Capture, CaptureTarget};
 use deft_ocr::{Ocr, SearchOptions};
-use deft_types::{Physical, Rect, Selector, TextMatch};
+use deft_types::{Element, Physical, Rect, Selector, TextMatch};
 
 use crate::area::Area;
 use crate::error::{ToolError, ToolErrorKind};
@@ -46,6 +46,17 @@ pub async fn read<A: Accessibility>(
     Ok(ReadReport { roots, count, problems: tree.problems.clone(), outline })
 }
 
+/// An element as an observation shows it: a secret field's text never, not even as its
+/// mask, which tells the length (what the outline hides too).
+fn shown(e: &Element) -> Element {
+    let mut e = e.clone();
+    if e.is_secret() {
+        e.text = None;
+        e.value = None;
+    }
+    e
+}
+
 fn nest(tree: &Tree, i: usize, level: u32, depth: Option<u32>, count: &mut usize) -> TreeNode {
     *count += 1;
     let n = &tree.nodes[i];
@@ -55,7 +66,7 @@ fn nest(tree: &Tree, i: usize, level: u32, depth: Option<u32>, count: &mut usize
         n.children.iter().map(|&c| nest(tree, c, level + 1, depth, count)).collect()
     };
     TreeNode {
-        element: n.element.clone(),
+        element: shown(&n.element),
         app: n.app.clone(),
         window: n.window.clone(),
         path: n.path.clone(),
@@ -103,17 +114,10 @@ pub async fn find<A: Accessibility>(
         .enumerate()
         .map(|(index, &i)| {
             let n = &tree.nodes[i];
-            // A secret field's text is never shown, not even as its mask: the mask tells
-            // the length (what the outline hides too).
-            let mut element = n.element.clone();
-            if element.is_secret() {
-                element.text = None;
-                element.value = None;
-            }
             FindMatch {
                 index,
                 reference: refs.of(&n.element),
-                element,
+                element: shown(&n.element),
                 app: n.app.clone(),
                 window: n.window.clone(),
                 path: n.path.clone(),

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use deft_types::{Element, Outcome, Physical, Rect};
 use deft_verify::WaitOutcome;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// The result of a tool call.
@@ -29,7 +30,7 @@ pub enum ToolOutput {
 }
 
 /// An action's outcome, and what changed in its window since the session last looked.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ActionReport {
     /// The contract's outcome (docs/VERIFICATION.md): ok, verified, attempts, expected, observed...
     #[serde(flatten)]
@@ -41,7 +42,7 @@ pub struct ActionReport {
 }
 
 /// A wait's outcome.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct WaitReport {
     /// The condition held in time.
     pub ok: bool,
@@ -57,7 +58,7 @@ pub struct WaitReport {
 }
 
 /// One element of a tree document, with its children nested.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct TreeNode {
     /// The element.
     #[serde(flatten)]
@@ -73,7 +74,7 @@ pub struct TreeNode {
 }
 
 /// `read`: the tree as nested elements, and as an outline.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct ReadReport {
     /// The top elements: applications, or the window or element asked for.
     pub roots: Vec<TreeNode>,
@@ -87,7 +88,7 @@ pub struct ReadReport {
 }
 
 /// One match of `find`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct FindMatch {
     /// Its position among the matches (`index`).
     pub index: usize,
@@ -108,7 +109,7 @@ pub struct FindMatch {
 }
 
 /// `find`: every element a target matches.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct FindReport {
     /// The selector searched for, in the text syntax.
     pub query: String,
@@ -125,7 +126,7 @@ pub struct FindReport {
 }
 
 /// `screenshot`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Shot {
     /// The PNG.
     #[serde(skip)]
@@ -151,7 +152,7 @@ pub struct Shot {
 }
 
 /// One line of text on screen.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, JsonSchema)]
 pub struct OcrLine {
     /// The text.
     pub text: String,
@@ -163,7 +164,7 @@ pub struct OcrLine {
 }
 
 /// `ocr`.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq, JsonSchema)]
 pub struct OcrReport {
     /// The area read (physical pixels).
     pub area: Rect<Physical>,

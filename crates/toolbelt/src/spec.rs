@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::output::{ActionReport, FindReport, OcrReport, ReadReport, Shot, WaitReport};
 use crate::params::{
     ActionParams, ClickParams, FindParams, KeyParams, OcrParams, ReadParams, ScreenshotParams, ScrollParams,
     SetValueParams, TypeParams, WaitParams,
@@ -117,6 +118,9 @@ pub struct ToolSpec {
     pub title: &'static str,
     /// The JSON Schema of its parameters (an object schema), generated from the params type.
     pub input_schema: Value,
+    /// The JSON Schema of its structured result (an object schema), generated from the
+    /// output type (`ActionReport`, `WaitReport`, `ReadReport`, ...).
+    pub output_schema: Value,
     /// Hints for clients.
     pub annotations: Annotations,
 }
@@ -135,7 +139,70 @@ pub fn schema_of<T: JsonSchema>() -> Value {
         o.remove("description");
     }
     simplify(&mut v);
+    portable(&mut v);
     v
+}
+
+/// The JSON Schema of a result type `T`: inlined, every value it can hold accepted (no
+/// simplification: a `null` the type writes must validate), in the portable subset.
+pub fn output_schema_of<T: JsonSchema>() -> Value {
+    // What `Serialize` writes (a field skipped when empty is not required), not what
+    // `Deserialize` would take.
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+        s.contract = schemars::generate::Contract::Serialize;
+    });
+    let mut v = serde_json::to_value(settings.into_generator().into_root_schema_for::<T>()).unwrap_or(Value::Null);
+    if let Some(o) = v.as_object_mut() {
+        o.remove("$schema");
+        o.remove("title");
+    }
+    portable(&mut v);
+    v
+}
+
+/// String formats every validator the faces meet knows (Ajv's ajv-formats, which the MCP
+/// TypeScript SDK loads; Python's `jsonschema`): any other `format` is dropped, as is every
+/// format on a number (`uint64`, `double`: unknown to Ajv, which warns for each on every
+/// `tools/list`).
+const PORTABLE_FORMATS: [&str; 6] = ["date-time", "date", "time", "uri", "email", "uuid"];
+
+/// The subset of JSON Schema that validates alike under draft 07 (the MCP TypeScript SDK's
+/// Ajv) and 2020-12 (the MCP Python SDK's `jsonschema`, and the MCP default): no number
+/// formats, no unknown string formats, and no tuple form (`prefixItems` with `items:
+/// false`, which draft 07 reads as "no item allowed"): a tuple of one item type becomes
+/// `items` with its length, any other keeps `prefixItems` with its length only.
+pub fn portable(v: &mut Value) {
+    match v {
+        Value::Array(a) => a.iter_mut().for_each(portable),
+        Value::Object(o) => {
+            let numeric = |t: &Value| t == "integer" || t == "number";
+            let is_number = match o.get("type") {
+                Some(Value::Array(ts)) => ts.iter().any(numeric),
+                Some(t) => numeric(t),
+                None => false,
+            };
+            let keep_format = o.get("format").and_then(Value::as_str).is_some_and(|f| PORTABLE_FORMATS.contains(&f));
+            if is_number || !keep_format {
+                o.remove("format");
+            }
+            if let Some(Value::Array(items)) = o.get("prefixItems").cloned() {
+                if o.get("items") == Some(&Value::Bool(false)) {
+                    o.remove("items");
+                }
+                o.insert("minItems".into(), items.len().into());
+                o.insert("maxItems".into(), items.len().into());
+                if let Some(first) = items.first()
+                    && items.iter().all(|i| i == first)
+                {
+                    o.remove("prefixItems");
+                    o.insert("items".into(), first.clone());
+                }
+            }
+            o.values_mut().for_each(portable);
+        }
+        _ => {}
+    }
 }
 
 /// Leaner schemas for models (every schema is sent with every request): an optional field
@@ -249,7 +316,17 @@ pub fn spec(name: ToolName) -> ToolSpec {
             looks,
         ),
     };
-    ToolSpec { name, description, title, input_schema, annotations }
+    let output_schema = match name {
+        ToolName::Click | ToolName::Type | ToolName::SetValue | ToolName::Action | ToolName::Key | ToolName::Scroll => {
+            output_schema_of::<ActionReport>()
+        }
+        ToolName::WaitFor => output_schema_of::<WaitReport>(),
+        ToolName::Read => output_schema_of::<ReadReport>(),
+        ToolName::Find => output_schema_of::<FindReport>(),
+        ToolName::Screenshot => output_schema_of::<Shot>(),
+        ToolName::Ocr => output_schema_of::<OcrReport>(),
+    };
+    ToolSpec { name, description, title, input_schema, output_schema, annotations }
 }
 
 /// Every tool's spec, in the order faces list them.

@@ -68,7 +68,7 @@ pub const RUNTIME: &[Requirement] = &RUNTIME_ALL;
 pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 
 /// How many of [`RUNTIME_ALL`] come before the corpus.
-const RUNTIME_BASE: usize = 17;
+const RUNTIME_BASE: usize = 19;
 
 const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 11] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
@@ -106,6 +106,12 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 11] = [
         why: "an accessibility driver independent of Deft, and a peer in benchmarks",
     },
     Requirement { package: "gir1.2-atspi-2.0", probe: Probe::Typelib("Atspi-2.0"), why: "pyatspi's bindings" },
+    Requirement {
+        package: "nodejs",
+        probe: Probe::File("/usr/bin/node"),
+        why: "runs the MCP Inspector (an official TypeScript client) in the MCP tests",
+    },
+    Requirement { package: "npm", probe: Probe::File("/usr/bin/npm"), why: "installs the MCP Inspector" },
     Requirement {
         package: "python3-yaml",
         probe: Probe::PythonModule("yaml"),
@@ -231,6 +237,54 @@ pub const PIP: &[PipRequirement] = &[PipRequirement {
     module: "mcp",
     why: "the official MCP SDK's client, which drives `agent-cli mcp` in its tests (tests/mcp/)",
 }];
+
+/// A package from the npm registry that tests need, at an exact version. `cargo xtask
+/// setup` installs it with npm into [`node_packages_dir`].
+#[derive(Clone, Copy, Debug)]
+pub struct NpmRequirement {
+    /// The package name.
+    pub package: &'static str,
+    /// The exact version.
+    pub version: &'static str,
+    /// Why Deft needs it.
+    pub why: &'static str,
+}
+
+/// npm packages the tests need.
+pub const NPM: &[NpmRequirement] = &[NpmRequirement {
+    package: "@modelcontextprotocol/inspector",
+    // What `npx @modelcontextprotocol/inspector` gives on Node.js 20 (later versions need
+    // 22): the official TypeScript SDK 1.32.2, whose Ajv validates every tool result
+    // against the tool's output schema as a draft-07 validator.
+    version: "0.15.0",
+    why: "the MCP Inspector's CLI, a second official client (TypeScript SDK) that calls every tool of `agent-cli mcp`",
+}];
+
+impl NpmRequirement {
+    /// `@modelcontextprotocol/inspector@0.15.0`.
+    pub fn spec(&self) -> String {
+        format!("{}@{}", self.package, self.version)
+    }
+
+    /// Whether this exact version is installed in [`node_packages_dir`].
+    pub fn is_met(&self) -> bool {
+        let manifest = node_packages_dir().join("node_modules").join(self.package).join("package.json");
+        std::fs::read_to_string(manifest)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|v| v["version"] == self.version)
+    }
+}
+
+/// Where setup installs [`NPM`]: `$XDG_CACHE_HOME/deft/node` (or `~/.cache/deft/node`).
+pub fn node_packages_dir() -> std::path::PathBuf {
+    python_packages_dir().with_file_name("node")
+}
+
+/// The MCP Inspector's command (installed by setup, see [`NPM`]).
+pub fn mcp_inspector() -> std::path::PathBuf {
+    node_packages_dir().join("node_modules/.bin/mcp-inspector")
+}
 
 /// Where setup installs [`PIP`]: `$XDG_CACHE_HOME/deft/python` (or `~/.cache/deft/python`),
 /// kept across checkouts.

@@ -1,71 +1,47 @@
-//! The MCP tool list: deft-toolbelt's specs as MCP tools, with no schema of our own
-//! except the output schema of the actions (the `Outcome` of VERIFICATION.md).
+//! The MCP tool list: deft-toolbelt's specs as MCP tools, with no schema of our own: the
+//! input and output schemas are the toolbelt's, in the subset of JSON Schema that the
+//! official TypeScript SDK (Ajv, draft 07) and Python SDK (`jsonschema`, 2020-12) validate
+//! alike.
 
 use std::sync::Arc;
 
 use deft_toolbelt::{ToolSpec, specs};
-use deft_types::Outcome;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::Value;
 
 /// Every tool, in the toolbelt's order, then `run_task` (the agent as one tool).
 pub fn tools() -> Vec<Tool> {
-    let output = Arc::new(action_output_schema());
-    let mut tools: Vec<Tool> = specs().into_iter().map(|s| tool(s, &output)).collect();
+    let mut tools: Vec<Tool> = specs().into_iter().map(tool).collect();
     tools.push(super::task::tool());
     tools
 }
 
-/// One spec as an MCP tool: its name, title, description, input schema and annotations
-/// unchanged; the actions also declare what their structured result looks like.
-fn tool(s: ToolSpec, action_output: &Arc<JsonObject>) -> Tool {
-    let input = match s.input_schema {
+/// A schema as the object MCP carries; the toolbelt's are objects (its own tests say so),
+/// and an empty object schema would accept anything, so a non-object says what went wrong.
+fn object(v: Value) -> JsonObject {
+    match v {
         Value::Object(o) => o,
-        // The toolbelt's schemas are objects (its own tests say so); an empty object
-        // schema would accept anything, so say what went wrong instead.
         other => {
             let mut o = JsonObject::new();
             o.insert("type".into(), "object".into());
             o.insert("description".into(), format!("(schema unavailable: {other})").into());
             o
         }
-    };
+    }
+}
+
+/// One spec as an MCP tool: its name, title, description, schemas and annotations unchanged.
+fn tool(s: ToolSpec) -> Tool {
     let a = s.annotations;
     let annotations = ToolAnnotations::with_title(s.title)
         .read_only(a.read_only)
         .destructive(a.destructive)
         .idempotent(a.idempotent)
         .open_world(a.open_world);
-    let tool = Tool::new(s.name.as_str(), s.description, Arc::new(input)).with_title(s.title).annotate(annotations);
-    if s.name.acts() { tool.with_raw_output_schema(Arc::clone(action_output)) } else { tool }
-}
-
-/// The structured result of an action: deft-toolbelt's `ActionReport`, that is the
-/// `Outcome` (generated from its type) with `changes`, the capped outline of what changed.
-pub fn action_output_schema() -> JsonObject {
-    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true);
-    let schema = settings.into_generator().into_root_schema_for::<Outcome>();
-    let mut o = match serde_json::to_value(schema) {
-        Ok(Value::Object(o)) => o,
-        _ => JsonObject::new(),
-    };
-    o.remove("$schema");
-    o.insert(
-        "description".into(),
-        "The action's outcome: ok, verified, attempts, expected vs observed, blocking, suggested_action, failure; \
-         and `changes`, the outline of what changed in the target's window."
-            .into(),
-    );
-    if let Some(Value::Object(props)) = o.get_mut("properties") {
-        props.insert(
-            "changes".into(),
-            serde_json::json!({
-                "description": "What changed in the target's window since it was last shown (new or changed elements with refs, then what is gone), capped with a `truncated` line; null when nothing was read.",
-                "type": ["string", "null"]
-            }),
-        );
-    }
-    o
+    Tool::new(s.name.as_str(), s.description, Arc::new(object(s.input_schema)))
+        .with_title(s.title)
+        .annotate(annotations)
+        .with_raw_output_schema(Arc::new(object(s.output_schema)))
 }
 
 #[cfg(test)]
@@ -88,13 +64,13 @@ mod tests {
             let a = t.annotations.as_ref().unwrap();
             assert_eq!(a.read_only_hint, Some(s.annotations.read_only));
             assert_eq!(a.destructive_hint, Some(s.annotations.destructive));
-            assert_eq!(t.output_schema.is_some(), s.name.acts(), "{}", s.name);
+            assert_eq!(t.output_schema.as_deref().map(|o| Value::Object(o.clone())), Some(s.output_schema.clone()));
         }
     }
 
     #[test]
-    fn the_output_schema_names_every_field_of_an_action_report() {
-        let schema = action_output_schema();
+    fn the_action_output_schema_names_every_field_of_an_action_report() {
+        let schema = deft_toolbelt::spec(deft_toolbelt::ToolName::Click).output_schema;
         assert_eq!(schema["type"], "object");
         let props = schema["properties"].as_object().unwrap();
         let report = ActionReport {
@@ -123,6 +99,7 @@ mod tests {
         for k in props.keys() {
             assert!(fields.contains_key(k), "the output schema names `{k}`, which ActionReport lacks");
         }
-        assert!(!serde_json::to_string(&schema).unwrap().contains("$ref"), "self-contained: {schema:#?}");
+        let text = serde_json::to_string(&schema).unwrap();
+        assert!(!text.contains("$ref") && !text.contains("prefixItems") && !text.contains("\"format\""), "{text}");
     }
 }

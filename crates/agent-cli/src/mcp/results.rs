@@ -16,7 +16,7 @@ pub fn of_output(out: &ToolOutput) -> CallToolResult {
     match out {
         ToolOutput::Action(r) => action(r),
         ToolOutput::Wait(w) => wait(w),
-        ToolOutput::Read(r) => text_only(read_text(r), false),
+        ToolOutput::Read(r) => structured(read_text(r), r, false),
         ToolOutput::Find(f) => structured(find_text(f), f, false),
         ToolOutput::Screenshot(s) => screenshot(s),
         ToolOutput::Ocr(o) => structured(ocr_text(o), o, false),

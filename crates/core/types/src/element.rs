@@ -74,6 +74,7 @@ impl fmt::Display for Role {
 }
 
 /// The element states Deft reasons about. Platforms have more; the rest are not kept.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum State {
@@ -201,6 +202,7 @@ impl std::str::FromStr for State {
 pub type States = BTreeSet<State>;
 
 /// One element of a UI: what a tree read returns and what a selector matches.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
 pub struct Element {
     /// Identity, stable across reads where the platform allows.

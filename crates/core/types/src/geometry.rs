@@ -327,8 +327,10 @@ impl<S: CoordSpace> schemars::JsonSchema for Rect<S> {
         schemars::json_schema!({
             "description": "[x, y, width, height]",
             "type": "array",
-            "prefixItems": [{"type": "integer"}, {"type": "integer"}, {"type": "integer", "minimum": 0}, {"type": "integer", "minimum": 0}],
-            "items": false,
+            // Not the tuple form (`prefixItems` + `items: false`): a draft-07 validator
+            // (the MCP TypeScript SDK's) ignores `prefixItems` and then refuses every item.
+            // Four integers validate alike in every draft.
+            "items": {"type": "integer"},
             "minItems": 4,
             "maxItems": 4
         })

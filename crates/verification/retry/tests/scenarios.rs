@@ -816,3 +816,31 @@ fn a_press_that_never_showed_falls_back_early_on_any_button() {
         "#,
     );
 }
+
+#[test]
+fn a_key_without_an_expectation_that_shows_nothing_is_sent_not_failed() {
+    // ctrl+z with nothing to undo, a caret moved, a command run in a terminal: the key's
+    // effect may show nowhere. Sent, said so, not repeated; with an expectation it fails.
+    let v = verdict(check(
+        ctx(ActionKind::Key),
+        r#"
+        -> act key_chord #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none
+        -> done ok received [key_chord: sent]
+        "#,
+    ));
+    assert_eq!((v.ok, v.verified), (true, Some(false)));
+    assert!(v.summary.contains("a key's effect may not show"), "{}", v.summary);
+    check(
+        ActionContext { expectation: true, ..ctx(ActionKind::Key) },
+        r#"
+        -> act key_chord #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none
+        -> done failed no_effect [key_chord: no_change]
+        "#,
+    );
+}

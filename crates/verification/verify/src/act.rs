@@ -124,7 +124,7 @@ impl<A: Accessibility> Executor<A> {
     ) -> Result<Option<Reading>, Symptoms> {
         let scope = run.scope();
         let Some(target) = run.target.as_ref() else { return Ok(None) };
-        let until = Instant::now() + Duration::from_millis(self.config.actionability_timeout_ms);
+        let until = Instant::now() + Duration::from_millis(run.ready_wait_ms);
         let mut st = Stability::from(target);
         let mut last_reason = String::new();
         let mut pre: Option<(Instant, Reading)> = None;

@@ -26,7 +26,8 @@ pub struct Executor<A: Accessibility> {
     pub(crate) input: Mutex<Box<dyn Input + Send>>,
     pub(crate) windows: Option<Mutex<Box<dyn WindowLocator + Send>>>,
     pub(crate) capture: Option<Mutex<Box<dyn Capture + Send>>>,
-    pub(crate) ocr: Option<Box<dyn ScreenText>>,
+    /// Shared so that a read can run on a thread of its own and be given up at a deadline.
+    pub(crate) ocr: Option<std::sync::Arc<dyn ScreenText>>,
     pub(crate) config: ExecutorConfig,
     /// One policy per action kind, with the CLI's overrides and dismiss rules applied.
     policies: Vec<(ActionKind, ActionPolicy)>,
@@ -78,7 +79,7 @@ impl<A: Accessibility> Executor<A> {
             input: Mutex::new(backends.input),
             windows: backends.windows.map(Mutex::new),
             capture: backends.capture.map(Mutex::new),
-            ocr: backends.ocr,
+            ocr: backends.ocr.map(std::sync::Arc::from),
             config,
             policies,
             pump: tokio::sync::OnceCell::new(),

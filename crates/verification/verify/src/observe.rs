@@ -441,7 +441,7 @@ fn covers(popup: Option<Rect<Logical>>, target: Option<&Element>) -> bool {
 }
 
 /// The words for a popup the input opened: its role, name and what it shows.
-fn opened(b: &Blocking) -> String {
+pub(crate) fn opened(b: &Blocking) -> String {
     let texts: Vec<String> = b.texts.iter().map(|t| t.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
     let shows = if texts.is_empty() { String::new() } else { format!(" showing {}", texts.join(" | ")) };
     format!("{} {:?} opened{shows}", b.role, b.name)

@@ -131,4 +131,16 @@ impl<A: Accessibility> Executor<A> {
         let frame = lock(self.capture.as_ref()?).capture(&CaptureTarget::Screen).ok()?;
         ocr.find(&frame, text).ok()?.into_iter().next()
     }
+
+    /// [`Self::ocr_screen`] given up at `until`: a read of the whole screen takes from a
+    /// fraction of a second to seconds, and a wait's timeout is a bound, not a hint. The
+    /// read runs on a blocking thread; past `until` its result is dropped when it comes.
+    pub(crate) async fn ocr_screen_until(&self, text: &TextMatch, until: std::time::Instant) -> Option<TextHit> {
+        let ocr = std::sync::Arc::clone(self.ocr.as_ref()?);
+        let frame = lock(self.capture.as_ref()?).capture(&CaptureTarget::Screen).ok()?;
+        let text = text.clone();
+        let read = tokio::task::spawn_blocking(move || ocr.find(&frame, &text).ok()?.into_iter().next());
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        tokio::time::timeout(left, read).await.ok()?.ok()?
+    }
 }

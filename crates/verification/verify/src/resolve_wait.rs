@@ -21,7 +21,7 @@ impl<A: Accessibility> Executor<A> {
     pub(crate) async fn resolve_waiting(&self, run: &mut Run<'_>) {
         let Some(how) = run.how.clone() else { return };
         let start = Instant::now();
-        let until = start + Duration::from_millis(self.config.actionability_timeout_ms);
+        let until = start + Duration::from_millis(run.ready_wait_ms);
         // OCR after the grace, and always on the last look.
         let ocr_from = (start + OCR_GRACE).min(until);
         let mut said = String::new();

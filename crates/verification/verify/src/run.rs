@@ -89,6 +89,10 @@ pub(crate) struct Run<'a> {
     /// The last relevant changes or notes seen, for a failure report.
     pub(crate) last_seen: Option<String>,
     pub(crate) waker: Waker,
+    /// How long to wait for the target to appear, and then to be actionable: the
+    /// executor's actionability timeout, or less when the caller's timeout is shorter
+    /// (a timeout is a bound on every wait of the action, not only the effect's).
+    pub(crate) ready_wait_ms: u64,
 }
 
 impl Run<'_> {
@@ -176,6 +180,10 @@ impl<A: Accessibility> Executor<A> {
             // events: a registration made and dropped around an input is traffic the app
             // handles while it processes that input, for nothing.
             waker: if verify { self.waker().await } else { Waker::new(None, self.config.poll_max_ms) },
+            ready_wait_ms: options
+                .overrides
+                .timeout_ms
+                .map_or(self.config.actionability_timeout_ms, |t| t.min(self.config.actionability_timeout_ms)),
         };
         if run.how.is_some() {
             Box::pin(self.resolve_waiting(&mut run)).await;

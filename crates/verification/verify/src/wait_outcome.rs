@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// What came of a wait.
 #[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct WaitOutcome {
     /// The condition was met within the timeout.
     pub met: bool,

@@ -160,7 +160,10 @@ impl<A: Accessibility> Executor<A> {
             if let Some(look) = &mut run.pending.press {
                 self.check_press_back(look);
             }
-            if present && self.received(run) {
+            // The executor's own witnesses of receipt (not focus, which a toolkit may give at
+            // a press it then drops).
+            let receipt = present && self.received(run);
+            if receipt {
                 seen.feedback = true;
             }
             let draws_press = run
@@ -180,6 +183,25 @@ impl<A: Accessibility> Executor<A> {
             let news = gathered.press_unseen && !run.pending.press_unseen_told;
             gathered.absorb(&seen);
             let negatives = Instant::now() >= negatives_from;
+            // A dialog over the target that came after the target showed it got the input
+            // (its pressed look came and went, the app accepted the action) is the input's
+            // own effect: a confirmation, a question. Only a dialog that came with no sign
+            // of receipt may have taken the input; told "blocked, dismiss it and retry", an
+            // agent would cancel the confirmation and press again.
+            if receipt
+                && !gathered.press_unseen
+                && let Some(b) = seen.blocking.take()
+            {
+                let what = format!("{} (after the target showed it received the input)", crate::observe::opened(&b));
+                if matches!(run.goal, Goal::AnyChange) {
+                    let e = run.evidence(Channel::Accessibility, what.clone());
+                    self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+                    return Report::Verified { observed: what };
+                }
+                // Not what was expected: a failure to report (the engine never presses a
+                // received input again), saying what the input did open.
+                run.last_seen = Some(what);
+            }
             if let Some(b) = seen.blocking.filter(|_| negatives) {
                 let e = run.evidence(
                     Channel::Accessibility,

@@ -39,10 +39,16 @@ impl Engine {
         w.absorb(&s);
         let m = w.method.as_str();
         if self.ctx.is_toggle && s.toggle == Toggle::Changed && self.inputs_closed.is_none() {
-            self.inputs_closed = Some(format!(
-                "the toggle changed state after {m} but the expectation was not met; \
-                 not retried, since another input would undo it"
-            ));
+            // Under an expectation the executor reports any effect at all as "changed": the
+            // input worked, only not as expected.
+            self.inputs_closed = Some(if self.ctx.expectation {
+                format!("{m} had an effect, but not the one expected; not retried, since another input could repeat it")
+            } else {
+                format!(
+                    "the toggle changed state after {m} but the expectation was not met; \
+                     not retried, since another input would undo it"
+                )
+            });
         }
         if let Some(b) = s.blocking {
             let message = format!("{} {:?} appeared", b.role, b.name);
@@ -106,8 +112,13 @@ impl Engine {
     fn conclude(&mut self, w: Watch, at: u64, early: bool) -> Step {
         let m = w.method.as_str();
         let waited = at - w.sent_ms;
-        let observed =
-            if early { format!("no feedback within {waited}ms") } else { format!("no change within {waited}ms") };
+        let observed = if early {
+            format!("no feedback within {waited}ms")
+        } else if self.ctx.expectation && w.toggle == Toggle::Changed {
+            format!("a change within {waited}ms, not the one expected")
+        } else {
+            format!("no change within {waited}ms")
+        };
         let result = match &w.uncertain {
             Some(message) => AttemptResult::Failed { class: ErrorClass::Transient, message: message.clone() },
             None => AttemptResult::NoChange,
@@ -123,6 +134,20 @@ impl Engine {
                  not retried, since another input could undo it"
             );
             return self.finish(at, End::fail(Some(class), summary));
+        }
+        if self.ctx.kind == ActionKind::Key && !self.ctx.expectation && w.uncertain.is_none() {
+            // A key is checked only against an expectation: its effect often shows nowhere
+            // (undo with nothing to undo, a caret move, a command run in a terminal), and
+            // "nothing changed" is no sign it was lost. Sent, said so, never repeated.
+            if let Some(a) = self.attempts.last_mut() {
+                a.result = AttemptResult::Sent;
+            }
+            let summary = format!(
+                "{m} sent; nothing visible changed within {waited}ms (a key's effect may not show; give an \
+                 expectation to check one); not repeated"
+            );
+            let end = End { ok: true, verified: Some(false), class: None, suggested: None, blocking: None, summary };
+            return self.finish(at, end);
         }
         if self.stops_when_received(&w) {
             if let Some(a) = self.attempts.last_mut() {
