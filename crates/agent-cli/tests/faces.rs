@@ -118,13 +118,13 @@ fn every_timeout_is_a_bound() {
 #[test]
 fn a_key_without_an_expectation_is_sent_not_failed_when_nothing_shows() {
     let (desktop, app) = start();
-    let r = cli(&desktop, &["key", "shift", "--verify", "--json"]);
+    let r = cli(&desktop, &["key", "F13", "--verify", "--json"]);
     r.expect_code(0);
     let v = r.json();
     assert_eq!((v["ok"].as_bool(), v["verified"].as_bool()), (Some(true), Some(false)), "{r:#?}");
     assert_eq!(v["attempts"].as_array().map(Vec::len), Some(1), "sent once: {r:#?}");
     // With an expectation nothing met, it fails.
-    let r = cli(&desktop, &["key", "shift", "--expect", r#"text:"Never shown""#, "--timeout", "800", "--json"]);
+    let r = cli(&desktop, &["key", "F13", "--expect", r#"text:"Never shown""#, "--timeout", "800", "--json"]);
     r.expect_code(1);
     app.check_alive(&desktop, Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
 }

@@ -37,6 +37,11 @@ pub struct WindowInfo {
     pub states: States,
     /// Where it is on screen; `None` when hidden.
     pub bounds: Option<Rect<Logical>>,
+    /// Its title as the display server shows it in the title bar, when the toolkit names
+    /// it otherwise: GTK names a message dialog by its kind ("Question") whatever its
+    /// title ("Confirm order"). A `window` term matches either.
+    #[serde(default)]
+    pub display_title: Option<String>,
 }
 
 /// What a snapshot covers.

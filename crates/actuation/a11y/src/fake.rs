@@ -92,6 +92,7 @@ impl Accessibility for FakeAccessibility {
                                 role: e.role.clone(),
                                 states: e.states.clone(),
                                 bounds: e.bounds,
+                                display_title: None,
                             }
                         })
                         .collect(),

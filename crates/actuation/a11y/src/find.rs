@@ -7,6 +7,8 @@
 //! - `app` also accepts the title of one of the app's windows: people know "Deft Fixture",
 //!   not the program name `deft-fixture`. When no application's name matches but a
 //!   window's title does, the term is read as `window`.
+//! - `window` also accepts a dialog's title as its title bar shows it, when the toolkit
+//!   names the dialog otherwise (GTK's message dialogs: "Question").
 //! - `id` also accepts the short numeric id (the last segment of an AT-SPI object path, as
 //!   `read` prints it): `id=42` names the element of the scope whose id ends in `/42`.
 
@@ -116,7 +118,7 @@ pub async fn read_scope<A: Accessibility>(
     let needs_apps = sel.app.is_some() || sel.window.is_some();
     let apps = if needs_apps { Some(backend.applications().await?) } else { None };
     let sel = match &apps {
-        Some(apps) => app_as_window(apps, sel.clone()),
+        Some(apps) => window_by_display_title(apps, app_as_window(apps, sel.clone())),
         None => sel.clone(),
     };
     let tree = match &apps {
@@ -186,6 +188,23 @@ pub fn app_as_window(apps: &[AppInfo], sel: Selector) -> Selector {
     let names = apps.iter().map(|a| a.name.as_str());
     let titles = apps.iter().flat_map(|a| &a.windows).map(|w| w.title.as_str());
     app_as_window_among(names, titles, sel)
+}
+
+/// When `window` matches no window's accessible name but does match one's title as the
+/// display server shows it ([`WindowInfo::display_title`]: GTK's message dialog is
+/// "Question" to accessibility and "Confirm order" in its title bar), read it as that
+/// window's accessible name: a person names a window by what its title bar says.
+pub fn window_by_display_title(apps: &[AppInfo], mut sel: Selector) -> Selector {
+    let Some(window) = sel.window.clone() else { return sel };
+    let Ok(m) = Matcher::new(&Selector { window: Some(window), ..Selector::default() }) else { return sel };
+    let windows = || apps.iter().flat_map(|a| &a.windows);
+    if windows().any(|w| m.matches_window(&w.title)) {
+        return sel;
+    }
+    if let Some(w) = windows().find(|w| w.display_title.as_deref().is_some_and(|t| m.matches_window(t))) {
+        sel.window = Some(TextMatch::Exact(w.title.clone()));
+    }
+    sel
 }
 
 /// The conveniences of resolution applied to a selector against a tree already read (the
@@ -291,6 +310,7 @@ mod tests {
             role: Role::new("frame"),
             states: States::new(),
             bounds: None,
+            display_title: None,
         };
         vec![AppInfo {
             id: ElementId(":1.1|/root".into()),
@@ -319,6 +339,24 @@ mod tests {
             let sel = Selector { app: exact(app), ..Selector::default() };
             assert_eq!(app_as_window(&apps(), sel.clone()), sel);
         }
+    }
+
+    #[test]
+    fn a_window_may_be_named_by_its_title_bar() {
+        let mut apps = apps();
+        apps[0].windows.push(WindowInfo {
+            id: ElementId(":1.1|/q".into()),
+            title: "Question".into(),
+            role: Role::new("alert"),
+            states: States::new(),
+            bounds: None,
+            display_title: Some("Confirm order".into()),
+        });
+        let sel = Selector { window: exact("Confirm order"), name: exact("OK"), ..Selector::default() };
+        assert_eq!(window_by_display_title(&apps, sel).window, exact("Question"));
+        // The accessible name still works, and wins when both could match.
+        let sel = Selector { window: exact("Question"), ..Selector::default() };
+        assert_eq!(window_by_display_title(&apps, sel.clone()), sel);
     }
 
     #[test]

@@ -87,12 +87,19 @@ async fn window_info(
     }
     // A window is never a menu item, the one role that needs its children counted.
     let role = toolkit.role(convert::role(role?), &title, -1);
+    // Only dialogs: a toolkit names a main window by its title, and the display server's
+    // list costs a round trip per window.
+    let display_title = match bounds {
+        Some(b) if role.is_dialog_like() => inner.placement.display_title(facts.pid, b, &title).await,
+        _ => None,
+    };
     Ok(WindowInfo {
         id: call::element_id(bus, path),
         title,
         role,
         bounds,
         states: toolkit.states(states, bounds, has_component),
+        display_title,
     })
 }
 

@@ -83,6 +83,41 @@ impl Placement {
         choose(&windows, pid, title, width, height).map(|w| w.contents_origin(width, height))
     }
 
+    /// The title bar's title of the window of process `pid` that lies at `bounds`, when it
+    /// differs from `name`: `None` without an X display, a matching window or a
+    /// difference. A toolkit may count the window manager's frame in (GTK 3 does): the
+    /// contents then sit inside `bounds` with the title bar above them.
+    pub async fn display_title(
+        &self,
+        pid: Option<u32>,
+        bounds: deft_types::Rect<deft_types::Logical>,
+        name: &str,
+    ) -> Option<String> {
+        let pid = pid?;
+        let display = self.display().await?;
+        let windows =
+            tokio::task::spawn_blocking(move || deft_x11::windows(&display.conn, display.root, &display.atoms).ok())
+                .await
+                .ok()
+                .flatten()?;
+        let near = |a: i64, b: i64| (a - b).abs() <= 8;
+        let (left, top) = (i64::from(bounds.x), i64::from(bounds.y));
+        let (right, bottom) = (left + i64::from(bounds.w), top + i64::from(bounds.h));
+        windows
+            .into_iter()
+            .filter(|w| w.pid == Some(pid))
+            .find(|w| {
+                let b = w.bounds;
+                let (x, y) = (i64::from(b.x), i64::from(b.y));
+                near(x, left)
+                    && near(x + i64::from(b.w), right)
+                    && near(y + i64::from(b.h), bottom)
+                    && (top - 8..=top + 48).contains(&y)
+            })
+            .map(|w| w.title)
+            .filter(|t| !t.trim().is_empty() && t.trim() != name.trim())
+    }
+
     /// The window `path` of application `bus` was last found in.
     pub fn known_window(&self, bus: &str, path: &str) -> Option<String> {
         let known = self.window_of.lock().unwrap_or_else(|p| p.into_inner());
