@@ -56,9 +56,10 @@ PASS_ENV = (
     "ANTHROPIC_API_KEY",
 )
 TOOLS = [
-    "click", "type", "set_value", "action", "key", "scroll", "wait_for", "read", "find", "screenshot", "ocr", "run_task"
+    "click", "type", "fill", "set_value", "action", "key", "scroll", "wait_for", "read", "find", "screenshot", "ocr",
+    "run_task",
 ]
-ACTS = TOOLS[:6] + ["run_task"]
+ACTS = TOOLS[:7] + ["run_task"]
 AMBIGUOUS_GOAL = 'Type "Ada" into Name, then press Submit.'
 
 

@@ -2,15 +2,15 @@
 //! parameters mean, and every check of their meaning, is the toolbelt's.
 
 use deft_toolbelt::{
-    ActionParams, AreaParams, Button as ToolButton, ClickParams, Direction, FindParams, KeyParams,
+    ActionParams, AreaParams, Button as ToolButton, ClickParams, Direction, FillParams, FindParams, KeyParams,
     MatchMode as ToolMatch, OcrParams, ReadParams, ScreenshotParams, ScrollParams, SetValueParams, TargetParams,
     ToolCall, TypeParams, VerifyParams, WaitParams,
 };
 use deft_types::{Logical, Point};
 
 use crate::cli::{
-    ActionArgs, AreaArgs, Button, ClickArgs, FindArgs, KeyArgs, MatchMode, OcrArgs, ReadArgs, ScrollArgs, SetValueArgs,
-    TargetArgs, TypeArgs, VerifyArgs, WaitArgs,
+    ActionArgs, AreaArgs, Button, ClickArgs, FillArgs, FindArgs, KeyArgs, MatchMode, OcrArgs, ReadArgs, ScrollArgs,
+    SetValueArgs, TargetArgs, TypeArgs, VerifyArgs, WaitArgs,
 };
 use crate::exit::CliError;
 
@@ -92,6 +92,15 @@ pub fn click(a: &ClickArgs) -> Result<ToolCall, CliError> {
 /// `type`.
 pub fn type_text(a: &TypeArgs) -> Result<ToolCall, CliError> {
     Ok(ToolCall::Type(TypeParams {
+        text: a.text.clone(),
+        target: target(&a.target, a.target_text.as_deref().map(|t| (t, "--target")), None)?,
+        verify: verify(&a.verify)?,
+    }))
+}
+
+/// `fill`.
+pub fn fill(a: &FillArgs) -> Result<ToolCall, CliError> {
+    Ok(ToolCall::Fill(FillParams {
         text: a.text.clone(),
         target: target(&a.target, a.target_text.as_deref().map(|t| (t, "--target")), None)?,
         verify: verify(&a.verify)?,
@@ -210,6 +219,7 @@ mod tests {
             Verb::Click(a) => click(a),
             Verb::Type(a) => type_text(a),
             Verb::SetValue(a) => set_value(a),
+            Verb::Fill(a) => fill(a),
             Verb::Action(a) => invoke(a),
             Verb::Key(a) => key(a),
             Verb::Scroll(a) => scroll(a),

@@ -109,9 +109,12 @@ pub enum Verb {
     /// Click a target (element, text on screen, or --at X,Y)
     #[command(after_long_help = act_help())]
     Click(ClickArgs),
-    /// Type text into a target, or into the focused element when no target is given
+    /// Type text at the caret of a target (or the focused element), keeping what it holds
     #[command(after_long_help = act_help())]
     Type(TypeArgs),
+    /// Replace a field's whole text (type inserts at the caret; fill replaces)
+    #[command(after_long_help = act_help())]
+    Fill(FillArgs),
     /// Set a target's value directly (accessibility), falling back to typing it
     #[command(name = "set-value", after_long_help = act_help())]
     SetValue(SetValueArgs),
@@ -259,6 +262,23 @@ pub struct TypeArgs {
     #[arg(allow_hyphen_values = true, long = "target", value_name = "TEXT", help_heading = "Target")]
     pub target_text: Option<String>,
     /// The text to type
+    #[arg(allow_hyphen_values = true, long, value_name = "TEXT", required = true, help_heading = "Input")]
+    pub text: String,
+    /// Verification.
+    #[command(flatten)]
+    pub verify: VerifyArgs,
+}
+
+/// `fill`.
+#[derive(Args, Debug, Clone)]
+pub struct FillArgs {
+    /// Which field.
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Text a person sees on the field (e.g. its label)
+    #[arg(allow_hyphen_values = true, long = "target", value_name = "TEXT", help_heading = "Target")]
+    pub target_text: Option<String>,
+    /// The field's whole text afterwards
     #[arg(allow_hyphen_values = true, long, value_name = "TEXT", required = true, help_heading = "Input")]
     pub text: String,
     /// Verification.

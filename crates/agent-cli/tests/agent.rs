@@ -356,3 +356,47 @@ fn an_app_that_is_not_running_is_an_error_not_the_whole_desktop() {
     settle();
     assert_eq!(app.count("button_activated", None), 0, "{:?}", app.events());
 }
+
+#[test]
+fn a_scripted_model_runs_without_any_model_and_scripts_a_resumed_run() {
+    // What `run --help` tells a user to try first: a file of turns, no model anywhere.
+    let r = run({
+        let mut c = Command::new(BIN);
+        c.args(["run", "--help"]);
+        c
+    });
+    assert!(r.stdout.contains("Without a model: DEFT_MODEL_PROVIDER=scripted DEFT_MODEL=turns.jsonl"), "{r:#?}");
+    let (desktop, app) = start(&FixtureOptions::default());
+    let dir = scratch("script");
+    let script = dir.join("turns.jsonl");
+    std::fs::write(
+        &script,
+        concat!(
+            r#"{"reply": {"text": "Which button?", "tool_calls": [{"name": "ask_user", "arguments": {"question": "Press Hello?"}}]}}"#,
+            "\n",
+            r#"{"expect": ["yes"], "reply": {"text": "Pressing it.", "tool_calls": [{"name": "click", "arguments": {"target": "Hello"}}]}}"#,
+            "\n",
+            r#"{"reply": {"text": "Done.", "tool_calls": [{"name": "done", "arguments": {"summary": "pressed Hello", "goal_met": true}}]}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let runs = scratch("runs");
+    let scripted = |args: &[&str]| {
+        let mut cmd = desktop.command(BIN);
+        isolate(&mut cmd, &scratch("agent-home"));
+        cmd.env("DEFT_MODEL_PROVIDER", "scripted").env("DEFT_MODEL", &script).env("DEFT_RUNS_DIR", &runs);
+        cmd.args(["run", "--json"]).args(args);
+        cmd
+    };
+    let r = run(scripted(&["Press Hello if I say so.", "--app", "Deft Fixture", "--confidence", "off"]));
+    r.expect_code(8);
+    let id = r.json()["run_id"].as_str().unwrap().to_string();
+    // The resume is a new process: the script goes on from its second turn.
+    let cmd = scripted(&["--resume", &id, "--answer", "yes"]);
+    let r = run(cmd);
+    r.expect_code(0);
+    assert_eq!(r.json()["status"], "goal_met", "{r:#?}");
+    settle();
+    assert_eq!(app.count("button_activated", Some("hello")), 1, "{:?}", app.events());
+}

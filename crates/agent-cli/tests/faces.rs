@@ -154,3 +154,33 @@ fn a_confirmation_the_click_opened_is_its_effect_not_a_blocker() {
     assert_eq!(app.count("button_activated", Some("submit")), 1, "pressed once: {:?}", app.events());
     assert_eq!(app.count("order_submitted", None), 1, "{:?}", app.events());
 }
+
+/// The name field's text by the app's log, once it reads `want` (or what it last read).
+fn name_reads(app: &FixtureApp, want: &str) -> String {
+    let reads = |e: &deft_harness::fixture::Event| e.is("text_changed", Some("name")) && e.str("value") == Some(want);
+    let _ = app.wait_for(reads, Duration::from_secs(10));
+    std::thread::sleep(SETTLE);
+    let events = app.events();
+    let last = events.iter().rev().find(|e| e.is("text_changed", Some("name")));
+    last.and_then(|e| e.str("value")).unwrap_or_default().to_string()
+}
+
+#[test]
+fn fill_replaces_a_field_s_text_and_type_inserts_into_it() {
+    let (desktop, app) = start();
+    cli(&desktop, &["type", "--name", "Name", "--text", "carol", "--verify"]).expect_code(0);
+    assert_eq!(name_reads(&app, "carol"), "carol");
+    // A form filler's intent: the field holds exactly the text, whatever it held.
+    let r = cli(&desktop, &["fill", "--name", "Name", "--text", "carol", "--verify", "--json"]);
+    r.expect_code(0);
+    assert_eq!(r.json()["ok"], true, "{r:#?}");
+    let r = cli(&desktop, &["fill", "--name", "Name", "--text", "Ada", "--verify", "--json"]);
+    r.expect_code(0);
+    assert_eq!(name_reads(&app, "Ada"), "Ada", "{r:#?}");
+    // `type` keeps what the field holds and inserts at the caret, as it says it does.
+    let r = cli(&desktop, &["type", "--name", "Name", "--text", " Lovelace", "--verify", "--json"]);
+    r.expect_code(0);
+    assert!(r.json()["expected"].as_str().is_some_and(|e| e.contains("inserted")), "{r:#?}");
+    assert_eq!(name_reads(&app, "Ada Lovelace"), "Ada Lovelace", "{r:#?}");
+    app.check_alive(&desktop, Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
+}

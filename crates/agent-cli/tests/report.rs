@@ -161,7 +161,7 @@ fn the_report_renders_in_chromium_and_on_screen_markup_stays_text() {
     assert!(dom.contains("mark click-marker"), "no click marker in the DOM");
     assert!(dom.contains("mark target-box"));
     // Expected and observed.
-    assert!(dom.contains("expected") && dom.contains("contains \"Ada Lovelace\""), "expected text: {dom}");
+    assert!(dom.contains("expected") && dom.contains("with \"Ada Lovelace\" inserted"), "expected text: {dom}");
     assert!(dom.contains("observed"));
     // Attempts with their method and result, the channel that saw the evidence, and what
     // blocked the press.

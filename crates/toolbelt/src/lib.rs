@@ -48,8 +48,8 @@ pub use output::{
     ActionReport, FindMatch, FindReport, OcrLine, OcrReport, ReadReport, Shot, ToolOutput, TreeNode, WaitReport,
 };
 pub use params::{
-    ActionParams, AreaParams, Button, ClickParams, Direction, FindParams, KeyParams, MatchMode, OcrParams, ReadParams,
-    ScreenshotParams, ScrollParams, SetValueParams, TargetParams, TypeParams, VerifyParams, WaitParams,
+    ActionParams, AreaParams, Button, ClickParams, Direction, FillParams, FindParams, KeyParams, MatchMode, OcrParams,
+    ReadParams, ScreenshotParams, ScrollParams, SetValueParams, TargetParams, TypeParams, VerifyParams, WaitParams,
 };
 pub use plan::{Plan, RefUse, Request, ToolCall, describe_target, only_scope};
 pub use refs::Refs;

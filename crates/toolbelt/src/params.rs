@@ -134,6 +134,19 @@ pub struct TypeParams {
     pub verify: VerifyParams,
 }
 
+/// `fill`.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct FillParams {
+    /// The field's whole text after the call.
+    pub text: String,
+    #[serde(flatten)]
+    #[allow(missing_docs)]
+    pub target: TargetParams,
+    #[serde(flatten)]
+    #[allow(missing_docs)]
+    pub verify: VerifyParams,
+}
+
 /// `set_value`.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 pub struct SetValueParams {

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::area::Area;
 use crate::error::ToolError;
 use crate::params::{
-    ActionParams, Button, ClickParams, Direction, FindParams, KeyParams, MatchMode, OcrParams, ReadParams,
+    ActionParams, Button, ClickParams, Direction, FillParams, FindParams, KeyParams, MatchMode, OcrParams, ReadParams,
     ScreenshotParams, ScrollParams, SetValueParams, TargetParams, TypeParams, VerifyParams, WaitParams,
 };
 use crate::refs::Refs;
@@ -31,6 +31,8 @@ pub enum ToolCall {
     Type(TypeParams),
     /// `set_value`
     SetValue(SetValueParams),
+    /// Replace a field's text.
+    Fill(FillParams),
     /// `action`
     Action(ActionParams),
     /// `key`
@@ -149,6 +151,7 @@ impl ToolCall {
             ToolName::Click => ToolCall::Click(typed(tool, args)?),
             ToolName::Type => ToolCall::Type(typed(tool, args)?),
             ToolName::SetValue => ToolCall::SetValue(typed(tool, args)?),
+            ToolName::Fill => ToolCall::Fill(typed(tool, args)?),
             ToolName::Action => ToolCall::Action(typed(tool, args)?),
             ToolName::Key => ToolCall::Key(typed(tool, args)?),
             ToolName::Scroll => ToolCall::Scroll(typed(tool, args)?),
@@ -166,6 +169,7 @@ impl ToolCall {
             ToolCall::Click(_) => ToolName::Click,
             ToolCall::Type(_) => ToolName::Type,
             ToolCall::SetValue(_) => ToolName::SetValue,
+            ToolCall::Fill(_) => ToolName::Fill,
             ToolCall::Action(_) => ToolName::Action,
             ToolCall::Key(_) => ToolName::Key,
             ToolCall::Scroll(_) => ToolName::Scroll,
@@ -278,6 +282,14 @@ impl Planner<'_> {
                 let asked = describe_target(&target);
                 let action = Action::SetValue { target, value: s.value.clone() };
                 (act(action, self.options(&s.verify, verify_default)?), asked)
+            }
+            // A fill is a set of a field's text: one action, one chain and one check (the
+            // field holds exactly the text), under the name a form filler looks for.
+            ToolCall::Fill(f) => {
+                let target = self.required(&f.target, "fill", "name=Name text=John")?;
+                let asked = describe_target(&target);
+                let action = Action::SetValue { target, value: f.text.clone() };
+                (act(action, self.options(&f.verify, verify_default)?), asked)
             }
             ToolCall::Action(a) => {
                 let name = a.action.as_deref().unwrap_or("click").trim().to_string();

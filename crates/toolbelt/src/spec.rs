@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use crate::output::{ActionReport, FindReport, OcrReport, ReadReport, Shot, WaitReport};
 use crate::params::{
-    ActionParams, ClickParams, FindParams, KeyParams, OcrParams, ReadParams, ScreenshotParams, ScrollParams,
-    SetValueParams, TypeParams, WaitParams,
+    ActionParams, ClickParams, FillParams, FindParams, KeyParams, OcrParams, ReadParams, ScreenshotParams,
+    ScrollParams, SetValueParams, TypeParams, WaitParams,
 };
 
 /// A tool, by name.
@@ -19,6 +19,8 @@ pub enum ToolName {
     Click,
     /// Type text.
     Type,
+    /// Replace a field's whole text.
+    Fill,
     /// Set a value directly.
     SetValue,
     /// Invoke an accessibility action.
@@ -41,9 +43,10 @@ pub enum ToolName {
 
 impl ToolName {
     /// Every tool, in the order faces list them.
-    pub const ALL: [ToolName; 11] = [
+    pub const ALL: [ToolName; 12] = [
         ToolName::Click,
         ToolName::Type,
+        ToolName::Fill,
         ToolName::SetValue,
         ToolName::Action,
         ToolName::Key,
@@ -60,6 +63,7 @@ impl ToolName {
         match self {
             ToolName::Click => "click",
             ToolName::Type => "type",
+            ToolName::Fill => "fill",
             ToolName::SetValue => "set_value",
             ToolName::Action => "action",
             ToolName::Key => "key",
@@ -83,7 +87,13 @@ impl ToolName {
     pub fn acts(self) -> bool {
         matches!(
             self,
-            ToolName::Click | ToolName::Type | ToolName::SetValue | ToolName::Action | ToolName::Key | ToolName::Scroll
+            ToolName::Click
+                | ToolName::Type
+                | ToolName::Fill
+                | ToolName::SetValue
+                | ToolName::Action
+                | ToolName::Key
+                | ToolName::Scroll
         )
     }
 }
@@ -257,8 +267,14 @@ pub fn spec(name: ToolName) -> ToolSpec {
         ),
         ToolName::Type => (
             "Type text",
-            "Type text into an element (or the focused one); verified: checks the text landed, falls back to setting it.",
+            "Insert text at the caret of an element (or the focused one), keeping what it holds: typing \"carol\" into a field holding \"carol\" gives \"carolcarol\". Verified: the text before with the typed text inserted; falls back to setting that text. To replace a field's text, use fill.",
             schema_of::<TypeParams>(),
+            acts,
+        ),
+        ToolName::Fill => (
+            "Fill a field",
+            "Replace a field's whole text with the given text (what a form filler means). Verified: the field holds exactly that text; set through accessibility, falling back to select-all and typing.",
+            schema_of::<FillParams>(),
             acts,
         ),
         ToolName::SetValue => (
@@ -317,9 +333,13 @@ pub fn spec(name: ToolName) -> ToolSpec {
         ),
     };
     let output_schema = match name {
-        ToolName::Click | ToolName::Type | ToolName::SetValue | ToolName::Action | ToolName::Key | ToolName::Scroll => {
-            output_schema_of::<ActionReport>()
-        }
+        ToolName::Click
+        | ToolName::Type
+        | ToolName::Fill
+        | ToolName::SetValue
+        | ToolName::Action
+        | ToolName::Key
+        | ToolName::Scroll => output_schema_of::<ActionReport>(),
         ToolName::WaitFor => output_schema_of::<WaitReport>(),
         ToolName::Read => output_schema_of::<ReadReport>(),
         ToolName::Find => output_schema_of::<FindReport>(),

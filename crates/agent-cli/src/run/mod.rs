@@ -39,7 +39,13 @@ the terminal, or a needs_input result with exit 8 and `run --resume RUN --answer
 The model comes from the [model] section of the config file or DEFT_MODEL_PROVIDER,
 DEFT_MODEL, DEFT_MODEL_BASE_URL (keys from ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY),
 e.g. a local Ollama: DEFT_MODEL_PROVIDER=openai-compatible DEFT_MODEL=qwen2.5vl
-DEFT_MODEL_BASE_URL=http://localhost:11434/v1 agent-cli run \"Type Ada into Name and press Save\"";
+DEFT_MODEL_BASE_URL=http://localhost:11434/v1 agent-cli run \"Type Ada into Name and press Save\"
+
+Without a model: DEFT_MODEL_PROVIDER=scripted DEFT_MODEL=turns.jsonl answers each call with
+the next turn of a file you write (one JSON object per line, e.g. {\"reply\": {\"text\": \"Done.\",
+\"tool_calls\": [{\"name\": \"done\", \"arguments\": {\"summary\": \"ok\", \"goal_met\": true}}]}};
+the format is in crates/cognition/llm/README.md), and `cargo xtask demo` in a clone of Deft runs
+the agent on a test app with a deterministic test model.";
 
 /// The JSON result of `run`.
 #[derive(Serialize)]

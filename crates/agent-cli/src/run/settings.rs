@@ -64,6 +64,10 @@ pub fn model_config(
     if let Some(u) = get("DEFT_MODEL_BASE_URL") {
         cfg.base_url = Some(u);
     }
+    // `DEFT_MODEL_PROVIDER=scripted DEFT_MODEL=turns.jsonl`: the model of a script is its file.
+    if cfg.provider == ProviderKind::Scripted && cfg.script.is_none() && !cfg.model.trim().is_empty() {
+        cfg.script = Some(std::path::PathBuf::from(cfg.model.trim()));
+    }
     cfg.resolve_key(|v| env(v));
     cfg.check().map_err(|e| CliError::usage(format!("the model settings: {e}")))?;
     Ok(cfg)

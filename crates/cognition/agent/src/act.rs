@@ -70,6 +70,7 @@ fn target_params(tc: &ToolCall) -> Option<&TargetParams> {
         ToolCall::Click(p) => Some(&p.target),
         ToolCall::Type(p) if !p.target.is_empty() => Some(&p.target),
         ToolCall::SetValue(p) => Some(&p.target),
+        ToolCall::Fill(p) => Some(&p.target),
         ToolCall::Action(p) => Some(&p.target),
         ToolCall::Scroll(p) => Some(&p.target),
         _ => None,
@@ -200,7 +201,9 @@ pub fn reversibility(policy: &Policy, tc: &ToolCall, target: Option<&Resolved>) 
         return Reversibility::Irreversible;
     }
     match tc {
-        ToolCall::Type(_) | ToolCall::SetValue(_) | ToolCall::Scroll(_) => Reversibility::Reversible,
+        ToolCall::Type(_) | ToolCall::Fill(_) | ToolCall::SetValue(_) | ToolCall::Scroll(_) => {
+            Reversibility::Reversible
+        }
         ToolCall::Click(_) | ToolCall::Action(_) => match target.map(|r| r.role.as_str()) {
             Some(
                 "check_box" | "radio_button" | "toggle_button" | "combo_box" | "list_item" | "page_tab" | "text"

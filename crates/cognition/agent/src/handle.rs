@@ -35,6 +35,20 @@ enum Guarded {
 }
 
 impl Agent<'_> {
+    /// The observation of a call that did not run (bad arguments, no such tool, a target
+    /// not found before acting, a question budget spent), published like one that ran:
+    /// every call the model made leaves its line on the display, in the trace and the report.
+    fn not_run(&self, step: u32, c: &LlmCall, r: Rendered) -> Obs {
+        self.emit(AgentEvent::Observation {
+            step,
+            tool: c.name.clone(),
+            ok: Some(false),
+            summary: r.brief.clone(),
+            elapsed_ms: 0,
+        });
+        obs(c, r)
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub(crate) async fn handle(
         &self,
@@ -55,7 +69,7 @@ impl Agent<'_> {
                     "error (usage)",
                     &format!("your arguments are not JSON ({error}); nothing was done. You wrote: {raw}"),
                 );
-                turn.results.push(obs(c, r));
+                turn.results.push(self.not_run(step, c, r));
                 return Flow::Next;
             }
         };
@@ -68,7 +82,7 @@ impl Agent<'_> {
                 "error (usage)",
                 &format!("there is no tool `{}`; the tools are: {}", c.name, all_names().join(", ")),
             );
-            turn.results.push(obs(c, r));
+            turn.results.push(self.not_run(step, c, r));
             return Flow::Next;
         }
         let extras = take_extras(&mut args);
@@ -79,7 +93,7 @@ impl Agent<'_> {
         let tc = match ToolCall::parse(&c.name, args.clone()) {
             Ok(tc) => tc,
             Err(e) => {
-                turn.results.push(obs(c, observe::error(&words, &e)));
+                turn.results.push(self.not_run(step, c, observe::error(&words, &e)));
                 return Flow::Next;
             }
         };
@@ -255,7 +269,7 @@ impl Agent<'_> {
         let words0 = call_words(c);
         let aim = match act::aim(self.desktop, policy, &tc, args, &words0).await {
             Ok(a) => a,
-            Err(stop) => return Guarded::Obs(obs(c, stop)),
+            Err(stop) => return Guarded::Obs(self.not_run(step, c, stop)),
         };
         if let Err(why) = act::check_policy(policy, &tc, &aim) {
             return Guarded::Obs(obs(c, self.blocked(state, step, &c.name, &words0, why)));
@@ -546,6 +560,7 @@ fn tool_args(tc: &ToolCall) -> Option<Value> {
         ToolCall::Click(p) => serde_json::to_value(p).ok(),
         ToolCall::Type(p) => serde_json::to_value(p).ok(),
         ToolCall::SetValue(p) => serde_json::to_value(p).ok(),
+        ToolCall::Fill(p) => serde_json::to_value(p).ok(),
         ToolCall::Action(p) => serde_json::to_value(p).ok(),
         ToolCall::Key(p) => serde_json::to_value(p).ok(),
         ToolCall::Scroll(p) => serde_json::to_value(p).ok(),

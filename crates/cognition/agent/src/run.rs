@@ -225,6 +225,8 @@ impl Agent<'_> {
             );
             return Err(AgentError::Resume { run_id: state.run_id, why });
         }
+        // A scripted model goes on from the turn the earlier process stopped at.
+        self.model.resumed_after(state.model_calls);
         let me = Agent {
             model: self.model,
             vision: self.vision,

@@ -105,3 +105,41 @@ fn budgets_end_the_run() {
     assert_eq!(r.status, RunStatus::Budget);
     assert!(r.summary.contains("token budget"), "{}", r.summary);
 }
+
+#[test]
+fn a_call_that_could_not_run_still_leaves_its_line() {
+    // A click on a target no element has fails before anything runs; it once left no
+    // line on the display, in the trace or in the report.
+    let model = once(Reply::Say("Press it.", vec![("click", r#"{"target": "Nowhere"}"#)]));
+    let any = deft_llm::AnyModel::new(model.clone());
+    let d = desktop();
+    let cfg = AgentConfig::default();
+    let asker = no_asker();
+    let seen = std::sync::Mutex::new(Vec::new());
+    let sink = |e: &deft_agent::AgentEvent| seen.lock().unwrap().push(e.clone());
+    let agent = deft_agent::Agent {
+        model: &any,
+        vision: None,
+        desktop: &d,
+        asker: &asker,
+        config: &cfg,
+        scope: None,
+        sink: Some(&sink),
+        bus: None,
+    };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(agent.run("Press Nowhere.", "r")).unwrap();
+    let lines: Vec<String> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            deft_agent::AgentEvent::Observation { tool, ok: Some(false), summary, .. } if tool == "click" => {
+                Some(summary.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(lines.len(), 1, "{:?}", seen.lock().unwrap());
+    assert!(!d.calls().iter().any(|c| matches!(c, ToolCall::Click(_))), "nothing was clicked");
+}

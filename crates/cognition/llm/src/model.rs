@@ -23,6 +23,14 @@ pub trait Model: Send + Sync {
     /// Answers `request`. Rate limits, overloads and dropped connections are retried
     /// inside, within the call's timeout; what is returned as an error is final.
     fn complete(&self, request: &Request, call: &Call<'_>) -> impl Future<Output = Result<Response, LlmError>> + Send;
+
+    /// The conversation this model serves goes on in a new process after `calls` calls
+    /// made by an earlier one (a paused run resumed). A model that answers from the
+    /// conversation (every provider) has nothing to do; a scripted one skips the turns
+    /// those calls used, so one script covers a run paused and resumed.
+    fn resumed_after(&self, calls: u32) {
+        let _ = calls;
+    }
 }
 
 /// Which model answered: provider and model name.
@@ -55,6 +63,8 @@ pub trait DynModel: Send + Sync {
         request: &'a Request,
         call: &'a Call<'a>,
     ) -> BoxFuture<'a, Result<Response, LlmError>>;
+    /// See [`Model::resumed_after`].
+    fn resumed_after_dyn(&self, calls: u32);
 }
 
 impl<M: Model> DynModel for M {
@@ -68,6 +78,10 @@ impl<M: Model> DynModel for M {
         call: &'a Call<'a>,
     ) -> BoxFuture<'a, Result<Response, LlmError>> {
         Box::pin(self.complete(request, call))
+    }
+
+    fn resumed_after_dyn(&self, calls: u32) {
+        self.resumed_after(calls);
     }
 }
 
@@ -96,5 +110,9 @@ impl Model for AnyModel {
 
     async fn complete(&self, request: &Request, call: &Call<'_>) -> Result<Response, LlmError> {
         self.0.complete_dyn(request, call).await
+    }
+
+    fn resumed_after(&self, calls: u32) {
+        self.0.resumed_after_dyn(calls);
     }
 }

@@ -48,6 +48,10 @@ impl<M: Model> Model for Record<M> {
         self.inner.describe()
     }
 
+    fn resumed_after(&self, calls: u32) {
+        self.inner.resumed_after(calls);
+    }
+
     async fn complete(&self, request: &Request, call: &Call<'_>) -> Result<Response, LlmError> {
         let result = self.inner.complete(request, call).await;
         let mut turn = Turn {

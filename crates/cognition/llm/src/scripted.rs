@@ -52,6 +52,11 @@ impl Model for Scripted {
         ModelInfo { provider: "scripted".into(), model: self.path.display().to_string() }
     }
 
+    /// The turns the earlier process used are skipped: turn `calls + 1` answers next.
+    fn resumed_after(&self, calls: u32) {
+        self.next.fetch_max(calls as usize, Ordering::SeqCst);
+    }
+
     async fn complete(&self, request: &Request, call: &Call<'_>) -> Result<Response, LlmError> {
         if call.cancel.is_some_and(|c| c.is_cancelled()) {
             return Err(LlmError::Cancelled);

@@ -66,6 +66,16 @@ async fn a_script_answers_in_order_and_checks_what_it_is_asked() {
 }
 
 #[tokio::test]
+async fn a_resumed_run_goes_on_from_the_turn_its_earlier_process_stopped_at() {
+    // `run --resume` is a new process with a new model: the two calls made before the pause
+    // are skipped, so one script covers the whole run.
+    let model = AnyModel::new(Scripted::from_text(Path::new("demo.jsonl"), SCRIPT).unwrap());
+    model.resumed_after(3);
+    let req = Request::new("You operate a desktop.", "Click Submit.");
+    assert_eq!(model.complete(&req, &Call::default()).await.unwrap().text(), "Done.");
+}
+
+#[tokio::test]
 async fn a_script_out_of_sync_fails_loudly() {
     let model = Scripted::from_text(Path::new("demo.jsonl"), SCRIPT).unwrap();
     let err = model.complete(&Request::new("", "Open the settings."), &Call::default()).await.unwrap_err();

@@ -50,6 +50,9 @@ impl<A: Accessibility> Executor<A> {
                 _ => run.target.as_ref().and_then(|t| t.element.clone()),
             };
             run.before_text = Some(element.and_then(|e| e.text.or(e.value)).unwrap_or_default());
+            if let Goal::Typed { before, .. } = &mut run.goal {
+                before.clone_from(&run.before_text);
+            }
         }
         if run.verify && matches!(run.goal, Goal::AnyChange) {
             let unknown = run.target.as_ref().filter(|t| t.element.is_none());

@@ -20,8 +20,10 @@ pub(crate) enum Goal {
     /// Any relevant change (a new dialog alone counts when it opened away from the target;
     /// over the target it is a popup that may have taken the input).
     AnyChange,
-    /// The target's text now contains `typed`, and changed.
-    Typed { typed: String },
+    /// The target's text is its text from before the action (`before`, once read) with
+    /// `typed` inserted at one place (the caret): exactly what a `type` promises, so a field
+    /// whose text was replaced, or that still shows what it showed, is not verified.
+    Typed { typed: String, before: Option<String> },
     /// The target's value (or text) equals `value`.
     Set { value: String },
     /// An explicit expectation.
@@ -275,13 +277,15 @@ pub(crate) fn observe(
             seen.emptied_in_place = seen.gone_only && others.iter().any(|e| emptied_here(e));
         }
         Goal::AnyChange => {}
-        Goal::Typed { typed } => {
+        Goal::Typed { typed, before: at_start } => {
             let (was, now) = (before.map(text_of).unwrap_or_default(), after.map(text_of).unwrap_or_default());
             seen.feedback |= was != now;
             let landed = match after.is_some_and(is_secret) {
                 // A password field shows one mask character per character: count them.
                 true => now.chars().count() == was.chars().count() + typed.chars().count(),
-                false => now.contains(typed.as_str()),
+                // Against the text from before the action (a fallback's read before shows
+                // what an earlier attempt left), or this attempt's.
+                false => at_start.as_deref().is_some_and(|b| inserted(b, &now, typed)) || inserted(&was, &now, typed),
             };
             if landed && (was != now || typed.is_empty()) {
                 let shows = match after.is_some_and(is_secret) {
@@ -524,11 +528,22 @@ fn typed_tail_in(typed: &str, text: &str) -> bool {
 
 /// The goal in words, for the outcome's `expected` line. The text of a secret field
 /// (a password) is never written out, only its length.
+/// Whether `now` is `was` with `typed` inserted at one place.
+pub(crate) fn inserted(was: &str, now: &str, typed: &str) -> bool {
+    if now.len() != was.len() + typed.len() {
+        return false;
+    }
+    was.char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(was.len()))
+        .any(|i| now.starts_with(&was[..i]) && now[i..].starts_with(typed) && now[i + typed.len()..] == was[i..])
+}
+
 pub(crate) fn describe_goal(goal: &Goal, target: &str, secret: bool) -> String {
     match goal {
         Goal::AnyChange => format!("any UI change on or around {target}"),
-        Goal::Typed { typed } if secret => format!("{target} gains {} typed characters", typed.chars().count()),
-        Goal::Typed { typed } => format!("{target} contains {typed:?}"),
+        Goal::Typed { typed, .. } if secret => format!("{target} gains {} typed characters", typed.chars().count()),
+        Goal::Typed { typed, .. } => format!("{target} shows its text with {typed:?} inserted"),
         Goal::Set { value } if secret => format!("{target} holds the {} characters set", value.chars().count()),
         Goal::Set { value } => format!("{target} has value {value:?}"),
         Goal::Expect(c) => deft_a11y::selector::describe_condition(c),

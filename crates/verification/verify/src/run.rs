@@ -154,7 +154,7 @@ impl<A: Accessibility> Executor<A> {
         }
         let goal = match (&options.expect, action) {
             (Some(c), _) => Goal::Expect(Box::new(c.clone())),
-            (None, Action::Type { text, .. }) => Goal::Typed { typed: text.clone() },
+            (None, Action::Type { text, .. }) => Goal::Typed { typed: text.clone(), before: None },
             (None, Action::SetValue { value, .. }) => Goal::Set { value: value.clone() },
             _ => Goal::AnyChange,
         };

@@ -111,7 +111,7 @@ impl<A: Accessibility> Executor<A> {
                 && ocr_due
             {
                 last_ocr = Some(Instant::now());
-                if let Some(hit) = self.ocr_screen_until(t, until).await {
+                if let Some(hit) = Box::pin(self.ocr_screen_until(t, until)).await {
                     let what = format!("text {:?} read on screen at {} (OCR)", hit.text, hit.bounds);
                     let evidence = Evidence {
                         channel: Channel::Ocr,

@@ -25,6 +25,10 @@ fn widget_factory(desktop: &deft_harness::Desktop) -> Option<RunningApp> {
 
 #[test]
 fn a_disabled_control_with_nothing_at_work_fails_at_once() {
+    on_big_stack(a_disabled_control_fails_at_once);
+}
+
+fn a_disabled_control_fails_at_once() {
     let desktop = desktop();
     let Some(mut factory) = widget_factory(&desktop) else { return };
     let rt = runtime();

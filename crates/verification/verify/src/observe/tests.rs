@@ -62,7 +62,7 @@ fn see(pre: &Reading, post: &Reading, target: &str, goal: &Goal, toggle: ToggleM
 fn typed_text_in_the_wrong_field_is_named_and_not_verified() {
     let pre = reading(&FORM);
     let post = reading(&Form { name: "hel", email: "lo world", ..FORM });
-    let goal = Goal::Typed { typed: "hello world".into() };
+    let goal = Goal::Typed { typed: "hello world".into(), before: None };
     let seen = see(&pre, &post, "name", &goal, ToggleMode::None);
     assert_eq!(seen.verified, None);
     assert!(seen.feedback, "text landed in the target: the keys were received");
@@ -312,7 +312,7 @@ fn sheet(text: Option<&str>, over: Rect<Logical>, focused: bool) -> Reading {
 #[test]
 fn keys_in_an_editor_drawn_over_the_target_verify_the_typing() {
     let over_c3 = Rect::new(206, 191, 33, 16);
-    let goal = Goal::Typed { typed: "hello".into() };
+    let goal = Goal::Typed { typed: "hello".into(), before: None };
     let cfg = RelevanceConfig::after_input();
     let pre = sheet(None, over_c3, true);
     let post = sheet(Some("hello"), over_c3, true);
@@ -334,4 +334,15 @@ fn keys_in_an_editor_drawn_over_the_target_verify_the_typing() {
         let seen = see(&pre, &post, "c3", &goal, ToggleMode::None);
         assert_eq!(seen.verified, None, "{seen:?}");
     }
+}
+
+#[test]
+fn typing_is_verified_as_an_insertion_of_exactly_the_typed_text() {
+    assert!(inserted("carol", "carolcarol", "carol"), "type inserts: carol into carol");
+    assert!(inserted("", "ada", "ada"));
+    assert!(inserted("ab", "axyb", "xy"), "at the caret, inside");
+    assert!(!inserted("carol", "carol", "carol"), "nothing typed is not typed");
+    assert!(!inserted("abc", "xy", "xy"), "a field whose text was replaced lost its text");
+    assert!(!inserted("ab", "axby", "xy"), "split apart is not what was typed");
+    assert!(inserted("é", "éü", "ü") && !inserted("é", "üé ", "ü"));
 }
