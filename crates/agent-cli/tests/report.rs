@@ -234,4 +234,33 @@ fn an_agent_run_reports_its_thoughts_confidence_question_and_answer() {
     assert!(dom.contains("confidence") && dom.contains(" &lt; 0.85"), "a score below the threshold is shown");
     assert!(dom.contains("Billing") && dom.contains("Shipping"), "the question names both buttons");
     assert!(dom.contains("the one in Billing"), "the person's answer is shown");
+    // For a person: actions aimed by ref titled by what they hit, not by AT-SPI object
+    // paths; arguments in words; the model's untrusted-data fences left out.
+    let shown = without_scripts(dom);
+    assert!(!shown.contains("/org/a11y/atspi/accessible/"), "a raw id in the report: {shown}");
+    assert!(!shown.contains("screen_text"), "the model's fences in the report: {shown}");
+    assert!(!shown.contains("{&quot;") && !shown.contains("{\""), "raw JSON in the report: {shown}");
+}
+
+/// The DOM without its `<script>` elements (the data the viewer reads): what is shown.
+fn without_scripts(dom: &str) -> String {
+    let mut out = String::new();
+    let mut rest = dom;
+    while let Some(i) = rest.find("<script") {
+        out.push_str(&rest[..i]);
+        rest = rest[i..].find("</script>").map_or("", |j| &rest[i + j + "</script>".len()..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn a_file_that_is_not_a_trace_is_an_error() {
+    let work = scratch("not-a-trace");
+    let file = work.join("notes.jsonl");
+    std::fs::write(&file, "{\"hello\": 1}\nnot json at all\n").unwrap();
+    let r = report(&file, &work.join("out.html"));
+    r.expect_code(2);
+    assert!(r.stderr.contains("holds no event agent-cli records"), "{r:#?}");
+    assert!(!work.join("out.html").exists(), "no page was written");
 }

@@ -78,7 +78,8 @@ pub struct AgentStep {
     pub duration_ms: u64,
     pub thought: Option<String>,
     pub tool: Option<String>,
-    pub args: Option<Value>,
+    /// The call's arguments in words (`target=e12 text="Ada"`), not as JSON.
+    pub args: Option<String>,
     pub target: Option<String>,
     pub confidence: Option<Value>,
     pub policy_blocked: Option<String>,
@@ -154,6 +155,13 @@ pub fn read(path: &Path) -> Result<Report, String> {
     for (name, files) in groups {
         report.runs.push(read_run(name, &files)?);
     }
+    if report.runs.iter().all(|r| r.ops.is_empty() && r.steps.is_empty()) {
+        return Err(format!(
+            "{} holds no event agent-cli records (not a trace, or an empty one): give the folder that --trace DIR \
+             wrote, or one of its *.jsonl files",
+            path.display()
+        ));
+    }
     report.runs.sort_by_key(|r| r.started_unix_ms);
     embed_frames(&mut report, &dir);
     summarise(&mut report);
@@ -221,6 +229,7 @@ fn read_run(name: String, files: &[PathBuf]) -> Result<Run, String> {
 fn ops(events: &[Timed<VerifyEvent>], first: u64, starts: &mut Vec<(u64, u64)>) -> Vec<Op> {
     let mut ops: BTreeMap<u64, Op> = BTreeMap::new();
     let mut began: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut asked_by_id: BTreeMap<u64, (Action, bool)> = BTreeMap::new();
     for t in events {
         let e = &t.env.event;
         let op_id = e.op();
@@ -232,7 +241,8 @@ fn ops(events: &[Timed<VerifyEvent>], first: u64, starts: &mut Vec<(u64, u64)>) 
                 starts.push((t.wall_us, op_id));
                 op.at_ms = (t.wall_us - first) / 1000;
                 op.kind = action.kind().verb().to_string();
-                op.asked = asked(action, *verify);
+                op.asked = asked(action, *verify, None);
+                asked_by_id.insert(op_id, (action.clone(), *verify));
             }
             VerifyEvent::WaitStarted { condition, timeout_ms, .. } => {
                 began.entry(op_id).or_insert(t.wall_us);
@@ -255,12 +265,12 @@ fn ops(events: &[Timed<VerifyEvent>], first: u64, starts: &mut Vec<(u64, u64)>) 
                 op.events.push(OpEvent { at_ms: since(*at_ms), kind: "not_actionable".into(), text: reason.clone() })
             }
             VerifyEvent::Step { step, .. } => {
-                op.events.push(OpEvent { at_ms: None, kind: "step".into(), text: compact(step) })
+                op.events.push(OpEvent { at_ms: None, kind: "step".into(), text: step.to_string() })
             }
             VerifyEvent::Observed { observation, .. } => op.events.push(OpEvent {
                 at_ms: Some(observation.at_ms),
                 kind: "observed".into(),
-                text: compact(&observation.report),
+                text: report_words(&observation.report),
             }),
             VerifyEvent::InputSent { at_ms, what, .. } => {
                 op.events.push(OpEvent { at_ms: since(*at_ms), kind: "input".into(), text: what.clone() })
@@ -281,6 +291,12 @@ fn ops(events: &[Timed<VerifyEvent>], first: u64, starts: &mut Vec<(u64, u64)>) 
                 op.retried = outcome.retried;
                 op.duration_ms = outcome.elapsed_ms;
                 op.outcome = serde_json::to_value(outcome).ok();
+                // Aimed by id (an agent's ref): titled by what the id was found to be.
+                if let (Some((action, verify)), Some(found)) = (asked_by_id.get(&op_id), &outcome.target)
+                    && matches!(action.target(), Some(Target::Selector(s)) if s.id.is_some())
+                {
+                    op.asked = asked(action, *verify, Some(found));
+                }
             }
             VerifyEvent::WaitFinished { outcome, .. } => {
                 if op.outcome.is_none() {
@@ -333,7 +349,7 @@ fn steps(run: &mut Run, events: &[Timed<AgentEvent>], first: u64, starts: &[(u64
                     AgentEvent::Thought { text, .. } => s.thought = Some(text.clone()),
                     AgentEvent::Proposed { tool, args, target, .. } => {
                         s.tool = Some(tool.clone());
-                        s.args = Some(args.clone());
+                        s.args = Some(args_words(args));
                         s.target = target.clone();
                     }
                     AgentEvent::Confidence { .. } => s.confidence = serde_json::to_value(e).ok(),
@@ -348,7 +364,7 @@ fn steps(run: &mut Run, events: &[Timed<AgentEvent>], first: u64, starts: &[(u64
                     AgentEvent::Observation { tool, ok, summary, .. } => {
                         s.tool.get_or_insert_with(|| tool.clone());
                         s.ok = *ok;
-                        s.observation = Some(summary.clone());
+                        s.observation = Some(without_markup(summary));
                     }
                     AgentEvent::Divergence { believed, observed, .. } => {
                         s.divergence = Some(format!("believed {believed}; observed {observed}"))
@@ -386,12 +402,15 @@ fn step_of(e: &AgentEvent) -> Option<u32> {
 }
 
 /// The request in words; the action in the trace already has typed text as its length.
-fn asked(action: &Action, verify: bool) -> String {
-    let target = |t: &Target| match t {
-        Target::Selector(s) => deft_a11y::selector::format(s),
-        Target::Text(t) => deft_a11y::selector::describe_text(t),
-        Target::Point(p) => format!("({}, {})", p.x, p.y),
-        Target::Focused => "the focused element".into(),
+/// The request in words; `found`, the target as resolved, names one aimed by id (an id
+/// is an address, not something a person reads).
+fn asked(action: &Action, verify: bool, found: Option<&deft_types::TargetInfo>) -> String {
+    let target = |t: &Target| match (t, found) {
+        (Target::Selector(s), Some(f)) if s.id.is_some() => target_words(f),
+        (Target::Selector(s), _) => deft_a11y::selector::format(s),
+        (Target::Text(t), _) => deft_a11y::selector::describe_text(t),
+        (Target::Point(p), _) => format!("({}, {})", p.x, p.y),
+        (Target::Focused, _) => "the focused element".into(),
     };
     let verified = if verify { "" } else { " (not verified)" };
     let what = match action {
@@ -407,6 +426,40 @@ fn asked(action: &Action, verify: bool) -> String {
     format!("{what}{verified}")
 }
 
+/// A call's arguments as a person reads them: `target=e12 text="Ada Lovelace"`.
+fn args_words(args: &Value) -> String {
+    match args {
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) if !s.is_empty() && !s.contains([' ', '"', '=']) => format!("{k}={s}"),
+                Value::String(s) => format!("{k}={s:?}"),
+                other => format!("{k}={other}"),
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        other => other.to_string(),
+    }
+}
+
+/// A text the model read, for a person: the untrusted-data tags that fence screen text
+/// for the model (`<screen_text trust="untrusted">`) are left out, their content kept.
+fn without_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("<screen_text") {
+        out.push_str(&rest[..i]);
+        match rest[i..].find('>') {
+            Some(j) => rest = &rest[i + j + 1..],
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out.replace("</screen_text>", "")
+}
+
 fn target_words(t: &deft_types::TargetInfo) -> String {
     match &t.role {
         Some(r) => format!("{r} {:?}", t.name),
@@ -415,6 +468,31 @@ fn target_words(t: &deft_types::TargetInfo) -> String {
 }
 
 /// A serde value in a few words: `act {"method":"coordinate_click"}` for `{"act":{..}}`.
+/// What the executor told the retry engine, in words.
+fn report_words(r: &deft_retry::Report) -> String {
+    use deft_retry::{Feedback, Report};
+    match r {
+        Report::Sent => "sent".into(),
+        Report::SendUncertain { message } => format!("may not have gone out: {message}"),
+        Report::Refused(s) => format!("refused: {}", s.describe()),
+        Report::Verified { observed } => format!("verified: {observed}"),
+        Report::NoChange(s) => {
+            let feedback = match s.feedback {
+                Feedback::Seen => "; the app showed it received the input",
+                Feedback::NotSeen => "; no sign of receipt",
+                Feedback::Unknown => "",
+            };
+            let loading = if s.loading { "; loading" } else { "" };
+            let blocking =
+                s.blocking.as_ref().map(|b| format!("; {} {:?} appeared", b.role, b.name)).unwrap_or_default();
+            format!("no change yet{feedback}{loading}{blocking}")
+        }
+        Report::Unreadable { message } => format!("could not read the UI: {message}"),
+        Report::Resolved => "found again".into(),
+        Report::Dismissed => "dismissed".into(),
+    }
+}
+
 fn compact<T: Serialize>(v: &T) -> String {
     let s = match serde_json::to_value(v) {
         Ok(Value::Object(m)) if m.len() == 1 => {

@@ -83,6 +83,7 @@
       m.title = "click point (" + f.point.x + ", " + f.point.y + ")";
     }
     add(fig, el("figcaption", null, caption + " · +" + f.at_ms + " ms" + (f.factor > 1 ? " · 1/" + f.factor + " scale" : "")));
+    if (f.note) add(fig, el("div", "diag", f.note));
   }
 
   function outcome(body, o, kind) {
@@ -111,7 +112,8 @@
         o.attempts.forEach((a, i) => {
           const r = add(t, el("tr"));
           const result = typeof a.result === "string" ? a.result : Object.keys(a.result)[0];
-          const detail = typeof a.result === "string" ? "" : " " + JSON.stringify(a.result[result]);
+          const d = typeof a.result === "string" ? null : a.result[result];
+          const detail = !d ? "" : d.class ? " (" + words(d.class) + "): " + (d.message || "") : " " + String(d);
           add(r, el("td", null, i + 1));
           add(r, el("td", null, words(a.method)));
           add(r, el("td", "result-" + result, words(result) + detail));
@@ -122,7 +124,10 @@
       if (o.failure && o.failure.candidates && o.failure.candidates.length) {
         add(body, el("h4", null, "candidates"));
         const ul = add(body, el("ul"));
-        for (const c of o.failure.candidates) add(ul, el("li", null, JSON.stringify(c)));
+        for (const c of o.failure.candidates) {
+          add(ul, el("li", null, c.role + " " + JSON.stringify(c.name) + " in " + JSON.stringify(c.app) +
+            (c.window ? " window " + JSON.stringify(c.window) : "") + " — select with: " + c.selector));
+        }
       }
     }
     if (o.evidence && o.evidence.length) {

@@ -72,7 +72,7 @@ impl<A: Accessibility> Executor<A> {
             (Some((hover, region)), Some((at, now)), Some(e)) if now == region => Some((hover, at, region, e)),
             _ => None,
         };
-        self.frame(run, crate::frames::FramePhase::Before, Some(method)).await;
+        self.frame(run, crate::frames::FramePhase::Before, Some(method), false).await;
         let sent = match held {
             Some((hover, at, region, element)) => {
                 let (sent, look) = self.held_click(at, region, &element, hover).await;

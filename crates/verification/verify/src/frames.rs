@@ -25,9 +25,15 @@ use crate::run::Run;
 pub use crate::shot::{FramePhase, FrameRecord, FrameShot, FrameSink};
 
 impl<A: Accessibility> Executor<A> {
-    /// Hands the sink a frame of the target's window, when a sink is configured. `method`:
-    /// the input about to be sent (its click point is recorded for a pointer method).
-    pub(crate) async fn frame(&self, run: &Run<'_>, phase: FramePhase, method: Option<Method>) {
+    /// Hands the sink a frame of the target's window, when a sink is configured, and keeps
+    /// a `before` frame in the run. `method`: the input about to be sent (its click point is
+    /// recorded for a pointer method).
+    ///
+    /// An `after` frame of an effect that was seen is taken once the window shows a change
+    /// from the last `before` frame: accessibility reports an effect before the toolkit
+    /// repaints, and a picture of the old screen beside "verified" contradicts the verdict.
+    /// It waits up to [`REPAINT_WAIT`] (only while a trace is recorded), then says so.
+    pub(crate) async fn frame(&self, run: &mut Run<'_>, phase: FramePhase, method: Option<Method>, effect_seen: bool) {
         let Some(sink) = &self.config.frames else { return };
         let target = run.target.as_ref();
         let scale = target.map_or(ScaleFactor::ONE, |t| t.scale);
@@ -51,6 +57,7 @@ impl<A: Accessibility> Executor<A> {
                 point,
                 changed: Vec::new(),
                 masked: Vec::new(),
+                note: None,
             };
             self.publish(VerifyEvent::Frame(record));
         };
@@ -78,15 +85,44 @@ impl<A: Accessibility> Executor<A> {
             secrets.push(b);
         }
         let window = anchor.and_then(|p| self.window_at(p));
-        let frame = match (window, &self.capture) {
+        let capture_now = || match (window, &self.capture) {
             (Some(w), _) => self.grab(w),
             (None, Some(capture)) => lock(capture).capture(&CaptureTarget::Screen).ok(),
             (None, None) => None,
         };
+        let frame = capture_now();
         let Some(frame) = frame else {
             return skipped(window.unwrap_or(Rect::new(0, 0, 0, 0)), "the screen could not be captured");
         };
-        let (frame, masked) = deft_trace::redact::mask(frame, &secrets);
-        sink.shot(FrameShot { op: run.op, attempt, phase, at_ms, frame, target: bounds, point, masked });
+        let (mut frame, mut masked) = deft_trace::redact::mask(frame, &secrets);
+        let mut note = None;
+        let before = run.last_before.as_ref().filter(|b| b.screen_rect() == frame.screen_rect());
+        if let (FramePhase::After, true, Some(before)) = (phase, effect_seen, before) {
+            let until = std::time::Instant::now() + REPAINT_WAIT;
+            while same_pixels(before, &frame) && std::time::Instant::now() < until {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                let Some(f) = capture_now() else { break };
+                (frame, masked) = deft_trace::redact::mask(f, &secrets);
+            }
+            if same_pixels(before, &frame) {
+                note = Some(format!(
+                    "the window had not repainted {} ms after the verdict: this frame may not show the effect",
+                    REPAINT_WAIT.as_millis()
+                ));
+            }
+        }
+        if phase == FramePhase::Before {
+            run.last_before = Some(frame.clone());
+        }
+        sink.shot(FrameShot { op: run.op, attempt, phase, at_ms, frame, target: bounds, point, masked, note });
     }
+}
+
+/// How long an `after` frame waits for the window to repaint an effect accessibility saw.
+const REPAINT_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Whether two captures of one region (both with their secret areas painted over) hold
+/// the same pixels.
+fn same_pixels(a: &deft_types::Frame, b: &deft_types::Frame) -> bool {
+    deft_diff::digest(a) == deft_diff::digest(b)
 }

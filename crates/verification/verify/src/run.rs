@@ -89,6 +89,9 @@ pub(crate) struct Run<'a> {
     /// The last relevant changes or notes seen, for a failure report.
     pub(crate) last_seen: Option<String>,
     pub(crate) waker: Waker,
+    /// The last `before` frame handed to the frame sink (only while frames are recorded),
+    /// to tell an `after` frame taken before the window repainted.
+    pub(crate) last_before: Option<deft_types::Frame>,
     /// How long to wait for the target to appear, and then to be actionable: the
     /// executor's actionability timeout, or less when the caller's timeout is shorter
     /// (a timeout is a bound on every wait of the action, not only the effect's).
@@ -180,6 +183,7 @@ impl<A: Accessibility> Executor<A> {
             // events: a registration made and dropped around an input is traffic the app
             // handles while it processes that input, for nothing.
             waker: if verify { self.waker().await } else { Waker::new(None, self.config.poll_max_ms) },
+            last_before: None,
             ready_wait_ms: options
                 .overrides
                 .timeout_ms
@@ -262,7 +266,8 @@ impl<A: Accessibility> Executor<A> {
                 self.publish(VerifyEvent::Evidence { op, evidence: e });
             }
         }
-        self.frame(&run, crate::frames::FramePhase::After, None).await;
+        let effect_seen = verdict.verified == Some(true);
+        self.frame(&mut run, crate::frames::FramePhase::After, None, effect_seen).await;
         self.outcome(run, kind, verdict)
     }
 }

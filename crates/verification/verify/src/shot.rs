@@ -44,6 +44,9 @@ pub struct FrameShot {
     pub point: Option<Point<Physical>>,
     /// The secret areas painted over, clipped to the frame.
     pub masked: Vec<Rect<Physical>>,
+    /// What a reader should know about it: an `after` frame taken before the window
+    /// repainted, that may not show the effect the verdict saw.
+    pub note: Option<String>,
 }
 
 /// A frame as the trace records it (a [`VerifyEvent::Frame`]): the file, or why there is none.
@@ -77,4 +80,7 @@ pub struct FrameRecord {
     pub changed: Vec<Rect<Physical>>,
     /// The secret areas painted over.
     pub masked: Vec<Rect<Physical>>,
+    /// What a reader should know about the frame (see [`FrameShot::note`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }

@@ -120,6 +120,7 @@ fn record(shot: &FrameShot, stored: Option<&Stored>, skipped: String, changed: V
         point: shot.point,
         changed,
         masked: shot.masked.clone(),
+        note: shot.note.clone(),
     }
 }
 
@@ -209,6 +210,7 @@ mod tests {
             target: None,
             point: Some(Point::new(3, 4)),
             masked: vec![],
+            note: None,
         }
     }
 

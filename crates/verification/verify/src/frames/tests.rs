@@ -92,3 +92,40 @@ async fn without_a_sink_nothing_is_captured() {
     assert!(exec.perform(&click_go()).await.ok);
     assert_eq!(capture.lock().unwrap().captures(), 0);
 }
+
+#[tokio::test]
+async fn the_after_frame_of_a_seen_effect_waits_for_the_repaint() {
+    // Accessibility reports the effect before the toolkit repaints: an after frame taken at
+    // once would show the old screen beside "verified".
+    let sink = Arc::new(Collect::default());
+    let (exec, capture) = executor(Some(sink.clone()));
+    let exec = Arc::new(exec);
+    // The app: once it gets the action, its tree says so at once, its pixels 150 ms later.
+    let app = {
+        let exec = exec.clone();
+        tokio::spawn(async move {
+            while exec.a11y().performed().is_empty() {
+                tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            }
+            let mut b = TreeBuilder::new();
+            let app = b.app(element("app", "application", "demo"));
+            let main = b.child(app, placed("main", "frame", "Main", (0, 0, 400, 300)));
+            b.child(main, placed("go", "push_button", "Gone", (10, 10, 80, 30)));
+            b.child(main, placed("pw", "password_text", "Password", (100, 60, 120, 24)));
+            exec.a11y().set_tree(b.build());
+            tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+            let grey = deft_types::Frame::new(400, 300, vec![128; 400 * 300 * 4], Point::new(0, 0)).unwrap();
+            capture.lock().unwrap().set_screen(grey);
+        })
+    };
+    let go = Selector { name: Some(deft_types::TextMatch::Exact("Go".into())), ..Selector::default() };
+    let action = Action::Invoke { target: Target::Selector(go), name: "click".into() };
+    let options = crate::ActionOptions { verify: Some(true), ..crate::ActionOptions::default() };
+    let outcome = exec.perform_with(&action, &options).await;
+    app.await.unwrap();
+    assert_eq!(outcome.verified, Some(true), "{outcome:#?}");
+    let shots = sink.0.lock().unwrap();
+    let after = shots.iter().find(|s| s.phase == FramePhase::After).expect("an after frame");
+    assert_eq!(after.frame.pixel(5, 5), Some([128; 4]), "the frame shows the repaint");
+    assert_eq!(after.note, None);
+}
