@@ -184,3 +184,25 @@ fn fill_replaces_a_field_s_text_and_type_inserts_into_it() {
     assert_eq!(name_reads(&app, "Ada Lovelace"), "Ada Lovelace", "{r:#?}");
     app.check_alive(&desktop, Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
 }
+
+#[test]
+fn typing_where_the_text_cannot_be_read_back_is_sent_once_and_said_so() {
+    // A canvas that draws what is typed and gives accessibility no text (a terminal, a code
+    // editor): "no change" there once meant "not received", and the fallbacks typed the
+    // text again (a shell command run twice) or selected all and retyped (a document wiped).
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let opts = FixtureOptions { extra_args: vec!["--notes".into()], ..FixtureOptions::default() };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    let r = cli(&desktop, &["type", "--name", "Notes", "--text", "echo hi", "--verify", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!((v["ok"].as_bool(), v["verified"].as_bool()), (Some(true), Some(false)), "{r:#?}");
+    assert!(v["observed"].as_str().is_some_and(|o| o.contains("cannot be verified")), "says why: {r:#?}");
+    assert_eq!(v["attempts"].as_array().map(Vec::len), Some(1), "one input: {r:#?}");
+    std::thread::sleep(SETTLE);
+    let events = app.events();
+    let last = events.iter().rev().find(|e| e.is("text_changed", Some("notes"))).and_then(|e| e.str("value"));
+    assert_eq!(last, Some("echo hi"), "typed once: {:?}", events);
+    assert_eq!(app.count("key_chord", Some("notes")), 0, "no select-all or other chord: {events:?}");
+    app.check_alive(&desktop, Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -24,12 +24,19 @@ pub struct ActionContext {
     /// received but did not meet it fails (it is not repeated either), rather than ending
     /// as received.
     pub expectation: bool,
+    /// The channel that would show this action's effect does not work for this target:
+    /// text typed into an element whose text accessibility does not give (a terminal, a
+    /// canvas editor, a target found only on screen). "No change" then says nothing about
+    /// whether the input landed, so once one input went out no other follows it (a retyped
+    /// shell command runs twice; a select-all and retype wipes what it cannot read): the
+    /// action ends as sent, not verifiable.
+    pub blind: bool,
 }
 
 impl ActionContext {
     /// A verified action on a target that is neither a toggle nor known to be idempotent.
     pub fn new(kind: ActionKind) -> ActionContext {
-        ActionContext { kind, is_toggle: false, idempotent: false, verify: true, expectation: false }
+        ActionContext { kind, is_toggle: false, idempotent: false, verify: true, expectation: false, blind: false }
     }
 }
 

@@ -107,6 +107,7 @@ pub(crate) fn early_fallback_allowed(
         && (!w.loading_seen || w.press_unseen)
         && (!ctx.is_toggle || (w.press_unseen && w.toggle == Toggle::Unchanged))
         && w.uncertain.is_none()
+        && !ctx.blind
         && p.no_effect.fallback
         && next.is_some_and(|n| n != w.method)
         && attempts_left

@@ -18,14 +18,14 @@ fn setup() -> impl Strategy<Value = (ActionPolicy, ActionContext)> {
     let classes = (1..3000u64, 0..6000u64, any::<bool>(), 0..3u32, 0..4u32, 0..5u32);
     let backoff = (0..600u64, 1..5u32, 0..4000u64, prop::bool::weighted(0.85));
     let flags = (prop::bool::weighted(0.25), any::<bool>(), prop::bool::weighted(0.9), any::<bool>(), any::<bool>());
-    let rest = (0..6u32, 0..3u8, flags);
+    let rest = (0..6u32, 0..3u8, flags, prop::bool::weighted(0.2));
     (kind, times, classes, backoff, rest).prop_map(
         |(
             (k, chain),
             (window, delay, poll, extra_total, early_ms),
             (extend, max_extra, auto_dismiss, dismissals, reresolves, transient),
             (initial, factor, backoff_extra, fallback),
-            (max_retries, early, (toggle, idempotent, verify, expectation, stop_when_received)),
+            (max_retries, early, (toggle, idempotent, verify, expectation, stop_when_received), blind),
         )| {
             let kind = ALL_KINDS[k];
             let methods = methods_for(kind);
@@ -52,7 +52,7 @@ fn setup() -> impl Strategy<Value = (ActionPolicy, ActionContext)> {
             p.no_effect.fallback = fallback;
             p.no_effect.stop_when_received = stop_when_received;
             p.validate(kind).expect("the strategy builds valid policies");
-            let ctx = ActionContext { kind, is_toggle: toggle, idempotent, verify, expectation };
+            let ctx = ActionContext { kind, is_toggle: toggle, idempotent, verify, expectation, blind };
             (p, ctx)
         },
     )
@@ -307,7 +307,8 @@ fn check_run(p: &ActionPolicy, ctx: &ActionContext, run: &Run, fitting: bool) ->
                 let received = v.attempts.last().is_some_and(|a| a.result == AttemptResult::Received);
                 if received {
                     let f = in_flight.as_ref().expect("received names the input in flight");
-                    prop_assert!(stops_when_received(p, ctx, f), "received without its conditions: {v}");
+                    let blind = ctx.blind && !ctx.expectation;
+                    prop_assert!(stops_when_received(p, ctx, f) || blind, "received without its conditions: {v}");
                     prop_assert!(matches!(reply, Some(Report::NoChange(_))), "received not after a read: {v}");
                     prop_assert!(obs.as_ref().unwrap().at_ms >= f.sent_ms + p.window_ms, "received early: {v}");
                     prop_assert_eq!(v.verified, Some(false));
@@ -319,7 +320,14 @@ fn check_run(p: &ActionPolicy, ctx: &ActionContext, run: &Run, fitting: bool) ->
                     && !ctx.expectation
                     && v.attempts.last().is_some_and(|a| a.result == AttemptResult::Sent)
                     && matches!(reply, Some(Report::NoChange(_)));
-                let received_ok = received_ok || key_sent;
+                // A blind target: the input went out and nothing could show it.
+                let blind_sent = ctx.blind
+                    && !ctx.expectation
+                    && matches!(reply, Some(Report::NoChange(_)))
+                    && v.attempts
+                        .last()
+                        .is_some_and(|a| matches!(a.result, AttemptResult::Sent | AttemptResult::Received));
+                let received_ok = received_ok || key_sent || blind_sent;
                 if v.ok {
                     prop_assert!(verified || sent_unverified || received_ok, "ok without evidence: {v}");
                     prop_assert_eq!(v.class, None);
@@ -361,6 +369,7 @@ fn check_repeat(
     let unseen = f.reads.iter().any(|s| s.press_unseen);
     prop_assert!(!last.loading || (early && unseen), "input while loading");
     prop_assert!(!stops_when_received(p, ctx, f), "input after one that was received");
+    prop_assert!(!(ctx.blind && !ctx.expectation), "a second input to a target whose effect cannot be read");
     prop_assert!(last.blocking.is_none(), "input while blocked");
     if ctx.is_toggle {
         prop_assert_eq!(last.toggle, Toggle::Unchanged, "toggle retried without its state unchanged");

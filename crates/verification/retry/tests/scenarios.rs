@@ -844,3 +844,31 @@ fn a_key_without_an_expectation_that_shows_nothing_is_sent_not_failed() {
         "#,
     );
 }
+
+#[test]
+fn a_target_whose_text_cannot_be_read_gets_one_input_and_an_honest_verdict() {
+    // jEdit's editor, an xterm: the typed text cannot be read back, so "no change" says
+    // nothing. Falling back retyped a shell command and wiped a document with select-all.
+    let blind = ActionContext { blind: true, ..ctx(ActionKind::Type) };
+    let v = verdict(check(
+        blind,
+        r#"
+        -> act keystrokes #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none
+        -> done ok received [keystrokes: sent]
+        "#,
+    ));
+    assert_eq!((v.ok, v.verified), (true, Some(false)));
+    assert!(v.summary.contains("cannot be verified"), "{}", v.summary);
+    // A first method that could not be used sent nothing: the next one may go.
+    check(
+        ActionContext { blind: true, ..ctx(ActionKind::SetValue) },
+        r#"
+        -> act a11y_set #1 at 0ms
+        <- 0 refused unavailable
+        -> act focus_select_all_keystrokes #2 at 0ms
+        "#,
+    );
+}

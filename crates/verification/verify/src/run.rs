@@ -25,6 +25,18 @@ pub(crate) fn idempotent_role(role: &Role) -> bool {
     matches!(role.as_str(), "page_tab" | "list_item" | "tree_item" | "link")
 }
 
+/// Whether text set into `target` cannot be read back: accessibility knows no element
+/// there (text found only on screen, a point), or the element gives neither text nor a
+/// value (a canvas editor, a terminal without a Text interface). Verifying such typing by
+/// "its text changed" cannot work, so an input is never sent again after it (deft-retry,
+/// `ActionContext::blind`).
+pub(crate) fn text_unreadable(target: &Resolved) -> bool {
+    match &target.element {
+        None => true,
+        Some(e) => e.text.is_none() && e.value.is_none(),
+    }
+}
+
 /// Roles whose activation flips a state that a second activation flips back.
 pub(crate) fn is_toggle_role(role: &Role) -> bool {
     matches!(
@@ -219,6 +231,7 @@ impl<A: Accessibility> Executor<A> {
             idempotent: options.idempotent || (kind == ActionKind::Click && role_idempotent),
             verify,
             expectation: options.expect.is_some(),
+            blind: sets && run.target.as_ref().is_some_and(text_unreadable),
         };
         let policy = match self.policy(kind).with_overrides(kind, options.overrides) {
             Ok(p) => p,

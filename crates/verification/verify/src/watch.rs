@@ -183,12 +183,16 @@ impl<A: Accessibility> Executor<A> {
             let news = gathered.press_unseen && !run.pending.press_unseen_told;
             gathered.absorb(&seen);
             let negatives = Instant::now() >= negatives_from;
-            // A dialog over the target that came after the target showed it got the input
-            // (its pressed look came and went, the app accepted the action) is the input's
-            // own effect: a confirmation, a question. Only a dialog that came with no sign
-            // of receipt may have taken the input; told "blocked, dismiss it and retry", an
-            // agent would cancel the confirmation and press again.
+            // A dialog over the target that came after the target itself reported the press
+            // (its toolkit armed the button while the pointer held it) is the press's own
+            // effect: a confirmation, a question. Told "blocked, dismiss it and retry", an
+            // agent would cancel the confirmation and press again. Weaker receipt does not
+            // tell the two apart: an app that accepted an accessibility action, or a button
+            // drawn pressed, has a dialog shown by its handler whatever the dialog is for
+            // (an interruption placed over it stays `blocked`).
+            let armed = run.pending.press.as_ref().is_some_and(|l| l.armed);
             if receipt
+                && armed
                 && !gathered.press_unseen
                 && let Some(b) = seen.blocking.take()
             {

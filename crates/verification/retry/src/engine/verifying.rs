@@ -135,6 +135,20 @@ impl Engine {
             );
             return self.finish(at, End::fail(Some(class), summary));
         }
+        if self.ctx.blind && !self.ctx.expectation {
+            // Nothing could have shown the input: it is sent, and said to be unverifiable.
+            let received = w.feedback_seen;
+            if let Some(a) = self.attempts.last_mut() {
+                a.result = if received { AttemptResult::Received } else { AttemptResult::Sent };
+            }
+            let seen = if received { "the app showed it received it, but " } else { "" };
+            let summary = format!(
+                "{m} sent; {seen}its effect cannot be verified: the target's text cannot be read back (accessibility \
+                 does not give it); not repeated, since a second input could double it"
+            );
+            let end = End { ok: true, verified: Some(false), class: None, suggested: None, blocking: None, summary };
+            return self.finish(at, end);
+        }
         if self.ctx.kind == ActionKind::Key && !self.ctx.expectation && w.uncertain.is_none() {
             // A key is checked only against an expectation: its effect often shows nowhere
             // (undo with nothing to undo, a caret move, a command run in a terminal), and
