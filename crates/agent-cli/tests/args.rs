@@ -203,3 +203,12 @@ fn a_role_no_element_can_have_is_refused_before_any_wait() {
     let r = cli(&["click", "--role", "push_buton", "--name", "Hello"]);
     assert!(r.stderr.contains("did you mean push_button"), "{r:#?}");
 }
+
+#[test]
+fn text_with_an_equals_sign_is_text_not_a_selector() {
+    // "1+1=2" is what a calculator shows; it was refused as selector syntax (exit 2).
+    let r = cli(&["click", "1+1=2"]);
+    assert_ne!(r.code, 2, "{r:#?}");
+    let r = cli(&["click", "name=Hello role=push_buton"]);
+    r.expect_code(2);
+}

@@ -206,3 +206,31 @@ fn typing_where_the_text_cannot_be_read_back_is_sent_once_and_said_so() {
     assert_eq!(app.count("key_chord", Some("notes")), 0, "no select-all or other chord: {events:?}");
     app.check_alive(&desktop, Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
 }
+
+#[test]
+fn a_dialog_a_key_opens_and_an_app_a_key_closes_are_the_key_s_effects() {
+    // A key has no press for a dialog to intercept; an app told to quit did what it was
+    // told. They were reported "blocked" (exit 5) and "gone" (exit 7).
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let opts = FixtureOptions { extra_args: vec!["--confirm".into()], ..FixtureOptions::default() };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    cli(&desktop, &["click", "--name", "Hello"]).expect_code(0);
+    cli(&desktop, &["key", "Tab", "--verify"]).expect_code(0);
+    let r = cli(&desktop, &["key", "space", "--verify", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!(v["verified"], true, "{r:#?}");
+    assert!(v["observed"].as_str().is_some_and(|o| o.contains("Place the order?")), "{r:#?}");
+    app.wait_for(|e| e.is("dialog_opened", None), Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("no question ({e}): {:?}", app.events()));
+    cli(&desktop, &["click", "--window", "Confirm order", "--name", "Cancel", "--verify"]).expect_code(0);
+    // The window manager closes the focused window on alt+F4; the app then quits.
+    let r = cli(&desktop, &["key", "alt+F4", "--verify", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!(v["verified"], true, "{r:#?}");
+    assert!(v["observed"].as_str().is_some_and(|o| o.contains("exited after the input")), "{r:#?}");
+    app.wait_for(|e| e.kind == "exit", Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("the app did not quit ({e}): {:?}", app.events()));
+    assert_eq!(app.count("order_submitted", None), 0, "{:?}", app.events());
+}

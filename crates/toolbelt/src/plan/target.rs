@@ -47,7 +47,9 @@ impl Planner<'_> {
             }
             Some(s) if t.literal => (Selector::default(), Some(s)),
             Some(s) if parse_ref(s).is_some() => (self.by_ref(s.trim())?, None),
-            Some(s) if s.contains('=') => {
+            // A selector when it reads as one (a key, then an operator); other text with an
+            // `=` in it ("1+1=2", "Total = 5") is text a person sees.
+            Some(s) if s.contains('=') && looks_like_selector(s) => {
                 let sel = selector::parse(s).map_err(|e| {
                     ToolError::usage(format!("in the selector {}: {e}\n{}", self.f("target"), e.pointer()))
                 })?;
@@ -128,4 +130,15 @@ impl Planner<'_> {
         self.used.push(RefUse { reference: r.to_string(), id: id.clone(), role, name });
         Ok(Selector { id: Some(id), ..Selector::default() })
     }
+}
+
+/// Whether `s` begins as a selector does: one of its keys, then `=`, `~=` or `/=`.
+fn looks_like_selector(s: &str) -> bool {
+    let s = s.trim_start();
+    selector::KEYS.iter().any(|k| {
+        s.strip_prefix(k).is_some_and(|rest| {
+            let rest = rest.trim_start();
+            rest.starts_with('=') || rest.starts_with("~=") || rest.starts_with("/=")
+        })
+    })
 }

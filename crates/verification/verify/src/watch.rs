@@ -76,6 +76,18 @@ impl<A: Accessibility> Executor<A> {
         loop {
             let post = match self.read(&scope).await {
                 Ok(r) => r,
+                // The application left the bus after the input: with nothing more specific
+                // expected, that is the input's effect (File > Quit, ctrl+q, a window's
+                // last Close), said as it is seen: it quit, or it crashed.
+                Err(deft_a11y::A11yError::AppGone { app, .. }) if matches!(run.goal, Goal::AnyChange) => {
+                    let observed = format!(
+                        "the application {app} exited after the input (it left the accessibility bus: it quit, or \
+                         crashed)"
+                    );
+                    let e = run.evidence(Channel::Accessibility, observed.clone());
+                    self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+                    return Report::Verified { observed };
+                }
                 Err(e) if Instant::now() >= negatives_from => return Report::Unreadable { message: e.to_string() },
                 Err(_) => {
                     run.waker.next(negatives_from).await;
@@ -190,9 +202,11 @@ impl<A: Accessibility> Executor<A> {
             // tell the two apart: an app that accepted an accessibility action, or a button
             // drawn pressed, has a dialog shown by its handler whatever the dialog is for
             // (an interruption placed over it stays `blocked`).
+            // A key has no press for a dialog to intercept: a dialog that opens after it is
+            // what it asked for (ctrl+t, shift+ctrl+e, a menu's accelerator).
             let armed = run.pending.press.as_ref().is_some_and(|l| l.armed);
-            if receipt
-                && armed
+            let key = matches!(run.action, deft_types::Action::Key { .. });
+            if ((receipt && armed) || key)
                 && !gathered.press_unseen
                 && let Some(b) = seen.blocking.take()
             {
