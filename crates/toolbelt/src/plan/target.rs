@@ -132,13 +132,12 @@ impl Planner<'_> {
     }
 }
 
-/// Whether `s` begins as a selector does: one of its keys, then `=`, `~=` or `/=`.
+/// Whether `s` begins as a selector does: a word of letters (a key, or a misspelt one),
+/// then at once `=`, `~=` or `/=`. "1+1=2" and "Total = 5" are text; "nme=A" is a
+/// selector whose key the parser names as misspelt.
 fn looks_like_selector(s: &str) -> bool {
     let s = s.trim_start();
-    selector::KEYS.iter().any(|k| {
-        s.strip_prefix(k).is_some_and(|rest| {
-            let rest = rest.trim_start();
-            rest.starts_with('=') || rest.starts_with("~=") || rest.starts_with("/=")
-        })
-    })
+    let word = s.find(|c: char| !(c.is_ascii_alphabetic() || c == '_')).unwrap_or(s.len());
+    let rest = &s[word..];
+    word > 0 && (rest.starts_with('=') || rest.starts_with("~=") || rest.starts_with("/="))
 }
