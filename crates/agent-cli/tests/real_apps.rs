@@ -527,3 +527,44 @@ print(json.dumps(found))
     );
     calc.check_responsive(&desktop, Duration::from_secs(5)).expect("Calc still answers");
 }
+
+/// xterm: no accessibility at all. A shell command typed into it must run once: when the
+/// typed text could not be read back, the keys were sent again (readline's ctrl+A moved
+/// to the line start first), and the command ran twice. Judged by the files the shell made.
+#[test]
+fn xterm_a_command_typed_into_a_terminal_runs_once() {
+    if !std::path::Path::new("/usr/bin/xterm").exists() {
+        eprintln!("skipped: xterm is not installed (cargo xtask setup installs it)");
+        return;
+    }
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let dir = scratch("xterm");
+    let mut xterm = desktop.command("xterm");
+    xterm.current_dir(&dir).args(["-geometry", "80x20+40+40", "-title", "Deft Terminal", "-e", "bash", "--norc"]);
+    let mut child = xterm.spawn().expect("xterm starts");
+    let found = desktop.command("xdotool").args(["search", "--sync", "--name", "Deft Terminal"]).output().unwrap();
+    assert!(found.status.success(), "the terminal's window appeared");
+    // A shell prompt takes a moment after the window.
+    std::thread::sleep(Duration::from_millis(800));
+    let r = cli(&desktop, &["type", "--text", "touch ran-$RANDOM", "--verify", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!((v["ok"].as_bool(), v["verified"].as_bool()), (Some(true), Some(false)), "{r:#?}");
+    assert_eq!(v["attempts"].as_array().map(Vec::len), Some(1), "one input: {r:#?}");
+    cli(&desktop, &["key", "Return"]).expect_code(0);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let made = || std::fs::read_dir(&dir).unwrap().filter_map(Result::ok).count();
+    while made() == 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into())
+        .collect();
+    assert_eq!(names.len(), 1, "the command ran exactly once: {names:?}");
+    assert!(child.try_wait().unwrap().is_none(), "the terminal still runs");
+    let _ = child.kill();
+    let _ = child.wait();
+}

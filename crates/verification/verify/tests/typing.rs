@@ -151,7 +151,7 @@ fn a_verified_key_watches_the_focused_application() {
     let chord = deft_types::KeyChord { modifiers: Vec::new(), key: "F9".into() };
     let outcome = w.perform(&Action::Key { chord });
     assert!(outcome.ok && outcome.verified == Some(false), "{outcome:#?}");
-    assert!(outcome.observed.contains("nothing visible changed"), "{outcome:#?}");
+    assert!(outcome.observed.contains("no change was seen"), "{outcome:#?}");
     assert_eq!(outcome.attempts.len(), 1, "{outcome:#?}");
     assert_eq!(last_text(&w, "name").as_deref(), Some("x"), "{:#?}", w.log());
 }

@@ -157,8 +157,8 @@ impl Engine {
                 a.result = AttemptResult::Sent;
             }
             let summary = format!(
-                "{m} sent; nothing visible changed within {waited}ms (a key's effect may not show; give an \
-                 expectation to check one); not repeated"
+                "{m} sent; no change was seen within {waited}ms (a key's effect may not show, or show only \
+                 where accessibility does not look; give an expectation to check one); not repeated"
             );
             let end = End { ok: true, verified: Some(false), class: None, suggested: None, blocking: None, summary };
             return self.finish(at, end);
