@@ -331,7 +331,12 @@ impl<A: Accessibility> Executor<A> {
         if self.a11y.focus(&id).await.is_ok() && self.focused_within(&id, FOCUS_WAIT).await? {
             return Ok(note);
         }
-        let at = self.pointer_point(target, Method::CoordinateClick)?;
+        // Its place now: the read that resolved it may predate its layout (Firefox gives a
+        // field of a window without the focus no extents at first).
+        let at = match self.a11y.element(&id).await.ok().and_then(|e| e.bounds) {
+            Some(b) => mapping::click_point(b, t.scale).map_err(input_refused)?,
+            None => self.pointer_point(target, Method::CoordinateClick)?,
+        };
         self.click(at, MouseButton::Left, 1)?;
         if self.focused_within(&id, FOCUS_WAIT).await? {
             return Ok(note);
