@@ -8,14 +8,14 @@ use deft_harness::fixture::{FixtureApp, FixtureOptions};
 
 use super::{BIN, Run, isolate, run, scratch};
 
-fn start() -> (Desktop, FixtureApp) {
+pub fn start() -> (Desktop, FixtureApp) {
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let app = FixtureApp::launch(&desktop, &FixtureOptions::default())
         .unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
     (desktop, app)
 }
 
-fn cli(desktop: &Desktop, args: &[&str]) -> Run {
+pub fn cli(desktop: &Desktop, args: &[&str]) -> Run {
     let mut cmd = desktop.command(BIN);
     isolate(&mut cmd, &scratch("desktop-home"));
     cmd.args(args);
@@ -23,7 +23,7 @@ fn cli(desktop: &Desktop, args: &[&str]) -> Run {
 }
 
 /// Give a late effect time to reach the log before counting.
-const SETTLE: Duration = Duration::from_millis(500);
+pub const SETTLE: Duration = Duration::from_millis(500);
 
 #[test]
 fn read_find_and_screenshot() {

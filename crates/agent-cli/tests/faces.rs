@@ -1,29 +1,16 @@
-//! What a new user broke through the faces, each judged by the fixture app's ground-truth
-//! log: an unmet expectation never sends a second input.
+//! What a new user broke through the faces (and what a target that cannot be read back
+//! asks of the executor), each judged by the fixture app's ground-truth log: an unmet
+//! expectation or an unreadable field never gets a second input, a confirmation or a key's
+//! dialog is an effect, every timeout is a bound, `fill` replaces and `type` inserts,
+//! `--yaml` is plain YAML, a password's length never shows.
 
 use std::time::Duration;
 
 use deft_harness::Desktop;
 use deft_harness::fixture::{FixtureApp, FixtureOptions};
 
-use super::{BIN, Run, isolate, run, scratch};
-
-fn start() -> (Desktop, FixtureApp) {
-    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
-    let app = FixtureApp::launch(&desktop, &FixtureOptions::default())
-        .unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
-    (desktop, app)
-}
-
-fn cli(desktop: &Desktop, args: &[&str]) -> Run {
-    let mut cmd = desktop.command(BIN);
-    isolate(&mut cmd, &scratch("faces-home"));
-    cmd.args(args);
-    run(cmd)
-}
-
-/// Give a late effect time to reach the log before counting.
-const SETTLE: Duration = Duration::from_millis(500);
+use super::Run;
+use super::desktop::{SETTLE, cli, start};
 
 #[test]
 fn an_unmet_expectation_after_a_received_click_sends_no_second_input() {

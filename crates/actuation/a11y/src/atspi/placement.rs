@@ -74,13 +74,17 @@ impl Placement {
     /// The offset of the window titled `title` that its toolkit says is `width` × `height`,
     /// of the process `pid` (when known): `None` without an X display or a matching window.
     pub async fn offset(&self, pid: Option<u32>, title: &str, width: u32, height: u32) -> Option<Offset> {
-        let display = self.display().await?;
-        let windows =
-            tokio::task::spawn_blocking(move || deft_x11::windows(&display.conn, display.root, &display.atoms).ok())
-                .await
-                .ok()
-                .flatten()?;
+        let windows = self.windows().await?;
         choose(&windows, pid, title, width, height).map(|w| w.contents_origin(width, height))
+    }
+
+    /// The display's top-level windows, `None` without an X display.
+    async fn windows(&self) -> Option<Vec<X11Window>> {
+        let display = self.display().await?;
+        tokio::task::spawn_blocking(move || deft_x11::windows(&display.conn, display.root, &display.atoms).ok())
+            .await
+            .ok()
+            .flatten()
     }
 
     /// The title bar's title of the window of process `pid` that lies at `bounds`, when it
@@ -94,12 +98,7 @@ impl Placement {
         name: &str,
     ) -> Option<String> {
         let pid = pid?;
-        let display = self.display().await?;
-        let windows =
-            tokio::task::spawn_blocking(move || deft_x11::windows(&display.conn, display.root, &display.atoms).ok())
-                .await
-                .ok()
-                .flatten()?;
+        let windows = self.windows().await?;
         let near = |a: i64, b: i64| (a - b).abs() <= 8;
         let (left, top) = (i64::from(bounds.x), i64::from(bounds.y));
         let (right, bottom) = (left + i64::from(bounds.w), top + i64::from(bounds.h));
