@@ -221,3 +221,16 @@ fn a_dialog_a_key_opens_and_an_app_a_key_closes_are_the_key_s_effects() {
         .unwrap_or_else(|e| panic!("the app did not quit ({e}): {:?}", app.events()));
     assert_eq!(app.count("order_submitted", None), 0, "{:?}", app.events());
 }
+
+#[test]
+fn an_icon_button_is_found_by_the_tooltip_a_person_reads() {
+    // VLC's buttons are icons with a description ("Pause the playback") and no name.
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let opts = FixtureOptions { extra_args: vec!["--notes".into()], ..FixtureOptions::default() };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    let r = cli(&desktop, &["click", "Pause the playback", "--verify", "--json"]);
+    assert!(r.code == 0, "{r:#?}");
+    std::thread::sleep(SETTLE);
+    assert_eq!(app.count("button_activated", Some("pause")), 1, "{:?}", app.events());
+    assert_eq!(app.count("button_activated", None), 1, "nothing else: {:?}", app.events());
+}

@@ -218,6 +218,21 @@ impl Matcher {
 
     /// Whether `node` meets every criterion (`index` aside, which picks among matches).
     pub fn matches(&self, node: &Node) -> bool {
+        self.matches_but_text(node) && self.text.as_ref().is_none_or(|t| seen_texts(node).any(|s| t.matches(s)))
+    }
+
+    /// Whether `node` meets every criterion with its `text` term met by its accessible
+    /// description instead (an icon button's tooltip, "Pause the playback": what a person
+    /// reads on it). Resolution falls back to it only when no element shows the text.
+    pub fn matches_by_description(&self, node: &Node) -> bool {
+        let described = self.text.as_ref().is_some_and(|t| {
+            let d = node.element.description.trim();
+            !d.is_empty() && t.matches(d)
+        });
+        described && self.matches_but_text(node)
+    }
+
+    fn matches_but_text(&self, node: &Node) -> bool {
         let e = &node.element;
         let s = &self.selector;
         s.role.as_ref().is_none_or(|r| *r == e.role)
@@ -226,7 +241,6 @@ impl Matcher {
             && self.name.as_ref().is_none_or(|t| t.matches(&e.name))
             && self.app.as_ref().is_none_or(|t| t.matches(&node.app))
             && self.window.as_ref().is_none_or(|t| node.window.as_deref().is_some_and(|w| t.matches(w)))
-            && self.text.as_ref().is_none_or(|t| seen_texts(node).any(|s| t.matches(s)))
     }
 
     /// Whether an application called `app` meets the `app` criterion.
@@ -351,6 +365,15 @@ pub fn natural_matches(tree: &Tree, selector: &Selector) -> Result<Vec<usize>, S
         let id = &tree.nodes[i].element.id;
         if m.matches(&tree.nodes[i]) && !all.iter().any(|&j| &tree.nodes[j].element.id == id) {
             all.push(i);
+        }
+    }
+    // No element shows the text: one whose description (its tooltip) says it is meant.
+    if all.is_empty() {
+        for i in 0..tree.len() {
+            let id = &tree.nodes[i].element.id;
+            if m.matches_by_description(&tree.nodes[i]) && !all.iter().any(|&j| &tree.nodes[j].element.id == id) {
+                all.push(i);
+            }
         }
     }
     let same_text =

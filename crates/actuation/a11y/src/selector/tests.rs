@@ -321,3 +321,24 @@ fn natural_picking() {
     let twice = Tree::merge([t.clone(), t.clone()]);
     assert_eq!(natural_matches(&twice, &parse("name=Subscribe role=check_box").unwrap()).unwrap().len(), 1);
 }
+
+#[test]
+fn text_no_element_shows_is_looked_for_in_descriptions() {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "player"));
+    let w = b.child(app, element("w", "frame", "Player"));
+    let mut pause = element("pause", "push_button", "");
+    pause.description = "Pause the playback".into();
+    pause.states.insert(State::Showing);
+    b.child(w, pause);
+    let mut label = element("l", "label", "Paused at 0:42");
+    label.states.insert(State::Showing);
+    b.child(w, label);
+    let tree = b.build();
+    let by = |t: &str| Selector { text: Some(TextMatch::Contains(t.into())), ..Selector::default() };
+    let found = pick(&tree, &by("pause the playback"), Pick::Natural).unwrap();
+    assert_eq!(tree.nodes[found].element.id.0, "pause");
+    // Text an element shows wins: the description is only a fallback.
+    let found = pick(&tree, &by("Paused"), Pick::Natural).unwrap();
+    assert_eq!(tree.nodes[found].element.id.0, "l");
+}
