@@ -271,8 +271,22 @@ pub(crate) fn observe(
                 }
                 _ => false,
             };
+            // Text blanked where it stands (a field cleared, or a page going inert under a
+            // modal before it leaves the screen) is held like things gone, more briefly.
+            let blanked = |e: &Effect| match &e.kind {
+                EffectKind::Changed { changes, .. } => {
+                    only_lost(changes)
+                        && changes.iter().any(|c| {
+                            matches!(c, FieldChange::Text { .. } | FieldChange::Value { .. } | FieldChange::Name { .. })
+                        })
+                }
+                _ => false,
+            };
             seen.gone_only = others.iter().all(|e| {
-                matches!(&e.kind, EffectKind::Gone { .. } | EffectKind::WindowClosed(_)) || emptied_here(e) || twin(e)
+                matches!(&e.kind, EffectKind::Gone { .. } | EffectKind::WindowClosed(_))
+                    || emptied_here(e)
+                    || blanked(e)
+                    || twin(e)
             });
             seen.emptied_in_place = seen.gone_only && others.iter().any(|e| emptied_here(e));
         }
@@ -383,7 +397,6 @@ pub(crate) fn observe(
 /// on screen before (`shown_before` false: a closed select's options) has nothing to vanish
 /// from: losing its text or actions is the same emptying.
 fn emptied(changes: &[FieldChange], shown_before: bool) -> bool {
-    let blank = |v: &Option<String>| v.as_deref().is_none_or(|t| t.trim().is_empty());
     let vanished = !shown_before
         || changes.iter().any(|c| {
             matches!(
@@ -391,15 +404,24 @@ fn emptied(changes: &[FieldChange], shown_before: bool) -> bool {
                 FieldChange::Bounds { new: None, .. } | FieldChange::StateRemoved(State::Showing | State::Visible)
             )
         });
-    vanished
-        && changes.iter().all(|c| match c {
-            FieldChange::Text { new, .. } | FieldChange::Value { new, .. } => blank(new),
-            FieldChange::Name { new, .. } => new.trim().is_empty(),
-            FieldChange::Actions { new, .. } => new.is_empty(),
-            FieldChange::Bounds { new, .. } => new.is_none(),
-            FieldChange::StateRemoved(_) => true,
-            _ => false,
-        })
+    vanished && only_lost(changes)
+}
+
+/// Whether an element's changes only take something away (text, value, name, actions,
+/// bounds, states) and add nothing. An element whose text is blanked where it stands is
+/// one: Firefox blanks some of a page's texts in place, a read before it takes the rest
+/// off screen and exposes the modal `<dialog>` over it (seen under load: "Orders: 0" -> ""
+/// still on screen passed the click the dialog swallowed as its effect).
+fn only_lost(changes: &[FieldChange]) -> bool {
+    let blank = |v: &Option<String>| v.as_deref().is_none_or(|t| t.trim().is_empty());
+    changes.iter().all(|c| match c {
+        FieldChange::Text { new, .. } | FieldChange::Value { new, .. } => blank(new),
+        FieldChange::Name { new, .. } => new.trim().is_empty(),
+        FieldChange::Actions { new, .. } => new.is_empty(),
+        FieldChange::Bounds { new, .. } => new.is_none(),
+        FieldChange::StateRemoved(_) => true,
+        _ => false,
+    })
 }
 
 /// Whether an element's changes say only that it came back where it stood: on screen or
@@ -480,8 +502,11 @@ fn in_place_editor<'a>(pre: &Reading, post: &'a Reading, target: &Element, typed
 }
 
 /// Where typed text went when it did not land in the target: other editable fields whose
-/// text changed to include part of it (the focus moved while typing). Password fields are
-/// left out: their text is masked, so it could not be put back.
+/// text changed to include part of it and that hold the keyboard focus (the focus moved
+/// while typing: keys go where the focus is). A field that shows the typed text without
+/// the focus mirrors an editor (LibreOffice's input line shows what its cell editor
+/// holds): setting it back cleared the cell being typed into. Password fields are left
+/// out: their text is masked, so it could not be put back.
 fn strays(
     d: &deft_snapshot::SnapshotDiff,
     target: Option<&ElementId>,
@@ -497,7 +522,8 @@ fn strays(
             let element = post.element(&c.id)?;
             let now = text_of(element);
             let was = pre.element(&c.id).map(text_of).unwrap_or_default();
-            let stray = was != now && piece(&now) && !is_secret(element);
+            let focused = element.has(State::Focused);
+            let stray = was != now && piece(&now) && focused && !is_secret(element);
             stray.then(|| Stray { id: c.id.clone(), field: element.describe(), was, now })
         })
         .collect()
@@ -526,8 +552,6 @@ fn typed_tail_in(typed: &str, text: &str) -> bool {
     })
 }
 
-/// The goal in words, for the outcome's `expected` line. The text of a secret field
-/// (a password) is never written out, only its length.
 /// Whether `now` is `was` with `typed` inserted at one place.
 pub(crate) fn inserted(was: &str, now: &str, typed: &str) -> bool {
     if now.len() != was.len() + typed.len() {
@@ -539,6 +563,8 @@ pub(crate) fn inserted(was: &str, now: &str, typed: &str) -> bool {
         .any(|i| now.starts_with(&was[..i]) && now[i..].starts_with(typed) && now[i + typed.len()..] == was[i..])
 }
 
+/// The goal in words, for the outcome's `expected` line. The text of a secret field
+/// (a password) is never written out, only its length.
 pub(crate) fn describe_goal(goal: &Goal, target: &str, secret: bool) -> String {
     match goal {
         Goal::AnyChange => format!("any UI change on or around {target}"),

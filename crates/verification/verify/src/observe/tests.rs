@@ -13,9 +13,12 @@ struct Form {
     status: &'static str,
     /// A second "Submit" button beside the first, with this id (a page re-creating it).
     twin: Option<&'static str>,
+    /// The field that holds the keyboard focus.
+    focused: Option<&'static str>,
 }
 
-const FORM: Form = Form { name: "", email: "", loading: false, submit_id: "submit", status: "Ready", twin: None };
+const FORM: Form =
+    Form { name: "", email: "", loading: false, submit_id: "submit", status: "Ready", twin: None, focused: None };
 
 fn reading(f: &Form) -> Reading {
     let mut b = TreeBuilder::new();
@@ -25,6 +28,9 @@ fn reading(f: &Form) -> Reading {
         let mut e = element(id, "text", name);
         e.states.insert(State::Editable);
         e.text = Some(text.into());
+        if f.focused == Some(id) {
+            e.states.insert(State::Focused);
+        }
         e
     };
     b.child(w, field("name", "Name", f.name));
@@ -61,7 +67,8 @@ fn see(pre: &Reading, post: &Reading, target: &str, goal: &Goal, toggle: ToggleM
 #[test]
 fn typed_text_in_the_wrong_field_is_named_and_not_verified() {
     let pre = reading(&FORM);
-    let post = reading(&Form { name: "hel", email: "lo world", ..FORM });
+    // The focus moved to Email while typing: the rest of the keys went there.
+    let post = reading(&Form { name: "hel", email: "lo world", focused: Some("email"), ..FORM });
     let goal = Goal::Typed { typed: "hello world".into(), before: None };
     let seen = see(&pre, &post, "name", &goal, ToggleMode::None);
     assert_eq!(seen.verified, None);
@@ -345,4 +352,52 @@ fn typing_is_verified_as_an_insertion_of_exactly_the_typed_text() {
     assert!(!inserted("abc", "xy", "xy"), "a field whose text was replaced lost its text");
     assert!(!inserted("ab", "axby", "xy"), "split apart is not what was typed");
     assert!(inserted("é", "éü", "ü") && !inserted("é", "üé ", "ü"));
+}
+
+#[test]
+fn only_a_field_that_holds_the_focus_took_stray_keys() {
+    // The formula bar (elsewhere, not focused) shows what the cell editor holds: it did
+    // not take the keys, and setting it back cleared the cell being typed into. A field
+    // that holds the focus did take them (the focus moved while typing).
+    let goal = Goal::Typed { typed: "hello".into(), before: None };
+    let pre = sheet(Some(""), Rect::new(267, 133, 60, 16), false);
+    let mirror = sheet(Some("hello"), Rect::new(267, 133, 60, 16), false);
+    assert!(see(&pre, &mirror, "c3", &goal, ToggleMode::None).strays.is_empty());
+    let focused = sheet(Some("hello"), Rect::new(267, 133, 60, 16), true);
+    let strays = see(&pre, &focused, "c3", &goal, ToggleMode::None).strays;
+    assert_eq!(strays.len(), 1, "{strays:?}");
+}
+
+#[test]
+fn text_blanked_where_it_stands_is_held_like_things_gone() {
+    // Firefox under load, a modal <dialog> opening over the target: "Orders: 0" blanked in
+    // place and "Ready" blanked and off screen, a read before the dialog is exposed. Taken
+    // at once, the click the dialog swallowed passed as its effect.
+    let tree = |orders: &str, ready: Option<&str>| {
+        let mut b = TreeBuilder::new();
+        let app = b.app(element("app", "application", "browser"));
+        let w = b.child(app, element("w", "frame", "Page"));
+        let section = b.child(w, element("section", "section", ""));
+        let mut target = element("submit", "push_button", "Submit order");
+        target.bounds = Some(Rect::<Logical>::new(20, 20, 100, 30));
+        b.child(section, target);
+        let mut count = element("orders", "section", "");
+        count.text = Some(orders.into());
+        count.bounds = Some(Rect::<Logical>::new(20, 60, 100, 20));
+        b.child(section, count);
+        let mut status = element("ready", "section", "");
+        status.text = Some(ready.unwrap_or("").into());
+        status.bounds = ready.map(|_| Rect::<Logical>::new(20, 90, 100, 20));
+        b.child(section, status);
+        Reading::new(b.build())
+    };
+    let pre = tree("Orders: 0", Some("Ready"));
+    let seen = see(&pre, &tree("", None), "submit", &Goal::AnyChange, ToggleMode::None);
+    assert!(seen.verified.is_some() && seen.gone_only && seen.emptied_in_place, "held for confirmation: {seen:?}");
+    // A field cleared where it stands (a Clear button) is held only as briefly as things gone.
+    let seen = see(&pre, &tree("", Some("Ready")), "submit", &Goal::AnyChange, ToggleMode::None);
+    assert!(seen.verified.is_some() && seen.gone_only && !seen.emptied_in_place, "{seen:?}");
+    // Text that changes to other text is an effect at once.
+    let seen = see(&pre, &tree("Orders: 1", Some("Ready")), "submit", &Goal::AnyChange, ToggleMode::None);
+    assert!(seen.verified.is_some() && !seen.gone_only, "{seen:?}");
 }
