@@ -540,12 +540,31 @@ fn xterm_a_command_typed_into_a_terminal_runs_once() {
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let dir = scratch("xterm");
     let mut xterm = desktop.command("xterm");
-    xterm.current_dir(&dir).args(["-geometry", "80x20+40+40", "-title", "Deft Terminal", "-e", "bash", "--norc"]);
+    // The shell says when it shows its prompt (it runs PROMPT_COMMAND before each one).
+    xterm.current_dir(&dir).env("PROMPT_COMMAND", "touch .prompt").args([
+        "-geometry",
+        "80x20+40+40",
+        "-title",
+        "Deft Terminal",
+        "-e",
+        "bash",
+        "--norc",
+    ]);
     let mut child = xterm.spawn().expect("xterm starts");
     let found = desktop.command("xdotool").args(["search", "--sync", "--name", "Deft Terminal"]).output().unwrap();
     assert!(found.status.success(), "the terminal's window appeared");
-    // A shell prompt takes a moment after the window.
-    std::thread::sleep(Duration::from_millis(800));
+    let window = String::from_utf8_lossy(&found.stdout).trim().to_string();
+    // Keys go to the window that has the focus: the window manager gives it to a new
+    // window a moment after it maps (later on a loaded machine), and the shell starts then.
+    let ready = std::time::Instant::now() + Duration::from_secs(20);
+    let focused = || {
+        let out = desktop.command("xdotool").arg("getwindowfocus").output().ok();
+        out.is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == window)
+    };
+    while !(focused() && dir.join(".prompt").exists()) {
+        assert!(std::time::Instant::now() < ready, "the terminal never took the focus with a prompt shown");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let r = cli(&desktop, &["type", "--text", "touch ran-$RANDOM", "--verify", "--json"]);
     r.expect_code(0);
     let v = r.json();
@@ -553,16 +572,20 @@ fn xterm_a_command_typed_into_a_terminal_runs_once() {
     assert_eq!(v["attempts"].as_array().map(Vec::len), Some(1), "one input: {r:#?}");
     cli(&desktop, &["key", "Return"]).expect_code(0);
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let made = || std::fs::read_dir(&dir).unwrap().filter_map(Result::ok).count();
+    let commands = || {
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name != ".prompt")
+            .collect::<Vec<String>>()
+    };
+    let made = || commands().len();
     while made() == 0 && std::time::Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(100));
     }
     std::thread::sleep(Duration::from_millis(500));
-    let names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into())
-        .collect();
+    let names = commands();
     assert_eq!(names.len(), 1, "the command ran exactly once: {names:?}");
     assert!(child.try_wait().unwrap().is_none(), "the terminal still runs");
     let _ = child.kill();

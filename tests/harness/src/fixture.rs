@@ -335,24 +335,12 @@ impl FixtureApp {
         self.toolkit
     }
 
-    /// Whether the app is alive and answering, checked without Deft: its process (and the
-    /// web page's server) is running and neither a zombie nor stopped, it has not logged
-    /// `exit`, and an accessibility client (pyatspi, `a11y_ports.py dump`) reads its window
-    /// named "Deft Fixture" within `limit`: a frozen main loop (GTK, Qt) or a dead page
-    /// does not answer. `Err` says what is wrong.
+    /// Whether the app is alive and answering, checked without Deft: it is running
+    /// ([`Self::check_running`]), and an accessibility client (pyatspi, `a11y_ports.py
+    /// dump`) reads its window named "Deft Fixture" within `limit`: a frozen main loop
+    /// (GTK, Qt) or a dead page does not answer. `Err` says what is wrong.
     pub fn check_alive(&self, desktop: &Desktop, limit: Duration) -> Result<(), String> {
-        if let Some(status) = self.exited() {
-            return Err(format!("the app's process exited ({status}); {}", self.diagnostics()));
-        }
-        let state = std::fs::read_to_string(format!("/proc/{}/stat", self.pid()))
-            .ok()
-            .and_then(|s| s.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next()));
-        if matches!(state, None | Some('Z' | 'T' | 't' | 'X')) {
-            return Err(format!("the app (pid {}) is in process state {state:?}", self.pid()));
-        }
-        if let Some(exit) = self.events().iter().find(|e| e.kind == "exit") {
-            return Err(format!("the app logged {}", exit.raw));
-        }
+        self.check_running()?;
         let script = a11y_ports_script();
         let secs = limit.as_secs().max(1).to_string();
         let out = desktop
@@ -371,6 +359,25 @@ impl FixtureApp {
                 dump.lines().count(),
                 String::from_utf8_lossy(&out.stderr).trim()
             ));
+        }
+        Ok(())
+    }
+
+    /// Whether the app's process (and the web page's server) is running, neither a zombie
+    /// nor stopped, and has not logged `exit`: all that can be checked of an app started
+    /// with its accessibility off. `Err` says what is wrong.
+    pub fn check_running(&self) -> Result<(), String> {
+        if let Some(status) = self.exited() {
+            return Err(format!("the app's process exited ({status}); {}", self.diagnostics()));
+        }
+        let state = std::fs::read_to_string(format!("/proc/{}/stat", self.pid()))
+            .ok()
+            .and_then(|s| s.rsplit_once(')').and_then(|(_, rest)| rest.trim_start().chars().next()));
+        if matches!(state, None | Some('Z' | 'T' | 't' | 'X')) {
+            return Err(format!("the app (pid {}) is in process state {state:?}", self.pid()));
+        }
+        if let Some(exit) = self.events().iter().find(|e| e.kind == "exit") {
+            return Err(format!("the app logged {}", exit.raw));
         }
         Ok(())
     }

@@ -26,7 +26,8 @@ pub struct ActionContext {
     pub expectation: bool,
     /// The channel that would show this action's effect does not work for this target:
     /// text typed into an element whose text accessibility does not give (a terminal, a
-    /// canvas editor, a target found only on screen). "No change" then says nothing about
+    /// canvas editor, a target found only on screen), or a click on a target known only by
+    /// its pixels (an effect that does not show: xcalc's "sin" of 0). "No change" then says nothing about
     /// whether the input landed, so once one input went out no other follows it (a retyped
     /// shell command runs twice; a select-all and retype wipes what it cannot read): the
     /// action ends as sent, not verifiable.

@@ -872,3 +872,22 @@ fn a_target_whose_text_cannot_be_read_gets_one_input_and_an_honest_verdict() {
         "#,
     );
 }
+
+#[test]
+fn a_click_on_a_target_known_only_by_its_pixels_is_never_sent_twice() {
+    // xcalc has no accessibility: "sin" is found on screen and clicked; sin of 0 shows 0,
+    // so nothing changes and the pixels cannot tell that from a lost click. Falling back
+    // pressed it twice.
+    let v = verdict(check(
+        ActionContext { blind: true, ..ctx(ActionKind::Click) },
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none
+        -> done ok received [coordinate_click: sent]
+        "#,
+    ));
+    assert_eq!((v.ok, v.verified), (true, Some(false)));
+    assert!(v.summary.contains("known only by where it shows on screen"), "{}", v.summary);
+}

@@ -20,7 +20,9 @@ impl<A: Accessibility> Executor<A> {
     /// `Act`: check actionability, read the state before, send the input.
     pub(crate) async fn on_act(&self, run: &mut Run<'_>, method: Method) -> Report {
         run.notes.push(None);
-        // Everything about the previous input, dropped in one assignment.
+        // Everything about the previous input, dropped in one assignment (the fields its
+        // keys strayed into kept, to be set back).
+        run.keep_strays();
         run.pending = Pending::default();
         if run.how.is_some() && run.target.is_none() {
             let s = run.miss.as_ref().map_or_else(|| Symptoms::new("the target was not found"), Miss::symptoms);

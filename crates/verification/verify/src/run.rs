@@ -72,6 +72,8 @@ pub(crate) struct Pending {
     /// Since when the reads after the pending input have shown only things gone (or
     /// emptied in place): such a change counts once it has lasted (`watch.rs`).
     pub(crate) gone_since: Option<std::time::Instant>,
+    /// Other fields that this attempt's typed text showed up in (see `Run::strays`).
+    pub(crate) strays: Vec<Stray>,
 }
 
 /// Everything one action keeps between the engine's steps.
@@ -92,7 +94,11 @@ pub(crate) struct Run<'a> {
     pub(crate) evidence: Vec<Evidence>,
     /// What belongs to the input of the current attempt, reset as one.
     pub(crate) pending: Pending,
-    /// Other fields that typed text landed in, to set back once the action is over.
+    /// Other fields that typed text landed in, to set back once the action is over: those
+    /// of attempts that did not verify. Keys land in one place, so when an attempt's text
+    /// is verified in the target, the same text elsewhere is a field mirroring it
+    /// (LibreOffice's input line, for the cell being edited) and setting that back cleared
+    /// the cell.
     pub(crate) strays: Vec<Stray>,
     /// What was done about them, for the outcome.
     pub(crate) put_back: Vec<String>,
@@ -111,6 +117,12 @@ pub(crate) struct Run<'a> {
 }
 
 impl Run<'_> {
+    /// Keeps the fields the pending attempt's keys strayed into, to be set back at the end.
+    pub(crate) fn keep_strays(&mut self) {
+        let pending = std::mem::take(&mut self.pending.strays);
+        crate::strays::merge(&mut self.strays, &pending);
+    }
+
     pub(crate) fn note(&mut self, note: Option<String>) {
         if let (Some(n), Some(slot)) = (note, self.notes.last_mut()) {
             *slot = Some(n);
@@ -218,6 +230,11 @@ impl<A: Accessibility> Executor<A> {
         }
         let role_toggle = run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(|e| is_toggle_role(&e.role));
         let sets = matches!(kind, ActionKind::Type | ActionKind::SetValue);
+        // A pointer input on a target accessibility does not know (text found on screen,
+        // bare coordinates) is watched through the pixels only: a click whose effect does
+        // not show (xcalc's "sin" of 0) looks like one that was lost, so it is never sent
+        // twice.
+        let pointer = matches!(kind, ActionKind::Click | ActionKind::Scroll);
         run.toggle = match (&options.expect, role_toggle) {
             (Some(_), _) if !sets => ToggleMode::AnyEffect,
             (_, true) if !sets => ToggleMode::State,
@@ -231,7 +248,8 @@ impl<A: Accessibility> Executor<A> {
             idempotent: options.idempotent || (kind == ActionKind::Click && role_idempotent),
             verify,
             expectation: options.expect.is_some(),
-            blind: sets && run.target.as_ref().is_some_and(text_unreadable),
+            blind: (sets && run.target.as_ref().is_some_and(text_unreadable))
+                || (pointer && run.target.as_ref().is_some_and(|t| t.element.is_none())),
         };
         let policy = match self.policy(kind).with_overrides(kind, options.overrides) {
             Ok(p) => p,
@@ -253,7 +271,12 @@ impl<A: Accessibility> Executor<A> {
                 // Watched from at once: an effect is taken when it shows, the verify delay
                 // only holds back "no change" (the engine accepts that order).
                 Step::Verify { not_before_ms, deadline_ms } => {
-                    Box::pin(self.on_verify(&mut run, *not_before_ms, *deadline_ms)).await
+                    let report = Box::pin(self.on_verify(&mut run, *not_before_ms, *deadline_ms)).await;
+                    if matches!(report, Report::Verified { .. }) {
+                        // This attempt's keys are in the target: other fields mirror them.
+                        run.pending.strays.clear();
+                    }
+                    report
                 }
                 Step::ReResolve { not_before_ms } => {
                     clock.until(*not_before_ms).await;
@@ -272,6 +295,7 @@ impl<A: Accessibility> Executor<A> {
             self.publish(VerifyEvent::Observed { op, observation: observation.clone() });
             step = engine.observe(observation);
         };
+        run.keep_strays();
         if !run.strays.is_empty() {
             run.put_back = self.put_back(&run.strays).await;
             for line in run.put_back.clone() {

@@ -101,7 +101,7 @@ impl<A: Accessibility> Executor<A> {
             run.relevance.settling = self.changed_since(since);
             let resolved = run.target.as_ref().and_then(|t| t.element.as_ref());
             let mut seen = observe(pre, &post, target.as_ref(), resolved, &run.goal, run.toggle, &run.relevance);
-            crate::strays::merge(&mut run.strays, &seen.strays);
+            crate::strays::merge(&mut run.pending.strays, &seen.strays);
             if let Some(watch) = &run.pending.pixels {
                 // Accessibility does not know the target: only the pixels around it tell
                 // an effect (a popup it opened is still seen through accessibility).

@@ -142,9 +142,17 @@ impl Engine {
                 a.result = if received { AttemptResult::Received } else { AttemptResult::Sent };
             }
             let seen = if received { "the app showed it received it, but " } else { "" };
+            let why = match self.ctx.kind {
+                ActionKind::Type | ActionKind::SetValue => {
+                    "the target's text cannot be read back (accessibility does not give it)"
+                }
+                _ => {
+                    "the target is known only by where it shows on screen (accessibility does not give it), and no \
+                     change showed there: an effect that does not show and a lost input look the same"
+                }
+            };
             let summary = format!(
-                "{m} sent; {seen}its effect cannot be verified: the target's text cannot be read back (accessibility \
-                 does not give it); not repeated, since a second input could double it"
+                "{m} sent; {seen}its effect cannot be verified: {why}; not repeated, since a second input could double it"
             );
             let end = End { ok: true, verified: Some(false), class: None, suggested: None, blocking: None, summary };
             return self.finish(at, end);
