@@ -140,7 +140,8 @@ impl<A: Accessibility> Executor<A> {
             let fresh = pre.as_ref().is_some_and(|(at, _)| at.elapsed() < Duration::from_millis(100));
             let ask = (want_pre && !fresh).then_some(&scope);
             let Some(target) = run.target.as_mut() else { return Ok(None) };
-            let (check, read) = self.check_actionable(target, method, &mut st, ask).await;
+            let known = pre.as_ref().map(|(_, r)| r);
+            let (check, read) = self.check_actionable(target, method, &mut st, ask, known).await;
             match read {
                 Some(Ok(r)) => pre = Some((Instant::now(), r)),
                 Some(Err(e)) => return Err(Symptoms { backend_error: true, ..Symptoms::new(e.to_string()) }),

@@ -136,6 +136,7 @@ impl<A: Accessibility> Executor<A> {
         method: Method,
         st: &mut Stability,
         pre: Option<&Scope>,
+        known: Option<&Reading>,
     ) -> (Check, Option<Result<Reading, A11yError>>) {
         let read_pre = async {
             match pre {
@@ -178,7 +179,8 @@ impl<A: Accessibility> Executor<A> {
             minimized: looked.minimized.clone(),
         };
         st.last = Some(looked);
-        let check = self.judge_actionable(target, &id, method, st, round).await;
+        let latest = pre.as_ref().and_then(|r| r.as_ref().ok()).or(known);
+        let check = self.judge_actionable(target, &id, method, st, round, latest).await;
         (check, pre)
     }
 
@@ -189,6 +191,7 @@ impl<A: Accessibility> Executor<A> {
         method: Method,
         st: &mut Stability,
         round: Round,
+        pre: Option<&Reading>,
     ) -> Check {
         let element = match round.element {
             Ok(e) => e,
@@ -245,6 +248,7 @@ impl<A: Accessibility> Executor<A> {
             Some((_, Ok(Some(hit)))) if hit.is_within(id) => Check::Ready,
             Some((_, Ok(Some(hit)))) if beneath_popup(target, &hit) => Check::Ready,
             Some((_, Ok(Some(hit)))) if same_again(&element, &hit.element) => Check::Ready,
+            Some((_, Ok(Some(hit)))) if holds_target(pre, id, &hit) => Check::Ready,
             Some((_, Ok(Some(hit)))) => {
                 let covering_window = hit.chain.first().cloned();
                 let other_window = covering_window.is_some() && covering_window != target.window;
@@ -324,7 +328,6 @@ pub(crate) fn popup_texts<'a>(nodes: impl Iterator<Item = &'a deft_a11y::Node>, 
     texts
 }
 
-/// Whether the target is in a popup window (a menu), which is drawn above every other.
 /// Whether `hit` is what lies beneath the target's popup menu. A popup menu is above every
 /// other window by construction (override-redirect), and the hit test, which cannot see
 /// stacking, may answer with what is beneath it: another window (GTK 3 lists its popups as
@@ -335,6 +338,33 @@ fn beneath_popup(target: &Resolved, hit: &Hit) -> bool {
     let menuish = |role: &str| is_menu_item(role) || matches!(role, "menu" | "menu_bar" | "popup_menu");
     (hit.chain.first() != target.window.as_ref() && in_popup(target))
         || (menu_item && !menuish(hit.element.role.as_str()))
+}
+
+/// Whether the element hit is one of the target's own containers, in `pre` (the read of
+/// the state before the input), with no popup between the two. A toolkit whose hit test
+/// stops at a container (Swing's root pane, GIMP's and LibreOffice's panels) answers with
+/// what holds the target, and what holds a control is drawn beneath it, never over it:
+/// refusing there ("covered by root_pane") made the control unusable. A popup between
+/// them is different: the point lies outside the popup the target is in (GTK 4 misplaces
+/// a popover's items), and a click there would close it.
+fn holds_target(pre: Option<&Reading>, target: &ElementId, hit: &Hit) -> bool {
+    let popup = |role: &str| role_is_popup(role) || deft_types::Role::new(role).is_dialog_like();
+    let Some(pre) = pre else { return false };
+    for node in pre.snap.ancestors(target) {
+        if node.element().id == hit.element.id {
+            return true;
+        }
+        if popup(node.element().role.as_str()) {
+            return false;
+        }
+    }
+    false
+}
+
+/// Roles of what pops up over its own window's content: a menu, a list dropped down from a
+/// combo box, a tooltip, a window of its own.
+fn role_is_popup(role: &str) -> bool {
+    matches!(role, "menu" | "popup_menu" | "combo_box" | "tool_tip" | "tooltip" | "window" | "frame")
 }
 
 /// Whether the element hit is the target handed out again as a new object: same
@@ -355,6 +385,7 @@ fn is_menu_item(role: &str) -> bool {
     matches!(role, "menu_item" | "check_menu_item" | "radio_menu_item" | "tearoff_menu_item")
 }
 
+/// Whether the target is in a popup window (a menu), which is drawn above every other.
 fn in_popup(target: &Resolved) -> bool {
     let popup_window =
         target.window_role.as_ref().is_some_and(|r| matches!(r.as_str(), "window" | "menu" | "popup_menu"));

@@ -19,6 +19,7 @@ use deft_types::{
 
 use crate::{Backends, DismissRule, Executor, ExecutorConfig, VerifyEvent};
 
+mod covering;
 mod screen_text;
 mod scroll;
 mod settling;
@@ -39,6 +40,9 @@ struct Ui {
     on_wheel: Mutex<Option<Tree>>,
     snapshots: AtomicUsize,
     hit_tests: AtomicUsize,
+    /// The hit test stops at this container instead of going down to what lies inside it
+    /// (Swing's root pane, GIMP's panels).
+    hit_stops_at: Mutex<Option<ElementId>>,
 }
 
 #[derive(Clone)]
@@ -73,7 +77,16 @@ impl Accessibility for Shared {
     }
     async fn hit_test(&self, point: Point<Logical>) -> Result<Option<Hit>, A11yError> {
         self.0.hit_tests.fetch_add(1, Ordering::Relaxed);
-        self.0.fake.hit_test(point).await
+        let hit = self.0.fake.hit_test(point).await?;
+        let stop = self.0.hit_stops_at.lock().unwrap().clone();
+        match (hit, stop) {
+            (Some(mut hit), Some(stop)) if hit.chain.contains(&stop) => {
+                hit.chain.truncate(hit.chain.iter().position(|id| *id == stop).unwrap_or(0) + 1);
+                hit.element = self.0.fake.element(&stop).await?;
+                Ok(Some(hit))
+            }
+            (hit, _) => Ok(hit),
+        }
     }
     async fn events(&self, filter: &EventFilter) -> Result<EventStream, A11yError> {
         self.0.fake.events(filter).await
@@ -224,6 +237,7 @@ fn fixture(tree: Tree, tweak: impl FnOnce(ExecutorConfig) -> ExecutorConfig) -> 
         on_wheel: Mutex::new(None),
         snapshots: AtomicUsize::new(0),
         hit_tests: AtomicUsize::new(0),
+        hit_stops_at: Mutex::new(None),
     });
     let rec = Arc::new(Mutex::new(RecordingInput::new(1000, 1000)));
     let shown = Screen(Arc::new(Mutex::new(FakeCapture::new(screen(None)))));
