@@ -248,7 +248,7 @@ impl<A: Accessibility> Executor<A> {
             Some((_, Ok(Some(hit)))) if hit.is_within(id) => Check::Ready,
             Some((_, Ok(Some(hit)))) if beneath_popup(target, &hit) => Check::Ready,
             Some((_, Ok(Some(hit)))) if same_again(&element, &hit.element) => Check::Ready,
-            Some((_, Ok(Some(hit)))) if holds_target(pre, id, &hit) => Check::Ready,
+            Some((_, Ok(Some(hit)))) if holds_target(pre, id, &hit, point) => Check::Ready,
             Some((_, Ok(Some(hit)))) => {
                 let covering_window = hit.chain.first().cloned();
                 let other_window = covering_window.is_some() && covering_window != target.window;
@@ -346,15 +346,21 @@ fn beneath_popup(target: &Resolved, hit: &Hit) -> bool {
 /// what holds the target, and what holds a control is drawn beneath it, never over it:
 /// refusing there ("covered by root_pane") made the control unusable. A popup between
 /// them is different: the point lies outside the popup the target is in (GTK 4 misplaces
-/// a popover's items), and a click there would close it.
-fn holds_target(pre: Option<&Reading>, target: &ElementId, hit: &Hit) -> bool {
+/// a popover's items), and a click there would close it. So is a container between them
+/// whose bounds leave out the point: the target is clipped there (scrolled out of a
+/// viewport), and the click would land on nothing of it.
+fn holds_target(pre: Option<&Reading>, target: &ElementId, hit: &Hit, point: Point<Logical>) -> bool {
     let popup = |role: &str| role_is_popup(role) || deft_types::Role::new(role).is_dialog_like();
     let Some(pre) = pre else { return false };
     for node in pre.snap.ancestors(target) {
-        if node.element().id == hit.element.id {
+        let e = node.element();
+        if e.bounds.is_some_and(|b| !b.contains(point)) {
+            return false;
+        }
+        if e.id == hit.element.id {
             return true;
         }
-        if popup(node.element().role.as_str()) {
+        if popup(e.role.as_str()) {
             return false;
         }
     }

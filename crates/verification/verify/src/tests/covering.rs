@@ -49,3 +49,22 @@ async fn a_container_outside_the_popup_the_target_is_in_still_covers_it() {
     assert!(!outcome.ok, "{outcome:#?}");
     assert!(f.clicks().is_empty(), "never clicked where the popup is not: {outcome:#?}");
 }
+
+#[tokio::test]
+async fn a_container_that_clips_the_target_away_from_the_point_still_covers_it() {
+    // Qt's scroll areas: the target is scrolled out of the viewport, and the hit test at
+    // its point answers with the window around the viewport. Clicking there hits nothing of
+    // the target.
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "demo"));
+    let mut main = placed("main", "frame", "Main", (0, 0, 400, 300), &[]);
+    main.states.insert(State::Active);
+    let main = b.child(app, main);
+    let pane = b.child(main, placed("pane", "scroll_pane", "", (0, 0, 400, 100), &[]));
+    b.child(pane, placed("go", "push_button", "Go", (10, 150, 80, 30), &["click"]));
+    let f = fixture(b.build(), |c| c);
+    *f.ui.hit_stops_at.lock().unwrap() = Some(ElementId("main".into()));
+    let outcome = f.exec.perform(&click("Go")).await;
+    assert!(!outcome.ok, "{outcome:#?}");
+    assert!(f.clicks().iter().all(|p| p.y < 100), "never clicked where the pane clips it: {:?}", f.clicks());
+}
