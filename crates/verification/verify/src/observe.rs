@@ -200,7 +200,18 @@ pub(crate) fn observe(
     // say nothing of the input then, only that the read before was incomplete.
     let filled_in = |e: &Effect| matches!(&e.kind, EffectKind::Changed { changes, .. } if filled(changes));
     let stale_before = j.effects.iter().any(|e| e.relation == Relation::Target && filled_in(e));
-    let effects: Vec<Effect> = j.effects.iter().filter(|e| !(stale_before && filled_in(e))).cloned().collect();
+    // An element off screen before and after whose only change is its actions showed
+    // nothing anyone could see: Firefox gives a closed select's options their click back
+    // when it lays a page out again after a modal dialog, late, and that passed for the
+    // effect of a click the page had dropped (the campaign, under load).
+    let hidden =
+        |id: &ElementId, r: &Reading| r.element(id).is_none_or(|e| e.bounds.is_none() || !e.has(State::Showing));
+    let unseen_actions = |e: &Effect| {
+        matches!(&e.kind, EffectKind::Changed { id, changes, .. }
+            if changes.iter().all(|c| matches!(c, FieldChange::Actions { .. })) && hidden(id, pre) && hidden(id, post))
+    };
+    let effects: Vec<Effect> =
+        j.effects.iter().filter(|e| !(stale_before && filled_in(e)) && !unseen_actions(e)).cloned().collect();
     if stale_before {
         let note = "the read before the input showed the target off screen (its page not laid out yet): elements \
                     only put back on screen since are not counted";

@@ -401,3 +401,28 @@ fn text_blanked_where_it_stands_is_held_like_things_gone() {
     let seen = see(&pre, &tree("Orders: 1", Some("Ready")), "submit", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.verified.is_some() && !seen.gone_only, "{seen:?}");
 }
+
+#[test]
+fn an_element_off_screen_that_only_gets_its_actions_back_is_no_effect() {
+    // Firefox under load, after a modal dialog closed: a closed select's option (never on
+    // screen) got its click back during the next click's watch, and a dropped click passed
+    // as verified by it.
+    let tree = |actions: bool| {
+        let mut b = TreeBuilder::new();
+        let app = b.app(element("app", "application", "browser"));
+        let w = b.child(app, element("w", "frame", "Page"));
+        let mut target = element("submit", "push_button", "Submit order");
+        target.bounds = Some(Rect::<Logical>::new(20, 20, 100, 30));
+        b.child(w, target);
+        let mut option = element("red", "menu_item", "Red");
+        option.bounds = None;
+        option.states.remove(&State::Showing);
+        if actions {
+            option.actions = vec!["click".into()];
+        }
+        b.child(w, option);
+        Reading::new(b.build())
+    };
+    let seen = see(&tree(false), &tree(true), "submit", &Goal::AnyChange, ToggleMode::None);
+    assert_eq!(seen.verified, None, "{seen:?}");
+}
