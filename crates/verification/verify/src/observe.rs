@@ -210,8 +210,8 @@ pub(crate) fn observe(
         matches!(&e.kind, EffectKind::Changed { id, changes, .. }
             if changes.iter().all(|c| matches!(c, FieldChange::Actions { .. })) && hidden(id, pre) && hidden(id, post))
     };
-    let effects: Vec<Effect> =
-        j.effects.iter().filter(|e| !(stale_before && filled_in(e)) && !unseen_actions(e)).cloned().collect();
+    let explained = |e: &Effect| unseen_actions(e) || (stale_before && filled_in(e));
+    let effects: Vec<Effect> = j.effects.iter().filter(|e| !explained(e)).cloned().collect();
     if stale_before {
         let note = "the read before the input showed the target off screen (its page not laid out yet): elements \
                     only put back on screen since are not counted";
