@@ -269,6 +269,61 @@ fn gtk4_types_sets_values_picks_a_radio_and_a_tab_and_does_not_claim_a_blank_cli
     factory.check_responsive(&desktop, Duration::from_secs(5)).expect("gtk4-widget-factory still answers");
 }
 
+/// The titles of the visible X windows of WM class `class`, as the window manager's side
+/// lists them (xdotool): an independent witness of what a click opened.
+fn visible_titles(desktop: &Desktop, class: &str) -> Vec<String> {
+    let xdotool = |args: &[&str]| {
+        let out = desktop.command("xdotool").args(args).output().expect("xdotool runs");
+        String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect::<Vec<_>>()
+    };
+    let mut titles: Vec<String> = xdotool(&["search", "--onlyvisible", "--class", class])
+        .iter()
+        .flat_map(|id| xdotool(&["getwindowname", id]))
+        .filter(|t| !t.is_empty())
+        .collect();
+    titles.sort();
+    titles
+}
+
+/// gtk4-widget-factory's main menu (a GTK 4 popover menu): "About Widget Factory" opens
+/// the About window. GTK 4.8 reports a popover's items ~120 px right of where the popover
+/// is shown; the click aimed there landed outside the popover, which closed, and "menu
+/// gone" verified a click that opened nothing (issue 22, class 2). The display server
+/// shows the popover elsewhere, so no pointer input is sent by that geometry; the item's
+/// accessibility action opens About. Judged by the window manager's list, and the app
+/// still answering.
+#[test]
+fn gtk4_a_popover_menu_item_placed_where_it_is_not_shown_opens_what_it_says() {
+    let desktop = Desktop::start().expect("desktop");
+    let Some(mut factory) = start(&desktop, CorpusApp::Gtk4WidgetFactory) else { return };
+    // Wider than the screen at its first place: moved left, so that the place
+    // accessibility reports for the items lies on the screen.
+    let found = desktop
+        .command("xdotool")
+        .args(["search", "--sync", "--name", "GTK Widget Factory"])
+        .output()
+        .expect("xdotool runs");
+    let window = String::from_utf8_lossy(&found.stdout).lines().next().map(str::to_string).expect("its X window");
+    let moved = desktop.command("xdotool").args(["windowmove", "--sync", &window, "-200", "0"]).status();
+    assert!(moved.is_ok_and(|s| s.success()), "xdotool moves the window");
+    let app = ["--app", "gtk4-widget-factory"];
+    cli(&desktop, &[&["click"], &app[..], &["--role", "push_button", "--name", "GtkMenuButton", "--verify"]].concat())
+        .expect_code(0);
+    let about_run = cli(&desktop, &[&["click"], &app[..], &["About Widget Factory", "--verify"]].concat());
+    about_run.expect_code(0);
+    let about = |titles: &[String]| titles.iter().any(|t| t == "About GTK Widget Factory");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut titles = visible_titles(&desktop, "gtk4-widget-factory");
+    while !about(&titles) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        titles = visible_titles(&desktop, "gtk4-widget-factory");
+    }
+    // The About window, and nothing a neighbouring item opens (Keyboard Shortcuts).
+    assert_eq!(titles.len(), 2, "the main window and About only: {titles:?}\n{}", about_run.stdout);
+    assert!(about(&titles), "About opened: {titles:?}\n{}", about_run.stdout);
+    factory.check_responsive(&desktop, Duration::from_secs(5)).expect("gtk4-widget-factory still answers");
+}
+
 /// How many elements of `role` named `name` an independent AT-SPI client (pyatspi) reads
 /// in application `app`.
 fn count_in(desktop: &Desktop, app: &str, role: &str, name: &str) -> usize {

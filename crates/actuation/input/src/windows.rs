@@ -75,6 +75,13 @@ pub trait WindowLocator {
         Ok(Vec::new())
     }
 
+    /// The popups the display server shows (menus, popovers, drop-down lists, tooltips),
+    /// bottom to top, of every application: what the screen shows there, whatever the
+    /// toolkit says of their place. Not every backend can tell: the default says so.
+    fn popups(&self) -> Result<Vec<WindowGeometry>, InputError> {
+        Err(InputError::Backend { what: "popup query", detail: "not supported by this backend".into() })
+    }
+
     /// The top-level window the display server sends key events to (`None`: none has the
     /// keyboard focus). Not every backend can tell: the default says so.
     fn focused(&self) -> Result<Option<u64>, InputError> {

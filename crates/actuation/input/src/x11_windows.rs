@@ -59,6 +59,12 @@ impl WindowLocator for X11Windows {
         Ok(matching(all, query))
     }
 
+    fn popups(&self) -> Result<Vec<WindowGeometry>, InputError> {
+        let all = deft_x11::popups(&self.conn, self.root, &self.atoms)
+            .map_err(|e| InputError::Backend { what: "popup query", detail: e.to_string() })?;
+        Ok(matching(all, &WindowQuery::default()))
+    }
+
     fn focused(&self) -> Result<Option<u64>, InputError> {
         X11Windows::focused(self)
     }

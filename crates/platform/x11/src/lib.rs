@@ -130,7 +130,25 @@ pub fn minimized(conn: &impl Connection, root: Window, atoms: &Atoms) -> Result<
 
 /// The top-level windows shown as `how`, bottom to top.
 fn shown_as(conn: &impl Connection, root: Window, atoms: &Atoms, how: Shown) -> Result<Vec<X11Window>, ReplyOrIdError> {
-    Ok(read_windows(conn, root, atoms)?.into_iter().filter(|(_, shown)| *shown == how).map(|(w, _)| w).collect())
+    let tops = top_levels(conn, root, atoms)?;
+    Ok(read_windows(conn, root, atoms, &tops)?.into_iter().filter(|(_, shown)| *shown == how).map(|(w, _)| w).collect())
+}
+
+/// The popups on screen, bottom to top: the viewable override-redirect children of the
+/// root (menus, popovers, drop-down lists, tooltips), which no window manager holds and
+/// no client list names. Where a toolkit says its popup is and where the display server
+/// shows it can differ (GTK 4 places a popover's contents at its parent's origin); this
+/// is the display server's side.
+pub fn popups(conn: &impl Connection, root: Window, atoms: &Atoms) -> Result<Vec<X11Window>, ReplyOrIdError> {
+    let children = conn.query_tree(root)?.reply()?.children;
+    let cookies = children.iter().map(|&w| conn.get_window_attributes(w)).collect::<Result<Vec<_>, _>>()?;
+    let mut popups = Vec::new();
+    for (&w, cookie) in children.iter().zip(cookies) {
+        if cookie.reply().is_ok_and(|a| a.override_redirect && a.map_state == MapState::VIEWABLE) {
+            popups.push(w);
+        }
+    }
+    Ok(read_windows(conn, root, atoms, &popups)?.into_iter().map(|(w, _)| w).collect())
 }
 
 /// How a top-level window is shown.
@@ -147,15 +165,15 @@ enum Shown {
 /// `WM_STATE`'s `IconicState` (ICCCM 4.1.3.1).
 const ICONIC_STATE: u32 = 3;
 
-/// Every top-level window with how it is shown, bottom to top.
+/// The windows `tops`, each with how it is shown, in the same order.
 fn read_windows(
     conn: &impl Connection,
     root: Window,
     atoms: &Atoms,
+    tops: &[Window],
 ) -> Result<Vec<(X11Window, Shown)>, ReplyOrIdError> {
-    let tops = top_levels(conn, root, atoms)?;
     let mut pending = Vec::with_capacity(tops.len());
-    for &w in &tops {
+    for &w in tops {
         pending.push((
             w,
             conn.get_window_attributes(w)?,

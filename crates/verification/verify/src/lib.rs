@@ -63,6 +63,7 @@ mod observe;
 mod outcome;
 mod paste;
 mod pixels;
+mod popup;
 mod press;
 mod pump;
 mod read;

@@ -8,6 +8,7 @@ use deft_retry::Symptoms;
 use deft_types::{Blocking, Element, ElementId, ErrorClass, Logical, Method, Point, Rect, State};
 
 use crate::executor::Executor;
+use crate::popup::{OnScreen, beneath_popup, misplaced};
 use crate::read::Reading;
 use crate::resolve::Resolved;
 
@@ -246,37 +247,50 @@ impl<A: Accessibility> Executor<A> {
             None => unstable(Instant::now()),
             Some((at, _)) if at != point => unstable(Instant::now()),
             Some((_, Ok(Some(hit)))) if hit.is_within(id) => Check::Ready,
-            Some((_, Ok(Some(hit)))) if beneath_popup(target, &hit) => Check::Ready,
             Some((_, Ok(Some(hit)))) if same_again(&element, &hit.element) => Check::Ready,
-            Some((_, Ok(Some(hit)))) if holds_target(pre, id, &hit, point) => Check::Ready,
-            Some((_, Ok(Some(hit)))) => {
-                let covering_window = hit.chain.first().cloned();
-                let other_window = covering_window.is_some() && covering_window != target.window;
-                let other_app =
-                    covering_window.as_ref().zip(target.app.as_ref()).is_some_and(|(w, a)| bus_of(w) != bus_of(a));
-                let blocking = match (&covering_window, other_window) {
-                    (Some(w), true) => self.blocking_window(w).await,
-                    _ => None,
-                }
-                .unwrap_or_else(|| Blocking {
-                    role: hit.element.role.clone(),
-                    name: hit.element.name.clone(),
-                    texts: Vec::new(),
-                });
-                let what = format!("{} {:?} covers {name} at ({}, {})", blocking.role, blocking.name, point.x, point.y);
-                let s = Symptoms {
-                    hit_other_element: true,
-                    dialog_appeared: other_window && blocking.role.is_dialog_like(),
-                    blocking: Some(blocking),
-                    ..Symptoms::new(what.clone())
-                };
-                let why = if other_app { Waiting::CoveredByOtherApp } else { Waiting::Covered };
-                if s.dialog_appeared && !other_app { Check::Fail(s) } else { Check::NotYet(why, what, s, None) }
-            }
+            Some((_, Ok(Some(hit)))) if beneath_popup(target, &hit) => match self.popup_on_screen(target, pre, point) {
+                OnScreen::Misplaced(why) => misplaced(&name, &hit, why),
+                OnScreen::Shown | OnScreen::CannotTell => Check::Ready,
+            },
+            Some((_, Ok(Some(hit)))) => match holds_target(pre, id, &hit, point) {
+                Held::Yes => Check::Ready,
+                Held::OutsidePopup => match self.popup_on_screen(target, pre, point) {
+                    OnScreen::Misplaced(why) => misplaced(&name, &hit, why),
+                    OnScreen::Shown => Check::Ready,
+                    OnScreen::CannotTell => self.covered(target, &name, point, &hit).await,
+                },
+                Held::No => self.covered(target, &name, point, &hit).await,
+            },
             // Nothing accessible at the point, or the hit test failed: it cannot tell, and
             // refusing to act on that would make unhittable toolkits unusable.
             Some((_, Ok(None) | Err(_))) => Check::Ready,
         }
+    }
+
+    /// The element `hit` at `point` is no part of the target (nor beneath a popup it is
+    /// in): what covers the target there, and whether waiting may help.
+    async fn covered(&self, target: &Resolved, name: &str, point: Point<Logical>, hit: &Hit) -> Check {
+        let covering_window = hit.chain.first().cloned();
+        let other_window = covering_window.is_some() && covering_window != target.window;
+        let other_app = covering_window.as_ref().zip(target.app.as_ref()).is_some_and(|(w, a)| bus_of(w) != bus_of(a));
+        let blocking = match (&covering_window, other_window) {
+            (Some(w), true) => self.blocking_window(w).await,
+            _ => None,
+        }
+        .unwrap_or_else(|| Blocking {
+            role: hit.element.role.clone(),
+            name: hit.element.name.clone(),
+            texts: Vec::new(),
+        });
+        let what = format!("{} {:?} covers {name} at ({}, {})", blocking.role, blocking.name, point.x, point.y);
+        let s = Symptoms {
+            hit_other_element: true,
+            dialog_appeared: other_window && blocking.role.is_dialog_like(),
+            blocking: Some(blocking),
+            ..Symptoms::new(what.clone())
+        };
+        let why = if other_app { Waiting::CoveredByOtherApp } else { Waiting::Covered };
+        if s.dialog_appeared && !other_app { Check::Fail(s) } else { Check::NotYet(why, what, s, None) }
     }
 
     /// A modal dialog of the target's application, other than the target's own window,
@@ -328,48 +342,48 @@ pub(crate) fn popup_texts<'a>(nodes: impl Iterator<Item = &'a deft_a11y::Node>, 
     texts
 }
 
-/// Whether `hit` is what lies beneath the target's popup menu. A popup menu is above every
-/// other window by construction (override-redirect), and the hit test, which cannot see
-/// stacking, may answer with what is beneath it: another window (GTK 3 lists its popups as
-/// windows of their own), or, for a toolkit that lists its menus inside the main window
-/// (LibreOffice), an element of that window that is no part of a menu (its document).
-fn beneath_popup(target: &Resolved, hit: &Hit) -> bool {
-    let menu_item = target.element.as_ref().is_some_and(|e| is_menu_item(e.role.as_str()));
-    let menuish = |role: &str| is_menu_item(role) || matches!(role, "menu" | "menu_bar" | "popup_menu");
-    (hit.chain.first() != target.window.as_ref() && in_popup(target))
-        || (menu_item && !menuish(hit.element.role.as_str()))
-}
-
 /// Whether the element hit is one of the target's own containers, in `pre` (the read of
 /// the state before the input), with no popup between the two. A toolkit whose hit test
 /// stops at a container (Swing's root pane, GIMP's and LibreOffice's panels) answers with
 /// what holds the target, and what holds a control is drawn beneath it, never over it:
 /// refusing there ("covered by root_pane") made the control unusable. A popup between
-/// them is different: the point lies outside the popup the target is in (GTK 4 misplaces
-/// a popover's items), and a click there would close it. So is a container between them
-/// whose bounds leave out the point: the target is clipped there (scrolled out of a
-/// viewport), and the click would land on nothing of it.
-fn holds_target(pre: Option<&Reading>, target: &ElementId, hit: &Hit, point: Point<Logical>) -> bool {
+/// them is different ([`Held::OutsidePopup`]): either the hit test cannot see the popup
+/// over what it answers with, or the point lies outside the popup the target is in (GTK 4
+/// misplaces a popover's items), where a click would close it or hit a neighbour; the
+/// display server tells which (`popup.rs`). A container between them whose bounds leave
+/// out the point is no holder: the target is clipped there (scrolled out of a viewport),
+/// and the click would land on nothing of it.
+fn holds_target(pre: Option<&Reading>, target: &ElementId, hit: &Hit, point: Point<Logical>) -> Held {
     let popup = |role: &str| role_is_popup(role) || deft_types::Role::new(role).is_dialog_like();
-    let Some(pre) = pre else { return false };
+    let Some(pre) = pre else { return Held::No };
+    let mut in_popup = false;
     for node in pre.snap.ancestors(target) {
         let e = node.element();
-        if e.bounds.is_some_and(|b| !b.contains(point)) {
-            return false;
+        if !in_popup && e.bounds.is_some_and(|b| !b.contains(point)) {
+            return Held::No;
         }
         if e.id == hit.element.id {
-            return true;
+            return if in_popup { Held::OutsidePopup } else { Held::Yes };
         }
-        if popup(e.role.as_str()) {
-            return false;
-        }
+        in_popup |= popup(e.role.as_str());
     }
-    false
+    Held::No
+}
+
+/// What [`holds_target`] found between the target and the element hit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Held {
+    /// The element hit holds the target.
+    Yes,
+    /// It holds the popup the target is in: the hit test answers beneath the popup.
+    OutsidePopup,
+    /// It is no container of the target's (or the point lies outside one between them).
+    No,
 }
 
 /// Roles of what pops up over its own window's content: a menu, a list dropped down from a
 /// combo box, a tooltip, a window of its own.
-fn role_is_popup(role: &str) -> bool {
+pub(crate) fn role_is_popup(role: &str) -> bool {
     matches!(role, "menu" | "popup_menu" | "combo_box" | "tool_tip" | "tooltip" | "window" | "frame")
 }
 
@@ -386,24 +400,8 @@ fn same_again(target: &Element, hit: &Element) -> bool {
         && hit.bounds == target.bounds
 }
 
-/// Roles of the entries of an open menu (a menu bar's titles are `menu`).
-fn is_menu_item(role: &str) -> bool {
-    matches!(role, "menu_item" | "check_menu_item" | "radio_menu_item" | "tearoff_menu_item")
-}
-
-/// Whether the target is in a popup window (a menu), which is drawn above every other.
-fn in_popup(target: &Resolved) -> bool {
-    let popup_window =
-        target.window_role.as_ref().is_some_and(|r| matches!(r.as_str(), "window" | "menu" | "popup_menu"));
-    let menu_item = target
-        .element
-        .as_ref()
-        .is_some_and(|e| matches!(e.role.as_str(), "menu_item" | "check_menu_item" | "radio_menu_item" | "menu"));
-    popup_window && menu_item
-}
-
 /// The application part of an element id (AT-SPI: the bus name before `|`).
-fn bus_of(id: &ElementId) -> &str {
+pub(crate) fn bus_of(id: &ElementId) -> &str {
     id.0.split_once('|').map_or(id.0.as_str(), |(bus, _)| bus)
 }
 

@@ -227,6 +227,15 @@ fn ui(status: &str, checked: bool, dialog: Option<&str>) -> Tree {
 }
 
 fn fixture(tree: Tree, tweak: impl FnOnce(ExecutorConfig) -> ExecutorConfig) -> Fixture {
+    fixture_with(tree, tweak, None)
+}
+
+/// [`fixture`] with a display server's window list.
+fn fixture_with(
+    tree: Tree,
+    tweak: impl FnOnce(ExecutorConfig) -> ExecutorConfig,
+    windows: Option<Box<dyn deft_input::WindowLocator + Send>>,
+) -> Fixture {
     let ui = Arc::new(Ui {
         fake: FakeAccessibility::new(tree),
         on_click: Mutex::new(Vec::new()),
@@ -246,7 +255,7 @@ fn fixture(tree: Tree, tweak: impl FnOnce(ExecutorConfig) -> ExecutorConfig) -> 
     let backends = Backends {
         a11y: Shared(ui.clone()),
         input: Box::new(ClickInput { rec: rec.clone(), ui: ui.clone() }),
-        windows: None,
+        windows,
         capture: Some(Box::new(shown)),
         ocr: Some(Box::new(text.clone())),
     };

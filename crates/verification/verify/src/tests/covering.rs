@@ -5,7 +5,10 @@
 use deft_a11y::{Tree, TreeBuilder, element};
 use deft_types::{ElementId, State};
 
-use super::{click, fixture, placed};
+use deft_input::{InputError, WindowGeometry, WindowLocator, WindowQuery};
+use deft_types::Rect;
+
+use super::{click, fixture, fixture_with, placed};
 
 /// A window whose panel "pane" holds a button "Go" at (10, 10, 80, 30) and a status line;
 /// with `popover`, "Go" sits in a popover inside the panel instead (GTK 4's role for one
@@ -67,4 +70,86 @@ async fn a_container_that_clips_the_target_away_from_the_point_still_covers_it()
     let outcome = f.exec.perform(&click("Go")).await;
     assert!(!outcome.ok, "{outcome:#?}");
     assert!(f.clicks().iter().all(|p| p.y < 100), "never clicked where the pane clips it: {:?}", f.clicks());
+}
+
+/// The display server's popups: these rectangles, nothing else.
+struct Popups(Vec<(i32, i32, u32, u32)>);
+
+impl WindowLocator for Popups {
+    fn windows(&self, _: &WindowQuery) -> Result<Vec<WindowGeometry>, InputError> {
+        Ok(Vec::new())
+    }
+    fn popups(&self) -> Result<Vec<WindowGeometry>, InputError> {
+        let at = |(i, r): (usize, &(i32, i32, u32, u32))| WindowGeometry {
+            id: i as u64 + 1,
+            pid: None,
+            title: String::new(),
+            bounds: Rect::new(r.0, r.1, r.2, r.3),
+        };
+        Ok(self.0.iter().enumerate().map(at).collect())
+    }
+}
+
+/// A window whose menu button has opened its menu: GTK 4 lists the popover inside the
+/// window, at (10, 10, 120, 80) as accessibility says, with the item "About" at
+/// (20, 15, 100, 20). With `about`, the About dialog is open too.
+fn menu_open(about: bool) -> Tree {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "demo"));
+    let mut main = placed("main", "frame", "Main", (0, 0, 400, 300), &[]);
+    main.states.insert(State::Active);
+    let main = b.child(app, main);
+    let pane = b.child(main, placed("pane", "panel", "", (0, 0, 400, 300), &[]));
+    let button = b.child(pane, placed("button", "push_button", "Menu", (10, 10, 30, 20), &["click"]));
+    if !about {
+        let menu = b.child(button, placed("menu", "menu", "", (10, 10, 120, 80), &[]));
+        b.child(menu, placed("about", "menu_item", "About", (20, 15, 100, 20), &["click"]));
+    } else {
+        b.child(app, placed("dialog", "dialog", "About demo", (100, 100, 200, 100), &[]));
+    }
+    b.build()
+}
+
+/// The menu of [`menu_open`] with the display server's popups `popups`; the hit test at
+/// the item's point answers with the panel beneath (accessibility's geometry and hit test
+/// agree with each other, not with the screen). A click at the item's point opens About;
+/// so does its accessibility action.
+fn menu_fixture(popups: Vec<(i32, i32, u32, u32)>) -> super::Fixture {
+    let f = fixture_with(menu_open(false), |c| c, Some(Box::new(Popups(popups))));
+    *f.ui.hit_stops_at.lock().unwrap() = Some(ElementId("pane".into()));
+    f.on_click((20, 15, 100, 20), menu_open(true));
+    f.ui.on_action.lock().unwrap().push((ElementId("about".into()), menu_open(true)));
+    f
+}
+
+#[tokio::test]
+async fn a_menu_item_placed_where_no_popup_is_shown_is_never_clicked_there() {
+    // gtk4-widget-factory: the popover is shown at (1042, 42), its items reported ~120 px
+    // right of it; the click closed the menu and "menu gone" verified a click that opened
+    // nothing. The accessibility action needs no geometry.
+    let f = menu_fixture(vec![(150, 120, 120, 80)]);
+    let outcome = f.exec.perform(&click("About")).await;
+    assert!(f.clicks().is_empty(), "no pointer input where the popup is not: {:?}", f.clicks());
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    assert_eq!(f.actions().len(), 1, "{outcome:#?}");
+}
+
+#[tokio::test]
+async fn a_menu_shown_elsewhere_at_the_same_size_is_misplaced_even_over_the_point() {
+    // The popover's real place overlaps the point, but the item there is a neighbour.
+    let f = menu_fixture(vec![(30, 20, 120, 80)]);
+    let outcome = f.exec.perform(&click("About")).await;
+    assert!(f.clicks().is_empty(), "{:?}", f.clicks());
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+}
+
+#[tokio::test]
+async fn a_menu_item_over_a_popup_the_screen_shows_there_is_clicked_where_it_is() {
+    // LibreOffice and GTK 3: the hit test cannot see the popup's stacking, the display
+    // server shows the menu right there: a click as a person makes it.
+    let f = menu_fixture(vec![(10, 10, 120, 80)]);
+    let outcome = f.exec.perform(&click("About")).await;
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    assert_eq!(f.clicks().len(), 1, "{outcome:#?}");
+    assert!(f.actions().is_empty(), "{outcome:#?}");
 }

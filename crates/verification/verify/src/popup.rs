@@ -1,0 +1,115 @@
+//! A target inside a popup (a menu, a popover, a drop-down list) whose hit test answers
+//! with what lies beneath the popup: either the hit test cannot see the popup's stacking,
+//! or the toolkit places the popup's contents where the popup is not. The display server
+//! tells the two apart: it shows the popup where it really is.
+//!
+//! The rule (docs/VERIFICATION.md, "Covered, or beneath a popup"): a pointer input aimed
+//! by accessibility's geometry is sent into a popup only where the display server shows a
+//! popup at that point, and only when the popup it shows there is not the target's popup
+//! shown somewhere else. Where it contradicts the toolkit, no pointer input is sent at
+//! all (it would land on a neighbour, or close the popup): the method is unavailable for
+//! this target, and the chain goes on to one that needs no geometry (the accessibility
+//! action). Where it cannot tell (no display server list, as on Wayland today), the rules
+//! of the hit test alone decide, as before.
+
+use deft_a11y::Hit;
+use deft_retry::Symptoms;
+use deft_types::{Logical, Point, Rect};
+
+use crate::executor::{Executor, lock};
+use crate::read::Reading;
+use crate::ready::{Check, role_is_popup};
+use crate::resolve::Resolved;
+
+/// What the display server says of the popup the target is in, at the point a pointer
+/// input would land.
+pub(crate) enum OnScreen {
+    /// A popup is shown at the point, and the target's popup is not shown elsewhere.
+    Shown,
+    /// The screen contradicts the toolkit's geometry: why, in plain words.
+    Misplaced(String),
+    /// No list of popups from the display server.
+    CannotTell,
+}
+
+impl<A: deft_a11y::Accessibility> Executor<A> {
+    /// Whether a popup is really shown at `point`, where the target (in a popup) is placed
+    /// by accessibility, according to the display server's own list of popups.
+    pub(crate) fn popup_on_screen(&self, target: &Resolved, pre: Option<&Reading>, point: Point<Logical>) -> OnScreen {
+        let Some(windows) = self.windows.as_ref() else { return OnScreen::CannotTell };
+        let Ok(popups) = lock(windows).popups() else { return OnScreen::CannotTell };
+        // Popups that do not name their process may be the target's.
+        let own: Vec<Rect<_>> = popups
+            .iter()
+            .filter(|w| w.pid.is_none() || target.pid.is_none() || w.pid == target.pid)
+            .map(|w| w.bounds)
+            .collect();
+        let at = target.scale.to_physical(point);
+        if !own.iter().any(|b| b.contains(at)) {
+            return OnScreen::Misplaced(format!("no popup is shown at ({}, {}) on screen", at.x, at.y));
+        }
+        // The target's popup as accessibility places it, against a popup of the same size
+        // shown elsewhere: GTK 4 reports a popover at its button's corner.
+        let container = pre.and_then(|p| {
+            let id = target.id()?;
+            p.snap.ancestors(id).map(|n| n.element()).find(|e| holds_popup(e.role.as_str())).and_then(|e| e.bounds)
+        });
+        if let Some(said) = container.map(|b| target.scale.rect_to_physical(b)) {
+            let same_size: Vec<&Rect<_>> = own.iter().filter(|b| b.w == said.w && b.h == said.h).collect();
+            if let Some(shown) = same_size.first().filter(|_| !same_size.iter().any(|b| b.x == said.x && b.y == said.y))
+            {
+                return OnScreen::Misplaced(format!(
+                    "its popup ({}x{}) is shown at ({}, {}) on screen, not at ({}, {})",
+                    said.w, said.h, shown.x, shown.y, said.x, said.y
+                ));
+            }
+        }
+        OnScreen::Shown
+    }
+}
+
+/// The refusal of a pointer input aimed by geometry the screen contradicts: nothing sent,
+/// and the method unavailable for this target, so the chain goes on to one that needs no
+/// geometry.
+pub(crate) fn misplaced(name: &str, hit: &Hit, why: String) -> Check {
+    let message = format!(
+        "{name} is placed by its toolkit where it is not shown ({why}); a pointer input there would land on {} \
+         {:?}, so none was sent",
+        hit.element.role, hit.element.name
+    );
+    Check::Fail(Symptoms { method_unavailable: true, ..Symptoms::new(message) })
+}
+
+/// Roles of the element that holds a popup's contents (its whole surface).
+fn holds_popup(role: &str) -> bool {
+    (role_is_popup(role) && !matches!(role, "frame" | "combo_box")) || deft_types::Role::new(role).is_dialog_like()
+}
+
+/// Whether `hit` is what lies beneath the target's popup menu. A popup menu is above every
+/// other window by construction (override-redirect), and the hit test, which cannot see
+/// stacking, may answer with what is beneath it: another window (GTK 3 lists its popups as
+/// windows of their own), or, for a toolkit that lists its menus inside the main window
+/// (LibreOffice), an element of that window that is no part of a menu (its document).
+/// The display server has the last word ([`Executor::popup_on_screen`]).
+pub(crate) fn beneath_popup(target: &Resolved, hit: &Hit) -> bool {
+    let menu_item = target.element.as_ref().is_some_and(|e| is_menu_item(e.role.as_str()));
+    let menuish = |role: &str| is_menu_item(role) || matches!(role, "menu" | "menu_bar" | "popup_menu");
+    (hit.chain.first() != target.window.as_ref() && in_popup(target))
+        || (menu_item && !menuish(hit.element.role.as_str()))
+}
+
+/// Roles of the entries of an open menu (a menu bar's titles are `menu`).
+fn is_menu_item(role: &str) -> bool {
+    matches!(role, "menu_item" | "check_menu_item" | "radio_menu_item" | "tearoff_menu_item")
+}
+
+/// Whether the target is in a popup window (a menu), which is drawn above every other.
+fn in_popup(target: &Resolved) -> bool {
+    let popup_window =
+        target.window_role.as_ref().is_some_and(|r| matches!(r.as_str(), "window" | "menu" | "popup_menu"));
+    let menu_item = target
+        .element
+        .as_ref()
+        .is_some_and(|e| matches!(e.role.as_str(), "menu_item" | "check_menu_item" | "radio_menu_item" | "menu"));
+    popup_window && menu_item
+}
