@@ -234,3 +234,25 @@ fn an_icon_button_is_found_by_the_tooltip_a_person_reads() {
     assert_eq!(app.count("button_activated", Some("pause")), 1, "{:?}", app.events());
     assert_eq!(app.count("button_activated", None), 1, "nothing else: {:?}", app.events());
 }
+
+#[test]
+fn text_for_a_field_known_by_its_label_goes_into_the_field() {
+    // GTK 2's entries have no name: `type --target "Name:"` typed at the label (issue 22,
+    // class 6). The label's LABEL_FOR relation names the field a person means.
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let opts = FixtureOptions { extra_args: vec!["--notes".into()], ..FixtureOptions::default() };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    let r = cli(&desktop, &["type", "Reference:", "--text", "INV-7", "--verify", "--json"]);
+    assert!(r.code == 0, "{r:#?}");
+    let v = r.json();
+    let said = v["evidence"].as_array().unwrap().iter().filter_map(|e| e["what"].as_str()).collect::<Vec<_>>();
+    assert!(said.iter().any(|w| w.contains("\"Reference:\" names")), "the outcome says where the text went: {said:?}");
+    std::thread::sleep(SETTLE);
+    let typed: Vec<_> = app.events().into_iter().filter(|e| e.is("text_changed", None)).collect();
+    assert!(typed.iter().all(|e| e.is("text_changed", Some("reference"))), "only the field changed: {typed:?}");
+    assert!(
+        app.events().iter().any(|e| e.is("text_changed", Some("reference")) && e.raw["value"] == "INV-7"),
+        "{:?}",
+        app.events()
+    );
+}

@@ -62,6 +62,7 @@ fn subtree(tree: &Tree, root: usize) -> Tree {
     let n = &tree.nodes[root];
     let ctx = RootContext { app: n.app.clone(), window: n.window.clone(), path: n.path.clone() };
     let top = if n.window.is_none() { b.app(n.element.clone()) } else { b.root(n.element.clone(), ctx) };
+    b.relations(top, n.relations.clone());
     let mut stack = vec![(root, top)];
     while let Some((i, at)) = stack.pop() {
         for &c in &tree.nodes[i].children {

@@ -96,6 +96,7 @@ mod error;
 pub mod events;
 mod fake;
 mod find;
+mod labels;
 pub mod roles;
 pub mod secret;
 pub mod selector;
@@ -110,4 +111,5 @@ pub use fake::{FakeAccessibility, demo_tree};
 pub use find::{
     Found, Scoped, app_as_window, conveniences_in, find, find_all, find_with, is_short_id, read_scope, short_id,
 };
+pub use labels::labelled_field;
 pub use tree::{BuildId, Node, Relation, RootContext, Tree, TreeBuilder, element};

@@ -225,6 +225,23 @@ impl<A: Accessibility> Executor<A> {
         self.locate(how.clone(), &found.tree, found.index, found.apps).await
     }
 
+    /// The field a label names, for a verb that enters text: a person who names the label
+    /// beside a field ("Reference:") means the field (deft-a11y [`labelled_field`]). The
+    /// target as it was, when it is no label or names no one field; with the words that say
+    /// where the text goes, when it does.
+    pub(crate) async fn field_for_label(&self, t: Resolved) -> (Resolved, Option<String>) {
+        let (Some(label), How::Selector(_) | How::Text(_)) = (&t.element, &t.how) else { return (t, None) };
+        let found = match deft_a11y::labelled_field(&self.a11y, label, t.window.as_ref()).await {
+            Ok(Some(found)) => found,
+            _ => return (t, None),
+        };
+        let words = format!("{} names {}: the text goes there", label.describe(), found.element().describe());
+        match self.locate(t.how.clone(), &found.tree, found.index, found.apps).await {
+            Ok(field) => (field, Some(words)),
+            Err(_) => (t, None),
+        }
+    }
+
     /// The window, application and scale of node `index` of `tree`.
     async fn locate(&self, how: How, tree: &Tree, index: usize, apps: Option<Vec<AppInfo>>) -> Result<Resolved, Miss> {
         let node = &tree.nodes[index];

@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use deft_a11y::Accessibility;
 use deft_retry::{Report, Symptoms};
+use deft_types::{ActionKind, Channel, Evidence};
 
 use crate::event::VerifyEvent;
 use crate::executor::Executor;
@@ -29,6 +30,23 @@ impl<A: Accessibility> Executor<A> {
             let ocr = Instant::now() >= ocr_from;
             match self.find_target(&how, ocr).await {
                 Ok(t) => {
+                    let t = match run.action.kind() {
+                        ActionKind::Type | ActionKind::SetValue => {
+                            let (t, words) = self.field_for_label(t).await;
+                            if let Some(what) = words.filter(|w| !run.evidence.iter().any(|e| &e.what == w)) {
+                                let region =
+                                    t.element.as_ref().and_then(|e| e.bounds).map(|b| t.scale.rect_to_physical(b));
+                                run.evidence.push(Evidence {
+                                    channel: Channel::Accessibility,
+                                    what,
+                                    region,
+                                    after_ms: 0,
+                                });
+                            }
+                            t
+                        }
+                        _ => t,
+                    };
                     self.publish(VerifyEvent::Resolved {
                         op: run.op,
                         at_ms: run.clock.ms(),

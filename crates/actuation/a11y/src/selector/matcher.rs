@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use deft_types::{Candidate, ElementId, Selector, State, TextMatch};
+use deft_types::{Candidate, Element, ElementId, Selector, State, TextMatch};
 use regex::Regex;
 
 use super::lex::{Grammar, SyntaxError};
@@ -395,7 +395,12 @@ pub fn natural_matches(tree: &Tree, selector: &Selector) -> Result<Vec<usize>, S
 /// Whether an element only shows text (a label, a heading): never what a person means
 /// when a control with the same text is there too.
 fn is_static_text(node: &Node) -> bool {
-    let e = &node.element;
+    shows_text_only(&node.element)
+}
+
+/// Whether `e` only shows text (a label, a heading, read-only text): nothing to type into
+/// or to press.
+pub fn shows_text_only(e: &Element) -> bool {
     match e.role.as_str() {
         "label" | "static" | "caption" | "heading" | "paragraph" | "description_term" => true,
         "text" => !e.has(State::Editable),
