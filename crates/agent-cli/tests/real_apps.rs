@@ -646,3 +646,48 @@ fn xterm_a_command_typed_into_a_terminal_runs_once() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// A popup of another application without accessibility (an on-screen keyboard, a
+/// notification) over the fixture's "Hello": the hit test, which sees only accessible
+/// windows, answered with Hello, and the click went into the popup (issue 22, class 3).
+/// The display server's stacking says what is on top; raising the fixture cannot lift it
+/// over a popup, so no pointer input is sent and Hello is activated through accessibility.
+/// Judged by the popup's own record of the presses it got (none), the fixture's log (one
+/// activation), and both still running.
+#[test]
+fn a_popup_without_accessibility_over_the_target_gets_no_click() {
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let app = deft_harness::fixture::FixtureApp::launch(&desktop, &deft_harness::fixture::FixtureOptions::default())
+        .expect("fixture app");
+    let dir = scratch("popup-cover");
+    let presses = dir.join("presses");
+    let script = format!(
+        "import gi\ngi.require_version('Gtk', '3.0')\nfrom gi.repository import Gtk\n\
+         w = Gtk.Window(type=Gtk.WindowType.POPUP)\nw.set_title('Deft Cover')\nw.move(200, 100)\n\
+         w.set_default_size(360, 180)\nw.add_events(1 << 8)\n\
+         w.connect('button-press-event', lambda *a: open({presses:?}, 'a').write('press\\n') and False)\n\
+         w.connect('map-event', lambda *a: open({ready:?}, 'w').write('up') and False)\n\
+         w.show_all()\nGtk.main()\n",
+        presses = presses.display().to_string(),
+        ready = dir.join("ready").display().to_string(),
+    );
+    let mut cover = desktop.command(deft_harness::python());
+    cover.env("NO_AT_BRIDGE", "1").args(["-c", &script]);
+    let mut child = cover.spawn().expect("the cover starts");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !dir.join("ready").exists() {
+        assert!(std::time::Instant::now() < deadline, "the cover never showed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let r = cli(&desktop, &["click", "Hello", "--verify", "--json"]);
+    r.expect_code(0);
+    app.wait_for(|e| e.is("button_activated", Some("hello")), Duration::from_secs(5)).expect("Hello activated");
+    std::thread::sleep(Duration::from_millis(500));
+    let hello: Vec<_> = app.events().into_iter().filter(|e| e.is("button_activated", Some("hello"))).collect();
+    assert_eq!(hello.len(), 1, "{hello:?}");
+    let got = std::fs::read_to_string(&presses).unwrap_or_default();
+    assert_eq!(got.lines().count(), 0, "no click went into the other application's popup: {r:#?}");
+    assert!(child.try_wait().is_ok_and(|s| s.is_none()), "the cover still runs");
+    let _ = child.kill();
+    let _ = child.wait();
+}

@@ -60,6 +60,7 @@ mod frames;
 mod help;
 mod keyfocus;
 mod observe;
+mod on_top;
 mod outcome;
 mod paste;
 mod pixels;

@@ -242,7 +242,7 @@ impl<A: Accessibility> Executor<A> {
             return unstable(again);
         }
         let point = aim(bounds, method);
-        match round.hit {
+        let check = match round.hit {
             // The hit test ran at other bounds than these: test again at these.
             None => unstable(Instant::now()),
             Some((at, _)) if at != point => unstable(Instant::now()),
@@ -264,6 +264,34 @@ impl<A: Accessibility> Executor<A> {
             // Nothing accessible at the point, or the hit test failed: it cannot tell, and
             // refusing to act on that would make unhittable toolkits unusable.
             Some((_, Ok(None) | Err(_))) => Check::Ready,
+        };
+        // The hit test sees only accessible windows: one of another application without
+        // accessibility (a terminal) may lie over the target there all the same.
+        match check {
+            Check::Ready => match self.other_window_on_top(target, point) {
+                // Raising the target's window lifts it over another managed window, never
+                // over a popup: then no pointer input can reach the target, and the chain
+                // goes on to a method that needs none.
+                Some(c) if c.popup => {
+                    let message = format!(
+                        "a popup of another application ({:?}) lies over {name} at ({}, {}): a pointer input there \
+                         would land on it, so none was sent",
+                        c.window.title, point.x, point.y
+                    );
+                    Check::Fail(Symptoms { method_unavailable: true, ..Symptoms::new(message) })
+                }
+                Some(c) => {
+                    let title = c.window.title;
+                    let what =
+                        format!("window {title:?} of another application covers {name} at ({}, {})", point.x, point.y);
+                    let blocking = Blocking { role: deft_types::Role::new("frame"), name: title, texts: Vec::new() };
+                    let s =
+                        Symptoms { hit_other_element: true, blocking: Some(blocking), ..Symptoms::new(what.clone()) };
+                    Check::NotYet(Waiting::CoveredByOtherApp, what, s, None)
+                }
+                None => Check::Ready,
+            },
+            other => other,
         }
     }
 

@@ -8,6 +8,7 @@ mod ops;
 mod placement;
 mod skeleton;
 mod snapshot;
+mod stacking;
 mod text;
 pub(crate) mod toolkit;
 

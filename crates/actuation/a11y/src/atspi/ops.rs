@@ -1,6 +1,6 @@
 //! Applications and windows, one-element reads, operations and the hit test on AT-SPI.
 
-use deft_types::{ElementId, Logical, Point, State};
+use deft_types::{ElementId, Logical, Point};
 use futures_util::future::join_all;
 use zbus::Connection;
 use zbus::zvariant::{OwnedObjectPath, Value};
@@ -275,20 +275,20 @@ async fn defunct(inner: &Inner, conn: &Connection, bus: &str, path: &str) -> boo
     }
 }
 
-/// The element drawn at `point`: the windows containing it are tried active first, then
-/// modal, then the others (AT-SPI does not tell the stacking order); in each, the element
-/// at the point is asked for level by level down to the deepest.
+/// The element drawn at `point`: of the windows containing it, the one the display server
+/// shows on top there (AT-SPI does not tell the stacking order; `stacking.rs`), else the
+/// active one, then a modal one, then the others; in it, the element at the point is asked
+/// for level by level down to the deepest.
 pub(crate) async fn hit_test(inner: &Inner, point: Point<Logical>) -> Result<Option<Hit>, A11yError> {
-    let apps = applications(inner).await?;
-    let mut windows: Vec<(usize, &WindowInfo)> = apps
+    let (apps, stack) = tokio::join!(applications(inner), inner.placement.stack_at(point));
+    let apps = apps?;
+    let windows: Vec<(Option<u32>, &WindowInfo)> = apps
         .iter()
-        .flat_map(|a| a.windows.iter())
-        .filter(|w| w.bounds.is_some_and(|b| b.contains(point)))
-        .enumerate()
+        .flat_map(|a| a.windows.iter().map(move |w| (a.pid, w)))
+        .filter(|(_, w)| w.bounds.is_some_and(|b| b.contains(point)))
         .collect();
-    windows
-        .sort_by_key(|(i, w)| (!w.states.contains(&State::Active), !w.states.contains(&State::Modal), usize::MAX - i));
-    let Some((_, w)) = windows.into_iter().next() else { return Ok(None) };
+    let order = super::stacking::stacking_order(&windows, stack.as_deref());
+    let Some(w) = order.first().map(|&i| windows[i].1) else { return Ok(None) };
     let (bus, mut path) = {
         let (b, p) = call::split_id(&w.id)?;
         (b.to_string(), p.to_string())

@@ -91,6 +91,27 @@ impl Placement {
     /// differs from `name`: `None` without an X display, a matching window or a
     /// difference. A toolkit may count the window manager's frame in (GTK 3 does): the
     /// contents then sit inside `bounds` with the title bar above them.
+    /// The X windows that contain `point`, top first: the popups (override-redirect, above
+    /// every managed window), then the window manager's clients in its stacking order.
+    /// `None` without an X display. AT-SPI does not say which window is above which; this
+    /// does, whatever a toolkit says of its window's `active` state.
+    pub async fn stack_at(&self, point: deft_types::Point<deft_types::Logical>) -> Option<Vec<X11Window>> {
+        let display = self.display().await?;
+        let (clients, popups) = tokio::task::spawn_blocking(move || {
+            let clients = deft_x11::windows(&display.conn, display.root, &display.atoms).ok()?;
+            let popups = deft_x11::popups(&display.conn, display.root, &display.atoms).unwrap_or_default();
+            Some((clients, popups))
+        })
+        .await
+        .ok()
+        .flatten()?;
+        let at = deft_types::Point::new(point.x, point.y);
+        let mut stack: Vec<X11Window> =
+            popups.into_iter().rev().chain(clients.into_iter().rev()).filter(|w| w.bounds.contains(at)).collect();
+        stack.dedup_by_key(|w| w.id);
+        Some(stack)
+    }
+
     pub async fn display_title(
         &self,
         pid: Option<u32>,
