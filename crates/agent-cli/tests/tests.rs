@@ -6,6 +6,7 @@
 mod agent;
 mod args;
 mod campaign;
+mod covering;
 mod desktop;
 mod faces;
 mod mcp;
