@@ -14,6 +14,7 @@ mod mcp_clients;
 mod real_apps;
 mod redact;
 mod report;
+mod swing;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

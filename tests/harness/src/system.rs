@@ -70,7 +70,7 @@ pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 /// How many of [`RUNTIME_ALL`] come before the corpus.
 const RUNTIME_BASE: usize = 20;
 
-const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 11] = [
+const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 13] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
     Requirement { package: "dbus", probe: Probe::File("/usr/bin/dbus-daemon"), why: "the session bus" },
     Requirement {
@@ -204,6 +204,18 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 11] = [
         package: "libreoffice-gtk3",
         probe: Probe::File("/usr/lib/libreoffice/program/libvclplug_gtk3lo.so"),
         why: "corpus: LibreOffice's GTK 3 plugin, which carries its accessibility (only recommended)",
+    },
+    // Java Swing through the ATK wrapper: the Swing fixture runs as a single source file,
+    // so the JDK's compiler is needed, not only the runtime.
+    Requirement {
+        package: "openjdk-17-jdk",
+        probe: Probe::File(crate::swing::JAVA),
+        why: "corpus: Java Swing (the Swing fixture, tests/fixtures/swing)",
+    },
+    Requirement {
+        package: "libatk-wrapper-java-jni",
+        probe: Probe::Glob("/usr/lib/*/jni/libatk-wrapper.so"),
+        why: "corpus: the ATK wrapper that puts Java Swing on the accessibility bus",
     },
 ];
 

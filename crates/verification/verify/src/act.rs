@@ -75,13 +75,15 @@ impl<A: Accessibility> Executor<A> {
             _ => None,
         };
         self.frame(run, crate::frames::FramePhase::Before, Some(method), false).await;
-        let sent = match held {
-            Some((hover, at, region, element)) => {
+        let misplaced = Box::pin(self.entry_misplaced(run.target.as_ref(), method)).await;
+        let sent = match (misplaced, held) {
+            (Some(refusal), _) => Err(refusal),
+            (None, Some((hover, at, region, element))) => {
                 let (sent, look) = self.held_click(at, region, &element, hover).await;
                 run.pending.press = look;
                 sent
             }
-            None => self.send(run.action, run.target.as_ref(), method, &before).await,
+            (None, None) => self.send(run.action, run.target.as_ref(), method, &before).await,
         };
         // Receipt from an accessibility action the app accepted, or the space bar on the
         // focused target in its stead; never from a pointer click in its stead.

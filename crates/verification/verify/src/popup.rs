@@ -13,8 +13,9 @@
 //! of the hit test alone decide, as before.
 
 use deft_a11y::Hit;
-use deft_retry::Symptoms;
-use deft_types::{Logical, Point, Rect};
+use deft_capture::CaptureTarget;
+use deft_retry::{Report, Symptoms};
+use deft_types::{Logical, Method, Point, Rect, TextMatch};
 
 use crate::executor::{Executor, lock};
 use crate::read::Reading;
@@ -65,6 +66,56 @@ impl<A: deft_a11y::Accessibility> Executor<A> {
             }
         }
         OnScreen::Shown
+    }
+}
+
+impl<A: deft_a11y::Accessibility> Executor<A> {
+    /// A pointer input on an entry of a popup drawn inside its application's own window
+    /// (Swing's lightweight popups: no popup window of the display server to check its
+    /// place against), checked against the screen: the entry's text is read (OCR) around
+    /// the place accessibility gives it. Read elsewhere there and not at the point, the
+    /// toolkit places the entry wrong (Swing and jEdit report a menu's entries a row above
+    /// where they are drawn: "Save" clicked "Open", verified by the menu closing), and the
+    /// input is refused as unavailable for this target, nothing sent. `None`: go on (the
+    /// text is read at the point, it is not read at all, or the screen cannot be read).
+    pub(crate) async fn entry_misplaced(&self, target: Option<&Resolved>, method: Method) -> Option<Report> {
+        let t = target?;
+        let e = t.element.as_ref()?;
+        let name = e.name.trim().to_string();
+        if !is_menu_item(e.role.as_str()) || name.is_empty() || !method.is_pointer() {
+            return None;
+        }
+        let at = self.pointer_point(target, method).ok()?;
+        // In a popup window the display server shows at the point, the popup's place was
+        // checked against it (`popup_on_screen`).
+        let popups = lock(self.windows.as_ref()?).popups().ok()?;
+        let own = |p: Option<u32>| p.is_none() || t.pid.is_none() || p == t.pid;
+        if popups.iter().any(|w| own(w.pid) && w.bounds.contains(at)) {
+            return None;
+        }
+        let b = t.scale.rect_to_physical(e.bounds?);
+        let rows = i32::try_from(b.h).ok()?;
+        let region = Rect::new(b.x.saturating_sub(8), b.y.saturating_sub(3 * rows).max(0), b.w + 16, b.h * 7);
+        let frame = lock(self.capture.as_ref()?).capture(&CaptureTarget::Region(region)).ok()?;
+        let ocr = std::sync::Arc::clone(self.ocr.as_ref()?);
+        let wanted = TextMatch::Exact(name.clone());
+        let hits = tokio::task::spawn_blocking(move || ocr.find(&frame, &wanted)).await.ok()?.ok()?;
+        let hits: Vec<_> = hits.into_iter().filter(|h| h.text.trim().eq_ignore_ascii_case(&name)).collect();
+        let spans = |h: &crate::TextHit| h.bounds.y <= at.y && at.y < h.bounds.y.saturating_add(h.bounds.h as i32);
+        if hits.is_empty() || hits.iter().any(spans) {
+            return None;
+        }
+        let shown = hits[0].bounds.center();
+        let message = format!(
+            "the screen shows {name:?} at ({}, {}), not at ({}, {}) where its toolkit places {}: a pointer input there \
+             would land on a neighbour, so none was sent",
+            shown.x,
+            shown.y,
+            at.x,
+            at.y,
+            e.describe()
+        );
+        Some(Report::Refused(Symptoms { method_unavailable: true, ..Symptoms::new(message) }))
     }
 }
 
