@@ -61,12 +61,16 @@ impl SwingApp {
             .map_err(|source| HarnessError::Io { context: format!("starting {JAVA}"), source })?;
         let mut app = SwingApp { child, log };
         let deadline = Instant::now() + limit;
-        while !app.events().iter().any(|e| e["event"] == "ready") {
+        // Shown, then on the accessibility bus: the ATK wrapper registers the window a
+        // while after Swing shows it (seconds, on a loaded machine).
+        while !(app.events().iter().any(|e| e["event"] == "ready") && on_the_bus(desktop)) {
             if Instant::now() >= deadline || app.child.try_wait().ok().flatten().is_some() {
                 let said = std::fs::read_to_string(&stderr).unwrap_or_default();
-                return Err(HarnessError::Other(format!("the Swing fixture did not show its window: {said}")));
+                return Err(HarnessError::Other(format!(
+                    "the Swing fixture did not show its window on the accessibility bus: {said}"
+                )));
             }
-            std::thread::sleep(Duration::from_millis(50));
+            std::thread::sleep(Duration::from_millis(100));
         }
         Ok(app)
     }
@@ -86,6 +90,25 @@ impl SwingApp {
     pub fn running(&mut self) -> bool {
         self.child.try_wait().is_ok_and(|s| s.is_none())
     }
+}
+
+/// Whether an independent AT-SPI client (pyatspi) sees the fixture's window with its
+/// "Hello" button shown.
+fn on_the_bus(desktop: &Desktop) -> bool {
+    const SEEN: &str = r#"
+import sys, pyatspi
+def walk(n, d=0):
+    if n is None or d > 12:
+        return False
+    if n.getRoleName() == 'push button' and n.name == 'Hello' and n.getState().contains(pyatspi.STATE_SHOWING):
+        return True
+    return any(walk(c, d + 1) for c in n)
+d = pyatspi.Registry.getDesktop(0)
+sys.exit(0 if any(w is not None and w.name == 'Deft Swing' and walk(w) for a in d if a for w in a) else 1)
+"#;
+    let status =
+        desktop.command(crate::python()).args(["-c", SEEN]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+    status.is_ok_and(|s| s.success())
 }
 
 impl Drop for SwingApp {

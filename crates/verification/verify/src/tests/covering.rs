@@ -115,7 +115,10 @@ fn menu_open(about: bool) -> Tree {
 /// agree with each other, not with the screen). A click at the item's point opens About;
 /// so does its accessibility action.
 fn menu_fixture(popups: Vec<(i32, i32, u32, u32)>) -> super::Fixture {
-    let f = fixture_with(menu_open(false), |c| c, Some(Box::new(Popups(popups))));
+    // A window long enough for a loaded machine: the effects come at once here, so the
+    // tests take no longer for it (under CI's load a read took more than 250 ms).
+    let config = |c| crate::ExecutorConfig { timeout_ms: Some(3000), ..c };
+    let f = fixture_with(menu_open(false), config, Some(Box::new(Popups(popups))));
     *f.ui.hit_stops_at.lock().unwrap() = Some(ElementId("pane".into()));
     f.on_click((20, 15, 100, 20), menu_open(true));
     f.ui.on_action.lock().unwrap().push((ElementId("about".into()), menu_open(true)));
