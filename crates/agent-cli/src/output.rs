@@ -185,13 +185,17 @@ pub fn outcome_human(o: &Outcome, asked: &str, st: &Style) -> String {
         None => asked.to_string(),
     };
     let target = if target.is_empty() { String::new() } else { format!(" {target}") };
-    let status = match (o.ok, o.verified) {
-        (true, Some(true)) => "verified".to_string(),
-        (true, Some(false)) => "received (no visible change)".to_string(),
-        (true, None) => "done (not verified)".to_string(),
-        (false, Some(false)) => "not verified".to_string(),
-        (false, _) => "failed".to_string(),
-    };
+    // From the verdict's own fields (one definition, deft-types), so an outcome made by
+    // hand reads the same as one from the executor.
+    let status = match (deft_types::Seen::of(o.ok, o.verified, &o.attempts, &o.evidence).0, o.verified) {
+        (deft_types::Seen::Verified, _) => "verified",
+        (deft_types::Seen::Received, _) => "received (no visible change)",
+        (deft_types::Seen::Unverifiable, _) => "sent (its effect cannot be verified)",
+        (deft_types::Seen::Unchecked, _) => "done (not verified)",
+        (deft_types::Seen::Failed, Some(false)) => "not verified",
+        (deft_types::Seen::Failed, _) => "failed",
+    }
+    .to_string();
     let retried = match (o.retried, o.attempts.last()) {
         (true, Some(last)) => format!(" (retried: {})", snake(&last.method)),
         _ => String::new(),
@@ -304,7 +308,10 @@ mod tests {
             failure: None,
             evidence: vec![],
             elapsed_ms: 520,
+            seen: deft_types::Seen::default(),
+            seen_by: None,
         }
+        .with_seen()
     }
 
     fn blocked_click() -> Outcome {
@@ -412,6 +419,8 @@ mod tests {
             failure: null
             evidence: []
             elapsed_ms: 520
+            seen: verified
+            seen_by: null
         "#]]
         .assert_eq(&to_yaml(&retried_click()).unwrap());
     }

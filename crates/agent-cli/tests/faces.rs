@@ -245,6 +245,7 @@ fn text_for_a_field_known_by_its_label_goes_into_the_field() {
     let r = cli(&desktop, &["type", "Reference:", "--text", "INV-7", "--verify", "--json"]);
     assert!(r.code == 0, "{r:#?}");
     let v = r.json();
+    assert_eq!((&v["seen"], &v["seen_by"]), (&"verified".into(), &"accessibility".into()), "{r:#?}");
     let said = v["evidence"].as_array().unwrap().iter().filter_map(|e| e["what"].as_str()).collect::<Vec<_>>();
     assert!(said.iter().any(|w| w.contains("\"Reference:\" names")), "the outcome says where the text went: {said:?}");
     std::thread::sleep(SETTLE);

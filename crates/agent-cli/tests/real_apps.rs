@@ -569,6 +569,7 @@ fn xterm_a_command_typed_into_a_terminal_runs_once() {
     r.expect_code(0);
     let v = r.json();
     assert_eq!((v["ok"].as_bool(), v["verified"].as_bool()), (Some(true), Some(false)), "{r:#?}");
+    assert_eq!(v["seen"], "unverifiable", "sent, and said it cannot be verified: {r:#?}");
     assert_eq!(v["attempts"].as_array().map(Vec::len), Some(1), "one input: {r:#?}");
     cli(&desktop, &["key", "Return"]).expect_code(0);
     let deadline = std::time::Instant::now() + Duration::from_secs(10);

@@ -89,6 +89,8 @@ mod tests {
                 failure: None,
                 evidence: Vec::new(),
                 elapsed_ms: 1,
+                seen: deft_types::Seen::default(),
+                seen_by: None,
             },
             changes: Some("button \"OK\" e3".into()),
         };

@@ -299,6 +299,8 @@ mod tests {
             failure: Some(Failure { kind: FailureKind::Blocked, candidates: vec![] }),
             evidence: vec![],
             elapsed_ms: 35,
+            seen: deft_types::Seen::default(),
+            seen_by: None,
         }
     }
 

@@ -176,6 +176,8 @@ pub fn acted(ok: bool, observed: &str, window: &str) -> ToolOutput {
             failure: None,
             evidence: vec![],
             elapsed_ms: 5,
+            seen: deft_types::Seen::default(),
+            seen_by: None,
         },
         changes: Some(format!("label {observed:?} [e99]\n")),
     })

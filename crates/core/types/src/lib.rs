@@ -27,6 +27,7 @@ pub use evidence::{Channel, Evidence};
 pub use frame::{Frame, FrameError};
 pub use geometry::{CoordSpace, Logical, Physical, Point, Rect, ScaleError, ScaleFactor, Screenshot, Size};
 pub use outcome::{
-    Attempt, AttemptResult, Blocking, Candidate, ErrorClass, Failure, FailureKind, Outcome, SuggestedAction, TargetInfo,
+    Attempt, AttemptResult, Blocking, Candidate, ErrorClass, Failure, FailureKind, Outcome, RECEIPT, Seen,
+    SuggestedAction, TargetInfo,
 };
 pub use selector::{Selector, TextMatch};

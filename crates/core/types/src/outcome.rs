@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::action::{ActionKind, Method};
 use crate::element::{ElementId, Role};
-use crate::evidence::Evidence;
+use crate::evidence::{Channel, Evidence};
 use crate::geometry::{Logical, Rect};
 
 /// Why an attempt did not work, which decides what happens next.
@@ -245,4 +245,106 @@ pub struct Outcome {
     pub evidence: Vec<Evidence>,
     /// Total time, including waits for actionability.
     pub elapsed_ms: u64,
+    /// What could be seen of the effect, in one word: verified, received, unverifiable,
+    /// unchecked or failed ([`Seen`]); set from the rest by [`Outcome::with_seen`].
+    #[serde(default)]
+    pub seen: Seen,
+    /// The channel that saw it (the verifying or receiving evidence's), when one did.
+    #[serde(default)]
+    pub seen_by: Option<Channel>,
+}
+
+/// What Deft could see of an action's effect: the one word a program branches on. An
+/// action that is not `verified` was never reported as verified, and one that is
+/// `received` or `unverifiable` was never sent twice.
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Seen {
+    /// The intended effect was observed (`seen_by` says through what).
+    Verified,
+    /// The application showed it took the input (a pressed look, the focus, its
+    /// accessibility action accepted) but no effect showed: not repeated.
+    Received,
+    /// Sent where nothing can show its effect (a target known only by its pixels, a field
+    /// whose text cannot be read, a key with no expectation): not repeated, not verified;
+    /// `observed` says why.
+    Unverifiable,
+    /// Sent without verification (not asked for).
+    Unchecked,
+    /// The action did not do what was asked (see `failure`).
+    #[default]
+    Failed,
+}
+
+/// How the words of an evidence begin when it shows the input was received, not its
+/// effect (a pressed look that came and went, an accessibility action accepted).
+pub const RECEIPT: &str = "received: ";
+
+impl Seen {
+    /// The word for an outcome's other fields: its verdict, the last attempt's result, and
+    /// the evidence behind it.
+    pub fn of(
+        ok: bool,
+        verified: Option<bool>,
+        attempts: &[Attempt],
+        evidence: &[Evidence],
+    ) -> (Seen, Option<Channel>) {
+        // The evidence that says something of the effect (not of an input sent, nor of a
+        // window raised to send it).
+        let said = |receipt: bool| {
+            evidence
+                .iter()
+                .rev()
+                .find(|e| e.channel != Channel::Input && e.what.starts_with(RECEIPT) == receipt)
+                .map(|e| e.channel)
+        };
+        match (ok, verified, attempts.last().map(|a| &a.result)) {
+            (false, _, _) => (Seen::Failed, None),
+            (true, None, _) => (Seen::Unchecked, None),
+            (true, Some(true), _) => (Seen::Verified, said(false)),
+            (true, Some(false), Some(AttemptResult::Received)) => (Seen::Received, said(true)),
+            (true, Some(false), _) => (Seen::Unverifiable, None),
+        }
+    }
+}
+
+impl Outcome {
+    /// This outcome with [`Seen`] set from its other fields.
+    pub fn with_seen(mut self) -> Outcome {
+        (self.seen, self.seen_by) = Seen::of(self.ok, self.verified, &self.attempts, &self.evidence);
+        self
+    }
+}
+
+#[cfg(test)]
+mod seen_tests {
+    use super::*;
+
+    fn attempt(result: AttemptResult) -> Attempt {
+        Attempt { method: Method::CoordinateClick, result, elapsed_ms: 1, observed: None }
+    }
+
+    fn evidence(channel: Channel, what: &str) -> Evidence {
+        Evidence { channel, what: what.into(), region: None, after_ms: 0 }
+    }
+
+    #[test]
+    fn one_word_for_what_could_be_seen_and_the_channel_that_saw_it() {
+        let raised = evidence(Channel::Input, "raised window \"Main\"");
+        let effect = evidence(Channel::Accessibility, "dialog \"Saved\" appeared");
+        let verified = [attempt(AttemptResult::Verified)];
+        assert_eq!(
+            Seen::of(true, Some(true), &verified, &[raised.clone(), effect]),
+            (Seen::Verified, Some(Channel::Accessibility))
+        );
+        let pressed = evidence(Channel::Pixels, &format!("{RECEIPT}a pressed look came and went"));
+        let received = [attempt(AttemptResult::Received)];
+        assert_eq!(Seen::of(true, Some(false), &received, &[raised, pressed]), (Seen::Received, Some(Channel::Pixels)));
+        // Sent where nothing could show it: never "received", never "verified".
+        let sent = [attempt(AttemptResult::Sent)];
+        assert_eq!(Seen::of(true, Some(false), &sent, &[]), (Seen::Unverifiable, None));
+        assert_eq!(Seen::of(true, None, &sent, &[]), (Seen::Unchecked, None));
+        assert_eq!(Seen::of(false, Some(false), &verified, &[]), (Seen::Failed, None));
+    }
 }

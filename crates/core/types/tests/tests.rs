@@ -56,6 +56,8 @@ fn sample_outcome() -> Outcome {
             after_ms: 90,
         }],
         elapsed_ms: 520,
+        seen: deft_types::Seen::default(),
+        seen_by: None,
     }
 }
 

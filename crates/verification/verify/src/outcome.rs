@@ -107,6 +107,8 @@ impl<A: Accessibility> Executor<A> {
             failure,
             evidence: run.evidence,
             elapsed_ms: run.clock.ms(),
+            seen: deft_types::Seen::default(),
+            seen_by: None,
         }
     }
 
@@ -134,6 +136,8 @@ impl<A: Accessibility> Executor<A> {
             failure: Some(Failure { kind: FailureKind::NotActionable, candidates: Vec::new() }),
             evidence: Vec::new(),
             elapsed_ms: run.clock.ms(),
+            seen: deft_types::Seen::default(),
+            seen_by: None,
         }
     }
 }

@@ -158,7 +158,8 @@ impl<A: Accessibility> Executor<A> {
         let outcome = match action {
             Action::Wait { condition } => self.wait_as_action(op, clock, condition, verify).await,
             _ => self.run_action(op, clock, action, options, verify).await,
-        };
+        }
+        .with_seen();
         self.publish(VerifyEvent::ActionFinished { op, outcome: outcome.clone() });
         outcome
     }

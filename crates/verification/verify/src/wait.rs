@@ -208,6 +208,8 @@ impl<A: Accessibility> Executor<A> {
             failure: (!w.met).then(|| Failure { kind: FailureKind::TimedOut, candidates: Vec::new() }),
             evidence: w.evidence,
             elapsed_ms: clock.ms(),
+            seen: deft_types::Seen::default(),
+            seen_by: None,
         }
     }
 }

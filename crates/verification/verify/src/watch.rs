@@ -264,7 +264,7 @@ impl<A: Accessibility> Executor<A> {
             _ => return false,
         };
         if !std::mem::replace(&mut run.pending.receipt_told, true) {
-            let e = run.evidence(channel, format!("received: {what}"));
+            let e = run.evidence(channel, format!("{}{what}", deft_types::RECEIPT));
             self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
         }
         true
