@@ -8,7 +8,7 @@ use std::time::Duration;
 use deft_harness::Desktop;
 use deft_harness::apps::CorpusApp;
 
-use super::real_apps::{cli, start};
+use super::real_apps::{cli, move_window, start};
 use super::scratch;
 
 /// The titles of the visible X windows of WM class `class`, as the window manager's side
@@ -40,14 +40,7 @@ fn gtk4_a_popover_menu_item_placed_where_it_is_not_shown_opens_what_it_says() {
     let Some(mut factory) = start(&desktop, CorpusApp::Gtk4WidgetFactory) else { return };
     // Wider than the screen at its first place: moved left, so that the place
     // accessibility reports for the items lies on the screen.
-    let found = desktop
-        .command("xdotool")
-        .args(["search", "--sync", "--name", "GTK Widget Factory"])
-        .output()
-        .expect("xdotool runs");
-    let window = String::from_utf8_lossy(&found.stdout).lines().next().map(str::to_string).expect("its X window");
-    let moved = desktop.command("xdotool").args(["windowmove", "--sync", &window, "-200", "0"]).status();
-    assert!(moved.is_ok_and(|s| s.success()), "xdotool moves the window");
+    move_window(&desktop, "GTK Widget Factory", -200, 0);
     let app = ["--app", "gtk4-widget-factory"];
     cli(&desktop, &[&["click"], &app[..], &["--role", "push_button", "--name", "GtkMenuButton", "--verify"]].concat())
         .expect_code(0);

@@ -202,6 +202,15 @@ fn gtk4_check_buttons(desktop: &Desktop) -> Vec<bool> {
         .collect()
 }
 
+/// Moves the window titled `title` to (`x`, `y`) through the window manager (xdotool).
+pub(crate) fn move_window(desktop: &Desktop, title: &str, x: i32, y: i32) {
+    let found = desktop.command("xdotool").args(["search", "--sync", "--name", title]).output().expect("xdotool runs");
+    let window = String::from_utf8_lossy(&found.stdout).lines().next().map(str::to_string).expect("its X window");
+    let (x, y) = (x.to_string(), y.to_string());
+    let moved = desktop.command("xdotool").args(["windowmove", "--sync", &window, &x, &y]).status();
+    assert!(moved.is_ok_and(|s| s.success()), "xdotool moves the window");
+}
+
 /// gtk4-widget-factory (GTK 4) moved away from the screen's corner. GTK 4 gives positions
 /// relative to its window, so a click aimed at them used to land beside the widget (by the
 /// window's position); Deft places them by the X window. The second check button, clear at
@@ -211,14 +220,7 @@ fn gtk4_check_buttons(desktop: &Desktop) -> Vec<bool> {
 fn gtk4_click_lands_in_a_window_away_from_the_corner() {
     let desktop = Desktop::start().expect("desktop");
     let Some(mut factory) = start(&desktop, CorpusApp::Gtk4WidgetFactory) else { return };
-    let found = desktop
-        .command("xdotool")
-        .args(["search", "--sync", "--name", "GTK Widget Factory"])
-        .output()
-        .expect("xdotool runs");
-    let window = String::from_utf8_lossy(&found.stdout).lines().next().map(str::to_string).expect("its X window");
-    let moved = desktop.command("xdotool").args(["windowmove", "--sync", &window, "200", "80"]).status();
-    assert!(moved.is_ok_and(|s| s.success()), "xdotool moves the window");
+    move_window(&desktop, "GTK Widget Factory", 200, 80);
     let before = gtk4_check_buttons(&desktop);
     assert!(before.len() >= 2 && !before[1], "the second check button starts clear: {before:?}");
     let args = ["click", "--app", "gtk4-widget-factory", "--role", "check_box", "--name", "checkbutton"];
