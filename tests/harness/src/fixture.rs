@@ -81,6 +81,8 @@ pub struct FixtureOptions {
     pub save_delay: Option<Duration>,
     /// How long the loading panel spins (`--loading-ms`; app default 1500 ms).
     pub loading: Option<Duration>,
+    /// A label that counts up by itself this often (`--ticker-ms`; none by default).
+    pub ticker: Option<Duration>,
     /// Further arguments, passed as they are.
     pub extra_args: Vec<String>,
     /// Extra environment for the app, e.g. `GDK_SCALE=2` for a scaled window.
@@ -108,6 +110,7 @@ impl Default for FixtureOptions {
             slow_start: None,
             save_delay: None,
             loading: None,
+            ticker: None,
             extra_args: Vec::new(),
             env: Vec::new(),
             ready_timeout: Duration::from_secs(20),
@@ -144,6 +147,9 @@ impl FixtureOptions {
         }
         if let Some(d) = self.loading {
             push("--loading-ms", ms(d));
+        }
+        if let Some(d) = self.ticker {
+            push("--ticker-ms", ms(d));
         }
         for (on, flag) in [(self.popup, "--popup"), (self.stale, "--stale"), (self.ignore_keys, "--ignore-keys")] {
             if on {

@@ -93,6 +93,12 @@ pub struct Signals {
     /// not reach it. Evidence as strong as idempotence for an early fallback (see
     /// `early_fallback_allowed`); the executor says so only where it watched.
     pub press_unseen: bool,
+    /// Something that changes by itself (a clock, a counter, a playback position: it
+    /// changed before the input too) changed after it, in words. It cannot verify the input,
+    /// and it cannot say the input was lost either: the input's effect may be that change.
+    /// So no second input is sent after it (see `Engine::conclude`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_motion: Option<String>,
 }
 
 /// Immediate feedback of an input: a pressed look, a focus change, a busy state, a pixel

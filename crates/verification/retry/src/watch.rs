@@ -25,6 +25,8 @@ pub(crate) struct Watch {
     pub toggle: Toggle,
     /// The executor watched the press and it never showed (sticky, like feedback).
     pub press_unseen: bool,
+    /// What changed by itself after the input (sticky): see `Signals::own_motion`.
+    pub own_motion: Option<String>,
 }
 
 impl Watch {
@@ -41,6 +43,7 @@ impl Watch {
             loading_now: false,
             toggle: Toggle::Unknown,
             press_unseen: false,
+            own_motion: None,
         }
     }
 
@@ -57,6 +60,9 @@ impl Watch {
         self.loading_now = s.loading;
         self.toggle = s.toggle;
         self.press_unseen |= s.press_unseen;
+        if s.own_motion.is_some() {
+            self.own_motion.clone_from(&s.own_motion);
+        }
     }
 
     /// A failed read: nothing can be said about feedback any more.
@@ -86,6 +92,9 @@ impl Watch {
 /// - **the target is not a toggle**: a second input would undo a slow first one; unless the
 ///   press never showed and the toggle's state reads unchanged: nothing arrived to flip it;
 /// - **the send was certain**: after a backend error, only the full window tells;
+/// - **nothing that changes by itself changed since** (`own_motion`): the input's effect
+///   may be that change, so the input is never given up on; unless the press was watched
+///   and never showed (then it did not arrive);
 /// - **there is a different next method and an attempt left for it**: concluding early
 ///   with nothing to try would only turn a slow success into a failure report.
 pub(crate) fn early_fallback_allowed(
@@ -108,6 +117,7 @@ pub(crate) fn early_fallback_allowed(
         && (!ctx.is_toggle || (w.press_unseen && w.toggle == Toggle::Unchanged))
         && w.uncertain.is_none()
         && !ctx.blind
+        && (w.own_motion.is_none() || w.press_unseen)
         && p.no_effect.fallback
         && next.is_some_and(|n| n != w.method)
         && attempts_left

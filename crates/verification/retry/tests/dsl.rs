@@ -7,7 +7,7 @@
 //!
 //! Reports: `sent`, `uncertain MESSAGE`, `refused FLAG,FLAG [blocked="NAME"]`,
 //! `verified [WHAT]`, `no_change [feedback=seen|none|unknown] [loading] [press_unseen] [toggle=same|changed]
-//! [dialog="NAME"]`, `unreadable [MESSAGE]`, `resolved`, `dismissed`.
+//! [dialog="NAME"] [own_motion="WHAT"]`, `unreadable [MESSAGE]`, `resolved`, `dismissed`.
 
 use deft_retry::{
     ActionContext, ActionPolicy, Engine, Feedback, Observation, PolicySet, Report, Signals, Step, Symptoms, Toggle,
@@ -115,6 +115,7 @@ fn signals(words: &[String]) -> Signals {
                 }
             }
             Some(("dialog", name)) => s.blocking = Some(dialog(name)),
+            Some(("own_motion", what)) => s.own_motion = Some(what.to_string()),
             None if w == "loading" => s.loading = true,
             None if w == "press_unseen" => s.press_unseen = true,
             _ => panic!("unknown signal `{w}`"),

@@ -146,6 +146,7 @@ fn fitting(step: &Step, now: u64, c: &Choice) -> Observation {
                     toggle: [Toggle::Unchanged, Toggle::Changed, Toggle::Unknown][usize::from(c.toggle % 3)],
                     blocking: None,
                     press_unseen: c.flags.is_multiple_of(5),
+                    own_motion: c.flags.is_multiple_of(7).then(|| "Uptime".to_string()),
                 }),
             }
         }
@@ -179,6 +180,7 @@ fn chaotic(now: u64, c: &Choice) -> Observation {
             toggle: [Toggle::Unchanged, Toggle::Changed, Toggle::Unknown][usize::from(c.toggle % 3)],
             blocking: None,
             press_unseen: c.flags.is_multiple_of(5),
+            own_motion: c.flags.is_multiple_of(7).then(|| "Uptime".to_string()),
         }),
     };
     Observation::new(at, report)
@@ -371,6 +373,10 @@ fn check_repeat(
     prop_assert!(!stops_when_received(p, ctx, f), "input after one that was received");
     prop_assert!(!ctx.blind || ctx.expectation, "a second input to a target whose effect cannot be read");
     prop_assert!(last.blocking.is_none(), "input while blocked");
+    prop_assert!(
+        f.reads.iter().all(|s| s.own_motion.is_none()) || unseen,
+        "a second input after something that changes by itself changed: the first one's effect may be there"
+    );
     if ctx.is_toggle {
         prop_assert_eq!(last.toggle, Toggle::Unchanged, "toggle retried without its state unchanged");
     }

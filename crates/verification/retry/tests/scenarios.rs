@@ -891,3 +891,45 @@ fn a_click_on_a_target_known_only_by_its_pixels_is_never_sent_twice() {
     assert_eq!((v.ok, v.verified), (true, Some(false)));
     assert!(v.summary.contains("known only by where it shows on screen"), "{}", v.summary);
 }
+
+#[test]
+fn a_change_in_what_changes_by_itself_never_brings_a_second_input() {
+    // A counter that ticked before the click ticked after it too, and nothing else changed:
+    // the click may have been lost, or its effect may be the counter's change.
+    check(
+        ActionContext { idempotent: true, ..ctx(ActionKind::Click) },
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..400ms
+        <- 400 no_change feedback=none own_motion="Uptime"
+        -> verify 500ms..3000ms
+        <- 3000 no_change feedback=none
+        -> done failed no_effect [coordinate_click: no_change]
+        "#,
+    );
+    // Without it, the same reads fall back early.
+    check(
+        ActionContext { idempotent: true, ..ctx(ActionKind::Click) },
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..400ms
+        <- 400 no_change feedback=none
+        -> act a11y_action #2 at 400ms
+        "#,
+    );
+    // A press watched that never showed did not arrive: there is nothing to double.
+    check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 100 no_change feedback=none press_unseen own_motion="Uptime"
+        -> verify 200ms..400ms
+        <- 400 no_change feedback=none
+        -> act a11y_action #2 at 400ms
+        "#,
+    );
+}

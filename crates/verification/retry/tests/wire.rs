@@ -34,6 +34,7 @@ fn protocol_round_trips() {
                 toggle: Toggle::Changed,
                 blocking: None,
                 press_unseen: true,
+                own_motion: Some("Uptime 12 s".into()),
             }),
         ),
         Observation::new(9, Report::Verified { observed: "dialog Saved appeared".into() }),

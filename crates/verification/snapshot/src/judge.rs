@@ -92,7 +92,7 @@ pub fn judge(diff: &SnapshotDiff, before: &Snapshot, after: &Snapshot, config: &
             let kind = if ignored {
                 Some(NoiseKind::Ignored)
             } else {
-                places.field_noise(old_role, &c.role, relation, change)
+                places.field_noise(&c.id, old_role, &c.role, relation, change)
             };
             match kind {
                 Some(kind) => {
@@ -228,7 +228,14 @@ impl<'a> Places<'a> {
         self.config.activity_roles.contains(role)
     }
 
-    fn field_noise(&self, old_role: &Role, role: &Role, relation: Relation, change: &FieldChange) -> Option<NoiseKind> {
+    fn field_noise(
+        &self,
+        id: &ElementId,
+        old_role: &Role,
+        role: &Role,
+        relation: Relation,
+        change: &FieldChange,
+    ) -> Option<NoiseKind> {
         let jitter = u64::from(self.config.jitter_px);
         if let FieldChange::Bounds { old: Some(a), new: Some(b) } = change {
             if a.max_edge_delta(b) <= jitter {
@@ -259,7 +266,14 @@ impl<'a> Places<'a> {
             | FieldChange::Value { old: Some(old), new: Some(new) } => clock(old, new),
             _ => false,
         };
-        is_clock.then_some(NoiseKind::ClockText)
+        if is_clock {
+            return Some(NoiseKind::ClockText);
+        }
+        let content = matches!(
+            change,
+            FieldChange::Value { .. } | FieldChange::Text { .. } | FieldChange::Name { .. } | FieldChange::Description { .. }
+        );
+        (content && self.config.self_changing.contains(id)).then_some(NoiseKind::ChangesByItself)
     }
 }
 

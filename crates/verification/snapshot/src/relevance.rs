@@ -23,6 +23,14 @@ pub struct RelevanceConfig {
     /// with nothing else changed, is that layout settling, not an effect. Filled per input.
     #[serde(skip)]
     pub settling: Vec<ElementId>,
+    /// Elements whose text, name, value or description changed by itself before the input
+    /// (the app said so while no input of the caller's was pending): a clock, a counter, a
+    /// playback position. Such a change after the input says nothing of the input, yet the
+    /// input's effect may be one too, so it is neither effect nor plain noise: a judgement
+    /// keeps it apart ([`NoiseKind::ChangesByItself`]) and the caller decides (the executor
+    /// never sends a second input over it). Never applied to the target. Filled per input.
+    #[serde(skip)]
+    pub self_changing: Vec<ElementId>,
     /// Bounds (of elements and windows) that move by at most this many pixels are jitter.
     pub jitter_px: u32,
     /// Roles whose value, text, name and busy churn is activity, not an effect
@@ -67,6 +75,7 @@ impl Default for RelevanceConfig {
         RelevanceConfig {
             target: None,
             settling: Vec::new(),
+            self_changing: Vec::new(),
             jitter_px: 3,
             activity_roles: ["progress_bar", "animation", "spinner"].map(Role::new).into(),
             clock_text: true,
@@ -208,6 +217,9 @@ pub enum NoiseKind {
     Regrouped,
     /// Elements that only moved or resized around content that changed before the input.
     Settling,
+    /// Content of an element that changed by itself before the input too (see
+    /// `RelevanceConfig::self_changing`): no evidence either way.
+    ChangesByItself,
 }
 
 impl NoiseKind {
@@ -226,6 +238,7 @@ impl NoiseKind {
             NoiseKind::Hidden => "appeared hidden",
             NoiseKind::Regrouped => "regrouped under a new container",
             NoiseKind::Settling => "layout settling after a change made before the input",
+            NoiseKind::ChangesByItself => "changes by itself",
         }
     }
 }

@@ -76,6 +76,11 @@ impl<A: Accessibility> Executor<A> {
         };
         self.frame(run, crate::frames::FramePhase::Before, Some(method), false).await;
         let misplaced = Box::pin(self.entry_misplaced(run.target.as_ref(), method)).await;
+        // What changed by itself up to now (before the first input only: later, the first
+        // input's effects could be taken for the app's own motion).
+        if !run.own_motion_learned {
+            run.relevance.self_changing = self.changed_by_itself(std::time::Instant::now());
+        }
         let sent = match (misplaced, held) {
             (Some(refusal), _) => Err(refusal),
             (None, Some((hover, at, region, element))) => {
@@ -93,6 +98,7 @@ impl<A: Accessibility> Executor<A> {
             });
         match sent {
             Ok(what) => {
+                run.own_motion_learned = true;
                 run.pending.sent_ms = run.clock.ms();
                 self.input_sent(run.target.as_ref().and_then(|t| t.id().cloned()));
                 if what.ends_with(crate::paste::NOT_ASKED) {
@@ -107,6 +113,7 @@ impl<A: Accessibility> Executor<A> {
             }
             Err(report) => {
                 if let Report::SendUncertain { message } = &report {
+                    run.own_motion_learned = true;
                     run.pending.sent_ms = run.clock.ms();
                     self.input_sent(run.target.as_ref().and_then(|t| t.id().cloned()));
                     let what = format!("input may not have been sent: {message}");

@@ -39,7 +39,17 @@ pub struct Executor<A: Accessibility> {
     /// The inputs sent within the last [`INPUT_GRACE`], each with the element it went to
     /// when known (see [`Executor::settle`]).
     recent_inputs: std::sync::Mutex<Vec<(std::time::Instant, Option<deft_types::ElementId>)>>,
+    /// When this executor last sent an input, to learn what changes by itself only from
+    /// the time its effects are over (see [`Executor::changed_by_itself`]).
+    last_input: std::sync::Mutex<Option<std::time::Instant>>,
 }
+
+/// How long before an input the app's own changes are looked at (at most what the pump
+/// remembers).
+const OWN_MOTION_LOOKBACK: std::time::Duration = std::time::Duration::from_secs(3);
+/// How long after an input of this executor changes may still be that input's effects,
+/// and so are not taken for the app changing by itself.
+const OWN_EFFECTS: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How long after its last input an executor keeps its connections before it may be
 /// dropped. Chromium 156 crashed (SIGSEGV, 3 of 3) when the process that had just typed
@@ -86,6 +96,7 @@ impl<A: Accessibility> Executor<A> {
             next_op: AtomicU64::new(1),
             last_press: std::sync::Mutex::new(None),
             recent_inputs: std::sync::Mutex::new(Vec::new()),
+            last_input: std::sync::Mutex::new(None),
         })
     }
 
@@ -144,6 +155,23 @@ impl<A: Accessibility> Executor<A> {
         let mut recent = self.recent_inputs.lock().unwrap_or_else(PoisonError::into_inner);
         recent.retain(|(at, _)| now.duration_since(*at) < INPUT_GRACE);
         recent.push((now, to));
+        *self.last_input.lock().unwrap_or_else(PoisonError::into_inner) = Some(now);
+    }
+
+    /// The elements whose text, name, value or description changed by themselves before
+    /// `until` (the moment an input went out): the app said so while no input of this
+    /// executor could have caused it (none within [`OWN_EFFECTS`] before). A clock, a
+    /// counter, a playback position. Nothing when this executor does not listen to events.
+    pub(crate) fn changed_by_itself(&self, until: std::time::Instant) -> Vec<deft_types::ElementId> {
+        let Some(pump) = self.pump.get().and_then(|p| p.as_ref()) else { return Vec::new() };
+        let mut from = until.checked_sub(OWN_MOTION_LOOKBACK).unwrap_or(until);
+        if let Some(last) = *self.last_input.lock().unwrap_or_else(PoisonError::into_inner) {
+            from = from.max(last + OWN_EFFECTS);
+        }
+        if from >= until {
+            return Vec::new();
+        }
+        pump.said_between(from, until)
     }
 
     pub(crate) fn publish(&self, event: VerifyEvent) {

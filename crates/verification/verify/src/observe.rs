@@ -70,6 +70,10 @@ pub(crate) struct Seen {
     /// Of those, something emptied in place (a page Firefox empties under a modal dialog it
     /// has not exposed yet): confirmed longer than things gone.
     pub emptied_in_place: bool,
+    /// What changed that also changed by itself before the input, in words: where an
+    /// effect anywhere would do (a click, an expectation), it may be the input's effect or
+    /// not, so it neither verifies nor lets a second input go (`Signals::own_motion`).
+    pub own_motion: Option<String>,
 }
 
 /// Another field that typed text landed in: what it showed before the input and now.
@@ -194,6 +198,9 @@ pub(crate) fn observe(
     let cfg = RelevanceConfig { target: target.cloned(), ..relevance.clone() };
     let j = judge(&d, &pre.snap, &post.snap, &cfg);
     let mut seen = Seen { note: explained_notes(&j, target, pre), ..Seen::default() };
+    if matches!(goal, Goal::AnyChange | Goal::Expect(_)) {
+        seen.own_motion = own_motion(&j, post);
+    }
     // The input was aimed at the target's bounds; a read before it that shows the target
     // with none was taken while the toolkit had not laid the page out for accessibility
     // (Firefox, right after it emptied a page in place). Elements put back on screen since
@@ -399,6 +406,31 @@ pub(crate) fn observe(
         }
     }
     seen
+}
+
+/// How many elements that change by themselves a report names.
+const OWN_MOTION_SHOWN: usize = 3;
+
+/// The elements whose changes the judgement kept apart as changing by themselves, in words
+/// (`label "Uptime 13 s"`), or `None`.
+fn own_motion(j: &Judgement, post: &Reading) -> Option<String> {
+    let mut names: Vec<String> = Vec::new();
+    for n in &j.noise {
+        if let (NoiseKind::ChangesByItself, NoiseSource::Field { id, .. }) = (n.kind, &n.source) {
+            let name = post.snap.get(id).map_or_else(|| id.to_string(), Element::describe);
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    if names.is_empty() {
+        return None;
+    }
+    let more = names.len().saturating_sub(OWN_MOTION_SHOWN);
+    names.truncate(OWN_MOTION_SHOWN);
+    let list = names.join(", ");
+    let also = if more > 0 { format!(" and {more} more") } else { String::new() };
+    Some(format!("{list}{also}, which changed by itself before the input too"))
 }
 
 /// Whether an element's changes say only that it vanished where it stood: off screen or

@@ -26,8 +26,18 @@ const MIN_GAP: Duration = Duration::from_millis(8);
 /// content changed lately (see [`Pump::changed_since`]). Aborted on drop.
 pub(crate) struct Pump {
     rx: watch::Receiver<u64>,
-    recent: Arc<Mutex<VecDeque<(Instant, ElementId)>>>,
+    recent: Arc<Mutex<VecDeque<Change>>>,
     task: JoinHandle<()>,
+}
+
+/// One remembered content change: when it arrived, of which element, and whether what the
+/// element says (its text, name, value or description) changed, not only its children or
+/// whether it shows.
+#[derive(Clone, Debug)]
+struct Change {
+    at: Instant,
+    id: ElementId,
+    says: bool,
 }
 
 impl Drop for Pump {
@@ -54,7 +64,7 @@ impl Pump {
             while let Some(event) = stream.next().await {
                 let Ok(event) = event else { continue };
                 if changes_content(&event) {
-                    remember(&log, event.element().clone());
+                    remember(&log, event.element().clone(), changes_what_it_says(&event));
                 }
                 n += 1;
                 if tx.send(n).is_err() {
@@ -73,10 +83,32 @@ impl Pump {
     /// changed since `since`, each once.
     pub fn changed_since(&self, since: Instant) -> Vec<ElementId> {
         let log = self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut ids: Vec<ElementId> = log.iter().filter(|(at, _)| *at >= since).map(|(_, id)| id.clone()).collect();
+        let mut ids: Vec<ElementId> = log.iter().filter(|c| c.at >= since).map(|c| c.id.clone()).collect();
         ids.sort();
         ids.dedup();
         ids
+    }
+
+    /// The elements whose text, name, value or description the app said changed from
+    /// `from` to `to`, each once.
+    pub fn said_between(&self, from: Instant, to: Instant) -> Vec<ElementId> {
+        let log = self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut ids: Vec<ElementId> =
+            log.iter().filter(|c| c.says && c.at >= from && c.at <= to).map(|c| c.id.clone()).collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+}
+
+/// Whether an event says that what an element says changed (not its children).
+fn changes_what_it_says(event: &A11yEvent) -> bool {
+    match event {
+        A11yEvent::TextChanged { .. } => true,
+        A11yEvent::PropertyChanged { property, .. } => {
+            matches!(property.as_str(), "accessible-name" | "accessible-description" | "accessible-value")
+        }
+        _ => false,
     }
 }
 
@@ -93,13 +125,13 @@ fn changes_content(event: &A11yEvent) -> bool {
     }
 }
 
-fn remember(log: &Mutex<VecDeque<(Instant, ElementId)>>, id: ElementId) {
+fn remember(log: &Mutex<VecDeque<Change>>, id: ElementId, says: bool) {
     let now = Instant::now();
     let mut log = log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    while log.front().is_some_and(|(at, _)| now.duration_since(*at) > REMEMBERED) || log.len() >= REMEMBERED_MAX {
+    while log.front().is_some_and(|c| now.duration_since(c.at) > REMEMBERED) || log.len() >= REMEMBERED_MAX {
         log.pop_front();
     }
-    log.push_back((now, id));
+    log.push_back(Change { at: now, id, says });
 }
 
 /// Wakes a watcher at the next event or poll tick, whichever comes first.

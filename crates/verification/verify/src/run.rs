@@ -114,6 +114,8 @@ pub(crate) struct Run<'a> {
     /// executor's actionability timeout, or less when the caller's timeout is shorter
     /// (a timeout is a bound on every wait of the action, not only the effect's).
     pub(crate) ready_wait_ms: u64,
+    /// `relevance.self_changing` was learned (once, before the first input).
+    pub(crate) own_motion_learned: bool,
 }
 
 impl Run<'_> {
@@ -213,6 +215,7 @@ impl<A: Accessibility> Executor<A> {
                 .overrides
                 .timeout_ms
                 .map_or(self.config.actionability_timeout_ms, |t| t.min(self.config.actionability_timeout_ms)),
+            own_motion_learned: false,
         };
         if run.how.is_some() {
             Box::pin(self.resolve_waiting(&mut run)).await;

@@ -40,6 +40,7 @@ struct Gathered {
     loading: bool,
     toggle: Toggle,
     press_unseen: bool,
+    own_motion: Option<String>,
 }
 
 impl Gathered {
@@ -48,6 +49,9 @@ impl Gathered {
         self.unknown |= s.feedback_unknown;
         self.loading = s.loading;
         self.toggle = s.toggle;
+        if s.own_motion.is_some() {
+            self.own_motion.clone_from(&s.own_motion);
+        }
     }
 
     fn signals(&self, blocking: Option<Blocking>) -> Signals {
@@ -58,7 +62,14 @@ impl Gathered {
         } else {
             Feedback::NotSeen
         };
-        Signals { feedback, loading: self.loading, toggle: self.toggle, blocking, press_unseen: self.press_unseen }
+        Signals {
+            feedback,
+            loading: self.loading,
+            toggle: self.toggle,
+            blocking,
+            press_unseen: self.press_unseen,
+            own_motion: self.own_motion.clone(),
+        }
     }
 }
 

@@ -5,6 +5,7 @@ mod support;
 
 mod careful;
 mod clicks;
+mod own_motion;
 mod settling;
 mod typing;
 mod waits;

@@ -171,6 +171,17 @@ impl Engine {
             let end = End { ok: true, verified: Some(false), class: None, suggested: None, blocking: None, summary };
             return self.finish(at, end);
         }
+        if let Some(what) = w.own_motion.as_ref().filter(|_| !w.press_unseen) {
+            // The window showed no change but one in something that changes by itself: the
+            // input's effect may be that change (a button that adds to a counter), or the
+            // input may be lost. Only a second input could tell, and it could double it;
+            // unless the press was watched and never showed: it did not arrive.
+            let summary = format!(
+                "{m} showed no effect within {waited}ms that can be told from what changes by itself ({what}); \
+                 not repeated, since its effect may be in that change and a second input could double it"
+            );
+            return self.finish(at, End::fail(Some(class), summary));
+        }
         if self.stops_when_received(&w) {
             if let Some(a) = self.attempts.last_mut() {
                 a.result = AttemptResult::Received;

@@ -336,3 +336,35 @@ window w "Main" frame active
     let renamed = laid_out.replace(r#"h label "Hint""#, r#"h label "Done""#);
     assert_eq!(judged(ready, &renamed, &cfg).effects.len(), 1);
 }
+
+#[test]
+fn content_that_changed_by_itself_before_the_input_is_kept_apart() {
+    // A counter ticked before a click on Submit: its next tick says nothing of the click.
+    let form = r#"
+w frame "Main"
+  ok push_button "Submit" enabled @100,200,80,24
+  tick label "Uptime 12 s" showing @300,100,90,20
+  far label "Status" showing @10,400,60,20
+window w "Main" frame active
+"#;
+    let ticked = form.replace("Uptime 12 s", "Uptime 13 s");
+    let cfg = RelevanceConfig {
+        target: Some(ElementId("ok".into())),
+        self_changing: vec![ElementId("tick".into()), ElementId("ok".into())],
+        ..RelevanceConfig::after_input()
+    };
+    let j = judged(form, &ticked, &cfg);
+    assert!(j.effects.is_empty(), "{j:#?}");
+    assert_eq!(j.noise_kinds(), [NoiseKind::ChangesByItself]);
+    // Not learned: the same tick is an effect (what the executor did before).
+    let plain = RelevanceConfig { self_changing: Vec::new(), ..cfg.clone() };
+    assert!(judged(form, &ticked, &plain).has_effect());
+    // Anything else still counts: another element's text, the ticking label going away,
+    // and the target's own change (the target is never its own noise).
+    let status = ticked.replace(r#"far label "Status""#, r#"far label "Ordered""#);
+    assert_eq!(judged(form, &status, &cfg).effects.len(), 1);
+    let gone: String = form.lines().filter(|l| !l.contains("Uptime")).collect::<Vec<_>>().join("\n");
+    assert!(judged(form, &gone, &cfg).has_effect());
+    let renamed = form.replace(r#""Submit""#, r#""Submitted""#);
+    assert!(judged(form, &renamed, &cfg).has_effect());
+}
