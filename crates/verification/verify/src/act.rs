@@ -79,7 +79,9 @@ impl<A: Accessibility> Executor<A> {
         // What changed by itself up to now (before the first input only: later, the first
         // input's effects could be taken for the app's own motion).
         if !run.own_motion_learned {
-            run.relevance.self_changing = self.changed_by_itself(std::time::Instant::now());
+            let said = self.changed_by_itself(std::time::Instant::now());
+            run.relevance.self_changing = said.kept_changing;
+            run.changed_once = said.changed_once;
         }
         let sent = match (misplaced, held) {
             (Some(refusal), _) => Err(refusal),

@@ -158,18 +158,18 @@ impl<A: Accessibility> Executor<A> {
         *self.last_input.lock().unwrap_or_else(PoisonError::into_inner) = Some(now);
     }
 
-    /// The elements whose text, name, value or description changed by themselves before
-    /// `until` (the moment an input went out): the app said so while no input of this
-    /// executor could have caused it (none within [`OWN_EFFECTS`] before). A clock, a
-    /// counter, a playback position. Nothing when this executor does not listen to events.
-    pub(crate) fn changed_by_itself(&self, until: std::time::Instant) -> Vec<deft_types::ElementId> {
-        let Some(pump) = self.pump.get().and_then(|p| p.as_ref()) else { return Vec::new() };
+    /// What changed by itself before `until` (the moment an input went out): what the app
+    /// said changed while no input of this executor could have caused it (none within
+    /// [`OWN_EFFECTS`] before). A clock, a counter, a playback position. Nothing when this
+    /// executor does not listen to events.
+    pub(crate) fn changed_by_itself(&self, until: std::time::Instant) -> crate::pump::SaidBefore {
+        let Some(pump) = self.pump.get().and_then(|p| p.as_ref()) else { return Default::default() };
         let mut from = until.checked_sub(OWN_MOTION_LOOKBACK).unwrap_or(until);
         if let Some(last) = *self.last_input.lock().unwrap_or_else(PoisonError::into_inner) {
             from = from.max(last + OWN_EFFECTS);
         }
         if from >= until {
-            return Vec::new();
+            return Default::default();
         }
         pump.said_between(from, until)
     }

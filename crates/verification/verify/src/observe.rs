@@ -74,6 +74,10 @@ pub(crate) struct Seen {
     /// effect anywhere would do (a click, an expectation), it may be the input's effect or
     /// not, so it neither verifies nor lets a second input go (`Signals::own_motion`).
     pub own_motion: Option<String>,
+    /// When any change verifies: the elements of the changes it rests on, if every one of
+    /// them is a change of what an element says (its text, name, value or description);
+    /// empty otherwise. What changed by itself once before the input is held a moment.
+    pub said_only: Vec<ElementId>,
 }
 
 /// Another field that typed text landed in: what it showed before the input and now.
@@ -271,6 +275,7 @@ pub(crate) fn observe(
         }
         Goal::AnyChange if !others.is_empty() => {
             seen.verified = seen.changes.clone();
+            seen.said_only = said_only(&others);
             // Shown before the input: an element off screen then (a closed select's
             // options) that only loses its text or actions vanished from nowhere.
             let shown_before =
@@ -406,6 +411,24 @@ pub(crate) fn observe(
         }
     }
     seen
+}
+
+/// The elements of `effects` if each is only a change of what an element says.
+fn said_only(effects: &[&Effect]) -> Vec<ElementId> {
+    let says = |c: &FieldChange| {
+        matches!(
+            c,
+            FieldChange::Text { .. } | FieldChange::Name { .. } | FieldChange::Value { .. } | FieldChange::Description { .. }
+        )
+    };
+    let mut ids = Vec::new();
+    for e in effects {
+        match &e.kind {
+            EffectKind::Changed { id, changes, .. } if changes.iter().all(says) => ids.push(id.clone()),
+            _ => return Vec::new(),
+        }
+    }
+    ids
 }
 
 /// How many elements that change by themselves a report names.

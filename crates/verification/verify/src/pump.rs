@@ -90,16 +90,40 @@ impl Pump {
     }
 
     /// The elements whose text, name, value or description the app said changed from
-    /// `from` to `to`, each once.
-    pub fn said_between(&self, from: Instant, to: Instant) -> Vec<ElementId> {
+    /// `from` to `to`: those that changed more than once, at moments at least [`SEPARATE`]
+    /// apart (what keeps changing: a clock, a counter), and those that changed once (a
+    /// status line set by work that just ended, which the input's effect may set again; or
+    /// a slow clock seen once).
+    pub fn said_between(&self, from: Instant, to: Instant) -> SaidBefore {
         let log = self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut ids: Vec<ElementId> =
-            log.iter().filter(|c| c.says && c.at >= from && c.at <= to).map(|c| c.id.clone()).collect();
-        ids.sort();
-        ids.dedup();
-        ids
+        let mut spans: std::collections::BTreeMap<&ElementId, (Instant, Instant)> = std::collections::BTreeMap::new();
+        for c in log.iter().filter(|c| c.says && c.at >= from && c.at <= to) {
+            let span = spans.entry(&c.id).or_insert((c.at, c.at));
+            span.0 = span.0.min(c.at);
+            span.1 = span.1.max(c.at);
+        }
+        let mut said = SaidBefore::default();
+        for (id, (first, last)) in spans {
+            if last - first >= SEPARATE {
+                said.kept_changing.push(id.clone());
+            } else {
+                said.changed_once.push(id.clone());
+            }
+        }
+        said
     }
 }
+
+/// What the app said changed before an input, by itself (see [`Pump::said_between`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SaidBefore {
+    pub kept_changing: Vec<ElementId>,
+    pub changed_once: Vec<ElementId>,
+}
+
+/// How far apart two changes of one element must be to be two changes, not one change
+/// told in several events (GTK says a label's new text as a name change and a text change).
+const SEPARATE: Duration = Duration::from_millis(50);
 
 /// Whether an event says that what an element says changed (not its children).
 fn changes_what_it_says(event: &A11yEvent) -> bool {

@@ -74,6 +74,9 @@ pub(crate) struct Pending {
     pub(crate) gone_since: Option<std::time::Instant>,
     /// Other fields that this attempt's typed text showed up in (see `Run::strays`).
     pub(crate) strays: Vec<Stray>,
+    /// Since when the reads after the pending input have shown as its effect only changes
+    /// of elements that changed by themselves once before it, and what they showed then.
+    pub(crate) moving: Option<(std::time::Instant, Vec<(deft_types::ElementId, String)>)>,
 }
 
 /// Everything one action keeps between the engine's steps.
@@ -116,6 +119,9 @@ pub(crate) struct Run<'a> {
     pub(crate) ready_wait_ms: u64,
     /// `relevance.self_changing` was learned (once, before the first input).
     pub(crate) own_motion_learned: bool,
+    /// Elements whose content the app said changed once before the input, by itself: a
+    /// change of theirs alone is watched a moment before it counts (see `watch.rs`).
+    pub(crate) changed_once: Vec<deft_types::ElementId>,
 }
 
 impl Run<'_> {
@@ -216,6 +222,7 @@ impl<A: Accessibility> Executor<A> {
                 .timeout_ms
                 .map_or(self.config.actionability_timeout_ms, |t| t.min(self.config.actionability_timeout_ms)),
             own_motion_learned: false,
+            changed_once: Vec::new(),
         };
         if run.how.is_some() {
             Box::pin(self.resolve_waiting(&mut run)).await;

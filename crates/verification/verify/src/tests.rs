@@ -22,6 +22,7 @@ use crate::{Backends, DismissRule, Executor, ExecutorConfig, VerifyEvent};
 mod covering;
 mod screen_text;
 mod scroll;
+mod own_motion;
 mod settling;
 
 /// The fake UI: a tree, what changes it, and a count of reads.

@@ -29,6 +29,10 @@ const EMPTIED_CONFIRM: Duration = Duration::from_millis(2000);
 /// just before a click is laid out a frame or more later (later on a loaded machine), and
 /// that move alone must not pass for the click's effect (see `RelevanceConfig::settling`).
 const SETTLE_BEFORE: Duration = Duration::from_millis(1000);
+/// How long a change that only elements which changed by themselves once before the input
+/// show is watched before it counts: long enough for a second tick of a counter or a
+/// playback position updated a few times a second (a clock's text is noise anyway).
+const MOVING_CONFIRM: Duration = Duration::from_millis(1000);
 /// Least time between two OCR reads while watching (OCR costs far more than a tree read).
 const OCR_EVERY: Duration = Duration::from_millis(300);
 
@@ -151,8 +155,38 @@ impl<A: Accessibility> Executor<A> {
             let gone_until = negatives_from
                 .max(run.clock.at(run.pending.sent_ms + confirm.as_millis() as u64))
                 .max(first_gone.map_or(negatives_from, |at| at + confirm));
-            let hold =
-                (Instant::now() < negatives_from && toggle_pending) || (Instant::now() < gone_until && seen.gone_only);
+            // What verifies is only what elements say, and each changed by itself once before
+            // the input: it may be moving on its own (a clock seen to tick once). Watched for
+            // `MOVING_CONFIRM`: if it changes again, it keeps changing and is no evidence
+            // (the next read judges it so); if not, it counts.
+            let suspects = !seen.said_only.is_empty() && seen.said_only.iter().all(|id| run.changed_once.contains(id));
+            let moving_until = match (suspects, &run.pending.moving) {
+                (false, _) => {
+                    run.pending.moving = None;
+                    None
+                }
+                (true, None) => {
+                    let says = seen.said_only.iter().map(|id| (id.clone(), says(&post, id))).collect();
+                    run.pending.moving = Some((Instant::now(), says));
+                    Some(Instant::now() + MOVING_CONFIRM)
+                }
+                (true, Some((since, was))) => {
+                    let moved: Vec<_> = was.iter().filter(|(id, said)| says(&post, id) != *said).map(|(id, _)| id.clone()).collect();
+                    if !moved.is_empty() {
+                        run.relevance.self_changing.extend(moved.iter().cloned());
+                        run.changed_once.retain(|id| !moved.contains(id));
+                        run.pending.moving = None;
+                        continue;
+                    }
+                    Some(*since + MOVING_CONFIRM)
+                }
+            };
+            // Never past the window: a change that lasted to its end is taken (reported as
+            // "no change" there, it would be pressed again).
+            let moving_until = moving_until.map(|t| t.min(until));
+            let hold = (Instant::now() < negatives_from && toggle_pending)
+                || (Instant::now() < gone_until && seen.gone_only)
+                || moving_until.is_some_and(|t| Instant::now() < t);
             if let Some(observed) = seen.verified.clone().filter(|_| !hold) {
                 let e = run.evidence(Channel::Accessibility, observed.clone());
                 self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
@@ -250,8 +284,10 @@ impl<A: Accessibility> Executor<A> {
                 }
                 return Report::NoChange(gathered.signals(None));
             }
+            let now = Instant::now();
             let wake = if hold {
-                gone_until.min(until)
+                // The nearest end of a hold still to come (a past one would spin).
+                [Some(gone_until), moving_until].into_iter().flatten().filter(|t| *t > now).min().unwrap_or(until).min(until)
             } else if negatives {
                 until
             } else {
@@ -280,4 +316,9 @@ impl<A: Accessibility> Executor<A> {
         }
         true
     }
+}
+
+/// What `id` says in `r` (its name, text, value and description), to tell whether it changed.
+fn says(r: &crate::read::Reading, id: &deft_types::ElementId) -> String {
+    r.element(id).map_or_else(String::new, |e| format!("{}\u{1}{:?}\u{1}{:?}\u{1}{}", e.name, e.text, e.value, e.description))
 }

@@ -1,0 +1,47 @@
+//! What changes by itself before the input is no evidence after it (a counter, a clock).
+
+use deft_a11y::{A11yEvent, Tree};
+use deft_types::ElementId;
+
+use super::{GO, click, fixture, ui};
+
+/// The status label was said to change once before the input, as a slow counter would.
+async fn told_status_changed(f: &super::Fixture) {
+    // Listening, as it is from the first verified action on.
+    drop(f.exec.waker().await);
+    let element = ElementId("status".into());
+    f.ui.fake.emit(A11yEvent::PropertyChanged { element, property: "accessible-name".into() });
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+}
+
+#[tokio::test]
+async fn a_label_that_changes_again_while_watched_is_no_effect_and_brings_no_second_input() {
+    let f = fixture(ui("Frames: 1", false, None), |c| c);
+    told_status_changed(&f).await;
+    // The click is dropped; the label ticks on by itself, twice after the input.
+    f.on_click(GO, ui("Frames: 2", false, None));
+    let fake = f.ui.clone();
+    let ticker = tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(60)).await;
+        fake.fake.set_tree(ui("Frames: 3", false, None));
+    });
+    let outcome = f.exec.perform(&click("Go")).await;
+    ticker.await.expect("ticker");
+    assert!(!outcome.ok, "no effect of the click was seen: {outcome:#?}");
+    assert_eq!(f.clicks().len(), 1, "one input: {outcome:#?}");
+    assert!(f.actions().is_empty(), "no accessibility action after it: {outcome:#?}");
+    assert!(outcome.observed.contains("changes by itself"), "{outcome:#?}");
+}
+
+#[tokio::test]
+async fn a_label_that_changed_once_before_and_then_holds_the_effect_verifies_it() {
+    // Work that ended just before the click set the status line; the click sets it again
+    // and it stays: that is the click's effect, after a short look.
+    let f = fixture(ui("Loaded", false, None), |c| c);
+    told_status_changed(&f).await;
+    f.on_click(GO, ui("Clicked Go", false, None));
+    let outcome = f.exec.perform(&click("Go")).await;
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    assert_eq!(outcome.attempts.len(), 1, "{outcome:#?}");
+    assert!(outcome.observed.contains("Clicked Go"), "{outcome:#?}");
+}
