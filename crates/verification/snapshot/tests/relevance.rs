@@ -11,6 +11,7 @@ fn no_rules(target: Option<ElementId>) -> RelevanceConfig {
     RelevanceConfig {
         target,
         settling: Vec::new(),
+        self_changing: Vec::new(),
         jitter_px: 0,
         activity_roles: Vec::new(),
         clock_text: false,
