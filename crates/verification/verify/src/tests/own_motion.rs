@@ -1,6 +1,6 @@
 //! What changes by itself before the input is no evidence after it (a counter, a clock).
 
-use deft_a11y::{A11yEvent, Tree};
+use deft_a11y::A11yEvent;
 use deft_types::ElementId;
 
 use super::{GO, click, fixture, ui};
