@@ -49,7 +49,14 @@ pub enum Fault {
     FocusTheft(u32),
     /// The window appears this long after launch; the action is issued right at launch.
     SlowStart(Duration),
+    /// A label beside the target counts up by itself every [`TICK`] (a clock, a playback
+    /// position), and the first N pointer presses on the target are swallowed: the count's
+    /// change after the input must never pass for its effect.
+    ChangesByItself(u32),
 }
+
+/// How often the `ChangesByItself` label counts.
+pub const TICK: Duration = Duration::from_millis(100);
 
 impl Fault {
     /// A short name for tables.
@@ -63,12 +70,27 @@ impl Fault {
             Fault::IgnoredKeys => "ignored keys",
             Fault::FocusTheft(_) => "focus theft",
             Fault::SlowStart(_) => "slow start",
+            Fault::ChangesByItself(_) => "changes by itself",
         }
     }
 
     /// Whether a correct agent should still achieve the effect.
     pub fn recoverable(&self) -> bool {
         *self != Fault::Popup
+    }
+
+    /// Whether `verdict` is how an action under this fault should end. A dropped press
+    /// beside something that changes by itself is recovered only where the press could be
+    /// watched and was seen not to arrive; elsewhere the input may have had its effect in
+    /// what changes by itself, so the right end is a clear failure with no second input.
+    pub fn ends_right(&self, verdict: Verdict) -> bool {
+        match self {
+            Fault::ChangesByItself(n) if *n > 0 => {
+                matches!(verdict, Verdict::Recovered | Verdict::Correct | Verdict::FailedClearly)
+            }
+            f if f.recoverable() => matches!(verdict, Verdict::Correct | Verdict::Recovered),
+            _ => verdict == Verdict::FailedClearly,
+        }
     }
 
     /// The app's options for this fault on `target`.
@@ -83,6 +105,10 @@ impl Fault {
             Fault::IgnoredKeys => o.ignore_keys = true,
             Fault::FocusTheft(n) => o.focus_theft = Some(*n),
             Fault::SlowStart(d) => o.slow_start = Some(*d),
+            Fault::ChangesByItself(n) => {
+                o.ticker = Some(TICK);
+                o.drop_clicks = *n;
+            }
         }
         o
     }
@@ -196,6 +222,12 @@ pub fn fault_scenarios() -> Vec<Scenario> {
         Scenario::single("ignored keys in Name", Fault::IgnoredKeys, typ("name", "Ada Lovelace")),
         Scenario::single("focus theft after 2 keys in Name", Fault::FocusTheft(2), typ("name", "Ada Lovelace")),
         Scenario::single("slow start (2000 ms), click Submit order", Fault::SlowStart(ms(2000)), click("submit")),
+        Scenario::single("a counter ticking beside Submit order", Fault::ChangesByItself(0), click("submit")),
+        Scenario::single(
+            "a counter ticking beside Hello, its first press dropped",
+            Fault::ChangesByItself(1),
+            click("hello"),
+        ),
         // The second click changes nothing that shows ("Clicked Hello" already): it must
         // land once, and no fallback may press again. With the third press dropped, the
         // fallback must make it good exactly once.
@@ -704,19 +736,10 @@ impl Report {
         (hit.iter().filter(|r| r.verdict == Verdict::Recovered).count(), hit.len())
     }
 
-    /// Actions that did not end as they should: recoverable ones not ok, non-recoverable
-    /// ones not failed clearly.
+    /// Actions that did not end as they should ([`Fault::ends_right`]): recoverable ones
+    /// not ok, non-recoverable ones not failed clearly.
     pub fn unrecovered(&self) -> Vec<&ActionRecord> {
-        self.records
-            .iter()
-            .filter(|r| {
-                if r.recoverable {
-                    !matches!(r.verdict, Verdict::Correct | Verdict::Recovered)
-                } else {
-                    r.verdict != Verdict::FailedClearly
-                }
-            })
-            .collect()
+        self.records.iter().filter(|r| !r.fault.ends_right(r.verdict)).collect()
     }
 
     /// Apps that were not alive and answering after their scenario: (scenario, what).
