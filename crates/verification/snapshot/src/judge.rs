@@ -128,9 +128,51 @@ pub fn judge(diff: &SnapshotDiff, before: &Snapshot, after: &Snapshot, config: &
         }
     }
 
+    text_of_moving(&mut j, before);
     crate::explained::settle(&mut j, before, after, config);
     j.effects.sort_by_key(|e| (priority(e), e.relation));
     j
+}
+
+/// A text leaf that came or went under an element whose text changes by itself is part of
+/// that change: Chromium replaces a section's text node when its text is set.
+fn text_of_moving(j: &mut Judgement, before: &Snapshot) {
+    let moving: HashSet<ElementId> = j
+        .noise
+        .iter()
+        .filter(|n| n.kind == NoiseKind::ChangesByItself)
+        .filter_map(|n| match &n.source {
+            NoiseSource::Field { id, .. } => Some(id.clone()),
+            _ => None,
+        })
+        .collect();
+    if moving.is_empty() {
+        return;
+    }
+    let mut moved = Vec::new();
+    j.effects.retain(|e| {
+        let leaf_of_moving = match &e.kind {
+            EffectKind::Appeared { element, parent: Some(p), descendants: 0, .. } => {
+                moving.contains(p).then(|| element.id.clone())
+            }
+            EffectKind::Gone { element, descendants: 0 } => before
+                .node(&element.id)
+                .and_then(|n| n.parent())
+                .filter(|p| moving.contains(*p))
+                .map(|_| element.id.clone()),
+            _ => None,
+        };
+        match leaf_of_moving {
+            Some(id) => {
+                moved.push(id);
+                false
+            }
+            None => true,
+        }
+    });
+    for id in moved {
+        j.noise.push(Noise { kind: NoiseKind::ChangesByItself, source: NoiseSource::Element(id) });
+    }
 }
 
 /// Lower is more telling; see [`Judgement::effects`].
@@ -271,7 +313,10 @@ impl<'a> Places<'a> {
         }
         let content = matches!(
             change,
-            FieldChange::Value { .. } | FieldChange::Text { .. } | FieldChange::Name { .. } | FieldChange::Description { .. }
+            FieldChange::Value { .. }
+                | FieldChange::Text { .. }
+                | FieldChange::Name { .. }
+                | FieldChange::Description { .. }
         );
         (content && self.config.self_changing.contains(id)).then_some(NoiseKind::ChangesByItself)
     }

@@ -82,6 +82,7 @@ impl<A: Accessibility> Executor<A> {
             let said = self.changed_by_itself(std::time::Instant::now());
             run.relevance.self_changing = said.kept_changing;
             run.changed_once = said.changed_once;
+            run.watched_before = said.watched;
         }
         let sent = match (misplaced, held) {
             (Some(refusal), _) => Err(refusal),

@@ -275,7 +275,7 @@ pub(crate) fn observe(
         }
         Goal::AnyChange if !others.is_empty() => {
             seen.verified = seen.changes.clone();
-            seen.said_only = said_only(&others);
+            seen.said_only = said_only(&others, pre);
             // Shown before the input: an element off screen then (a closed select's
             // options) that only loses its text or actions vanished from nowhere.
             let shown_before =
@@ -413,22 +413,37 @@ pub(crate) fn observe(
     seen
 }
 
-/// The elements of `effects` if each is only a change of what an element says.
-fn said_only(effects: &[&Effect]) -> Vec<ElementId> {
+/// The elements of `effects` if each is only a change of what an element says, away from
+/// the target (the target's own change is its own evidence). A text leaf that came or went
+/// under one of them is part of its change (Chromium replaces a section's text node).
+fn said_only(effects: &[&Effect], pre: &Reading) -> Vec<ElementId> {
     let says = |c: &FieldChange| {
         matches!(
             c,
-            FieldChange::Text { .. } | FieldChange::Name { .. } | FieldChange::Value { .. } | FieldChange::Description { .. }
+            FieldChange::Text { .. }
+                | FieldChange::Name { .. }
+                | FieldChange::Value { .. }
+                | FieldChange::Description { .. }
         )
     };
     let mut ids = Vec::new();
     for e in effects {
         match &e.kind {
+            _ if matches!(e.relation, Relation::Target | Relation::InsideTarget) => return Vec::new(),
             EffectKind::Changed { id, changes, .. } if changes.iter().all(says) => ids.push(id.clone()),
-            _ => return Vec::new(),
+            EffectKind::Changed { .. } => return Vec::new(),
+            _ => {}
         }
     }
-    ids
+    let leaf_of_said = |e: &Effect| match &e.kind {
+        EffectKind::Changed { .. } => true,
+        EffectKind::Appeared { parent: Some(p), descendants: 0, .. } => ids.contains(p),
+        EffectKind::Gone { element, descendants: 0 } => {
+            pre.snap.node(&element.id).and_then(|n| n.parent()).is_some_and(|p| ids.contains(p))
+        }
+        _ => false,
+    };
+    if effects.iter().all(|e| leaf_of_said(e)) { ids } else { Vec::new() }
 }
 
 /// How many elements that change by themselves a report names.

@@ -28,6 +28,8 @@ pub(crate) struct Pump {
     rx: watch::Receiver<u64>,
     recent: Arc<Mutex<VecDeque<Change>>>,
     task: JoinHandle<()>,
+    /// When it began to listen: nothing before is known.
+    started: Instant,
 }
 
 /// One remembered content change: when it arrived, of which element, and whether what the
@@ -72,7 +74,7 @@ impl Pump {
                 }
             }
         });
-        Some(Pump { rx, recent, task })
+        Some(Pump { rx, recent, task, started: Instant::now() })
     }
 
     pub fn subscribe(&self) -> watch::Receiver<u64> {
@@ -95,6 +97,7 @@ impl Pump {
     /// status line set by work that just ended, which the input's effect may set again; or
     /// a slow clock seen once).
     pub fn said_between(&self, from: Instant, to: Instant) -> SaidBefore {
+        let from = from.max(self.started);
         let log = self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut spans: std::collections::BTreeMap<&ElementId, (Instant, Instant)> = std::collections::BTreeMap::new();
         for c in log.iter().filter(|c| c.says && c.at >= from && c.at <= to) {
@@ -102,7 +105,7 @@ impl Pump {
             span.0 = span.0.min(c.at);
             span.1 = span.1.max(c.at);
         }
-        let mut said = SaidBefore::default();
+        let mut said = SaidBefore { watched: to.saturating_duration_since(from), ..SaidBefore::default() };
         for (id, (first, last)) in spans {
             if last - first >= SEPARATE {
                 said.kept_changing.push(id.clone());
@@ -119,16 +122,21 @@ impl Pump {
 pub(crate) struct SaidBefore {
     pub kept_changing: Vec<ElementId>,
     pub changed_once: Vec<ElementId>,
+    /// How long the app was listened to for this (a one-shot command has listened only
+    /// since it began).
+    pub watched: Duration,
 }
 
 /// How far apart two changes of one element must be to be two changes, not one change
 /// told in several events (GTK says a label's new text as a name change and a text change).
 const SEPARATE: Duration = Duration::from_millis(50);
 
-/// Whether an event says that what an element says changed (not its children).
+/// Whether an event says that what an element says changed: its text, name, value or
+/// description, or the children that say it (Chromium replaces a section's text node when
+/// a page sets its text, and may tell only that).
 fn changes_what_it_says(event: &A11yEvent) -> bool {
     match event {
-        A11yEvent::TextChanged { .. } => true,
+        A11yEvent::TextChanged { .. } | A11yEvent::ChildrenChanged { .. } => true,
         A11yEvent::PropertyChanged { property, .. } => {
             matches!(property.as_str(), "accessible-name" | "accessible-description" | "accessible-value")
         }

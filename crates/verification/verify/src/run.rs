@@ -122,6 +122,9 @@ pub(crate) struct Run<'a> {
     /// Elements whose content the app said changed once before the input, by itself: a
     /// change of theirs alone is watched a moment before it counts (see `watch.rs`).
     pub(crate) changed_once: Vec<deft_types::ElementId>,
+    /// How long the app was listened to, while no input of the executor's was in flight,
+    /// before the first input: what it learned of the app's own motion rests on that.
+    pub(crate) watched_before: std::time::Duration,
 }
 
 impl Run<'_> {
@@ -223,6 +226,7 @@ impl<A: Accessibility> Executor<A> {
                 .map_or(self.config.actionability_timeout_ms, |t| t.min(self.config.actionability_timeout_ms)),
             own_motion_learned: false,
             changed_once: Vec::new(),
+            watched_before: std::time::Duration::ZERO,
         };
         if run.how.is_some() {
             Box::pin(self.resolve_waiting(&mut run)).await;

@@ -20,9 +20,9 @@ use deft_types::{
 use crate::{Backends, DismissRule, Executor, ExecutorConfig, VerifyEvent};
 
 mod covering;
+mod own_motion;
 mod screen_text;
 mod scroll;
-mod own_motion;
 mod settling;
 
 /// The fake UI: a tree, what changes it, and a count of reads.

@@ -33,6 +33,10 @@ const SETTLE_BEFORE: Duration = Duration::from_millis(1000);
 /// show is watched before it counts: long enough for a second tick of a counter or a
 /// playback position updated a few times a second (a clock's text is noise anyway).
 const MOVING_CONFIRM: Duration = Duration::from_millis(1000);
+/// How long the app must have been listened to before an input for what it changes by
+/// itself to be known well enough: less, and a change of texts alone is watched for the
+/// rest of it after the input (a counter ticking a few times a second shows itself).
+const LISTEN_BEFORE: Duration = Duration::from_millis(300);
 /// Least time between two OCR reads while watching (OCR costs far more than a tree read).
 const OCR_EVERY: Duration = Duration::from_millis(300);
 
@@ -155,30 +159,39 @@ impl<A: Accessibility> Executor<A> {
             let gone_until = negatives_from
                 .max(run.clock.at(run.pending.sent_ms + confirm.as_millis() as u64))
                 .max(first_gone.map_or(negatives_from, |at| at + confirm));
-            // What verifies is only what elements say, and each changed by itself once before
-            // the input: it may be moving on its own (a clock seen to tick once). Watched for
-            // `MOVING_CONFIRM`: if it changes again, it keeps changing and is no evidence
-            // (the next read judges it so); if not, it counts.
-            let suspects = !seen.said_only.is_empty() && seen.said_only.iter().all(|id| run.changed_once.contains(id));
-            let moving_until = match (suspects, &run.pending.moving) {
-                (false, _) => {
+            // What verifies is only what elements say (texts, names, values), and the app
+            // may be moving them on its own: each changed by itself once before the input (a
+            // counter seen to tick once), or the app was listened to too briefly before the
+            // input to know (a one-shot command). Watched a moment: if one changes again, it
+            // keeps changing and is no evidence (the next read judges it so); if not, it counts.
+            let confirm = if !seen.said_only.is_empty() && seen.said_only.iter().all(|id| run.changed_once.contains(id))
+            {
+                MOVING_CONFIRM
+            } else if !seen.said_only.is_empty() {
+                LISTEN_BEFORE.saturating_sub(run.watched_before)
+            } else {
+                Duration::ZERO
+            };
+            let moving_until = match (confirm.is_zero(), &run.pending.moving) {
+                (true, _) => {
                     run.pending.moving = None;
                     None
                 }
-                (true, None) => {
+                (false, None) => {
                     let says = seen.said_only.iter().map(|id| (id.clone(), says(&post, id))).collect();
                     run.pending.moving = Some((Instant::now(), says));
-                    Some(Instant::now() + MOVING_CONFIRM)
+                    Some(Instant::now() + confirm)
                 }
-                (true, Some((since, was))) => {
-                    let moved: Vec<_> = was.iter().filter(|(id, said)| says(&post, id) != *said).map(|(id, _)| id.clone()).collect();
+                (false, Some((since, was))) => {
+                    let moved: Vec<_> =
+                        was.iter().filter(|(id, said)| says(&post, id) != *said).map(|(id, _)| id.clone()).collect();
                     if !moved.is_empty() {
                         run.relevance.self_changing.extend(moved.iter().cloned());
                         run.changed_once.retain(|id| !moved.contains(id));
                         run.pending.moving = None;
                         continue;
                     }
-                    Some(*since + MOVING_CONFIRM)
+                    Some(*since + confirm)
                 }
             };
             // Never past the window: a change that lasted to its end is taken (reported as
@@ -287,7 +300,13 @@ impl<A: Accessibility> Executor<A> {
             let now = Instant::now();
             let wake = if hold {
                 // The nearest end of a hold still to come (a past one would spin).
-                [Some(gone_until), moving_until].into_iter().flatten().filter(|t| *t > now).min().unwrap_or(until).min(until)
+                [Some(gone_until), moving_until]
+                    .into_iter()
+                    .flatten()
+                    .filter(|t| *t > now)
+                    .min()
+                    .unwrap_or(until)
+                    .min(until)
             } else if negatives {
                 until
             } else {
@@ -320,5 +339,6 @@ impl<A: Accessibility> Executor<A> {
 
 /// What `id` says in `r` (its name, text, value and description), to tell whether it changed.
 fn says(r: &crate::read::Reading, id: &deft_types::ElementId) -> String {
-    r.element(id).map_or_else(String::new, |e| format!("{}\u{1}{:?}\u{1}{:?}\u{1}{}", e.name, e.text, e.value, e.description))
+    r.element(id)
+        .map_or_else(String::new, |e| format!("{}\u{1}{:?}\u{1}{:?}\u{1}{}", e.name, e.text, e.value, e.description))
 }

@@ -368,3 +368,28 @@ window w "Main" frame active
     let renamed = form.replace(r#""Submit""#, r#""Submitted""#);
     assert!(judged(form, &renamed, &cfg).has_effect());
 }
+
+#[test]
+fn a_text_node_replaced_under_content_that_changes_by_itself_is_part_of_it() {
+    // Chromium replaces a section's text node when the page sets its text.
+    let page = r#"
+w frame "Main"
+  ok push_button "Hello" enabled @100,200,80,24
+  sec section "" text="Frames: 2" showing @300,100,90,20
+    t2 static "Frames: 2" showing @300,100,90,20
+window w "Main" frame active
+"#;
+    let ticked = page
+        .replace(r#"text="Frames: 2""#, r#"text="Frames: 4""#)
+        .replace(r#"t2 static "Frames: 2""#, r#"t4 static "Frames: 4""#);
+    let cfg = RelevanceConfig {
+        target: Some(ElementId("ok".into())),
+        self_changing: vec![ElementId("sec".into())],
+        ..RelevanceConfig::after_input()
+    };
+    let j = judged(page, &ticked, &cfg);
+    assert!(j.effects.is_empty(), "{j:#?}");
+    assert_eq!(j.noise_kinds(), [NoiseKind::ChangesByItself]);
+    let plain = RelevanceConfig { self_changing: Vec::new(), ..cfg.clone() };
+    assert_eq!(judged(page, &ticked, &plain).effects.len(), 3);
+}
