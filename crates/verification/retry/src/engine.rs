@@ -163,6 +163,18 @@ impl Engine {
                 let end = End { ok: true, verified: Some(true), class: None, suggested: None, blocking: None, summary };
                 self.finish(at, end)
             }
+            (Phase::Verifying(w), Report::Received { observed }) => {
+                let summary = format!(
+                    "{} was received after {}ms ({observed}), and no effect of it showed elsewhere; not repeated, \
+                     since a second input could double an effect that does not show",
+                    w.method.as_str(),
+                    at - w.sent_ms
+                );
+                self.close(at, AttemptResult::Received, Some(observed));
+                let end =
+                    End { ok: true, verified: Some(false), class: None, suggested: None, blocking: None, summary };
+                self.finish(at, end)
+            }
             (Phase::Verifying(w), Report::NoChange(s)) => self.on_no_change(w, at, s),
             (Phase::Verifying(w), Report::Unreadable { message }) => self.on_unreadable(w, at, message),
             (Phase::ReResolving { method, cause }, Report::Resolved) => {

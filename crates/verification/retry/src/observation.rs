@@ -45,6 +45,14 @@ pub enum Report {
         /// What was seen, in plain words.
         observed: String,
     },
+    /// Reply to `Verify`: the input arrived (what was seen says so: the menu whose entry it
+    /// chose closed), and no effect of it shows anywhere else, after a wait for one. Ends the
+    /// action `ok`, not verified, with no second input (it could double an effect that does
+    /// not show).
+    Received {
+        /// What showed the input arrived, in plain words.
+        observed: String,
+    },
     /// Reply to `Verify`: no effect yet.
     NoChange(Signals),
     /// Reply to `Verify`: the UI could not be read (backend error or timeout).
@@ -66,6 +74,7 @@ impl Report {
             Report::SendUncertain { .. } => "send_uncertain",
             Report::Refused(_) => "refused",
             Report::Verified { .. } => "verified",
+            Report::Received { .. } => "received",
             Report::NoChange(_) => "no_change",
             Report::Unreadable { .. } => "unreadable",
             Report::Resolved => "resolved",

@@ -6,7 +6,7 @@
 //! whole, ready to be read (and, once judged right, pasted).
 //!
 //! Reports: `sent`, `uncertain MESSAGE`, `refused FLAG,FLAG [blocked="NAME"]`,
-//! `verified [WHAT]`, `no_change [feedback=seen|none|unknown] [loading] [press_unseen] [toggle=same|changed]
+//! `verified [WHAT]`, `received [WHAT]`, `no_change [feedback=seen|none|unknown] [loading] [press_unseen] [toggle=same|changed]
 //! [dialog="NAME"] [own_motion="WHAT"]`, `unreadable [MESSAGE]`, `resolved`, `dismissed`.
 
 use deft_retry::{
@@ -55,6 +55,7 @@ fn parse_observation(text: &str) -> Observation {
         "uncertain" => Report::SendUncertain { message: rest },
         "refused" => Report::Refused(symptoms(&words[2..])),
         "verified" => Report::Verified { observed: rest },
+        "received" => Report::Received { observed: rest },
         "no_change" => Report::NoChange(signals(&words[2..])),
         "unreadable" => Report::Unreadable { message: rest },
         "resolved" => Report::Resolved,

@@ -139,6 +139,7 @@ fn fitting(step: &Step, now: u64, c: &Choice) -> Observation {
                     Report::Verified { observed: "changed".into() }
                 }
                 1 => Report::Unreadable { message: "read failed".into() },
+                3 => Report::Received { observed: "the menu closed".into() },
                 2 => Report::NoChange(Signals { blocking: Some(dialog("Late")), ..Signals::default() }),
                 _ => Report::NoChange(Signals {
                     feedback: feedback(c.feedback),
@@ -174,6 +175,7 @@ fn chaotic(now: u64, c: &Choice) -> Observation {
         4 => Report::Unreadable { message: "x".into() },
         5 => Report::Resolved,
         6 => Report::Dismissed,
+        7 if c.flags.is_multiple_of(3) => Report::Received { observed: "x".into() },
         _ => Report::NoChange(Signals {
             feedback: feedback(c.feedback),
             loading: c.loading,
@@ -307,7 +309,14 @@ fn check_run(p: &ActionPolicy, ctx: &ActionContext, run: &Run, fitting: bool) ->
                 let verified = matches!(reply, Some(Report::Verified { .. }));
                 let sent_unverified = !ctx.verify && matches!(reply, Some(Report::Sent));
                 let received = v.attempts.last().is_some_and(|a| a.result == AttemptResult::Received);
-                if received {
+                // Told by the executor that the input arrived and nothing else showed.
+                let told_received = matches!(reply, Some(Report::Received { .. }));
+                // (Only where it answered a verification: out of turn it is a protocol error.)
+                let told_received = told_received && in_flight.is_some() && received;
+                if told_received {
+                    prop_assert!(v.ok && v.verified == Some(false), "received as told: {v}");
+                }
+                if received && !told_received {
                     let f = in_flight.as_ref().expect("received names the input in flight");
                     let blind = ctx.blind && !ctx.expectation;
                     prop_assert!(stops_when_received(p, ctx, f) || blind, "received without its conditions: {v}");
@@ -329,7 +338,7 @@ fn check_run(p: &ActionPolicy, ctx: &ActionContext, run: &Run, fitting: bool) ->
                     && v.attempts
                         .last()
                         .is_some_and(|a| matches!(a.result, AttemptResult::Sent | AttemptResult::Received));
-                let received_ok = received_ok || key_sent || blind_sent;
+                let received_ok = received_ok || key_sent || blind_sent || told_received;
                 if v.ok {
                     prop_assert!(verified || sent_unverified || received_ok, "ok without evidence: {v}");
                     prop_assert_eq!(v.class, None);

@@ -933,3 +933,19 @@ fn a_change_in_what_changes_by_itself_never_brings_a_second_input() {
         "#,
     );
 }
+
+#[test]
+fn a_received_input_with_no_effect_elsewhere_ends_ok_unverified_and_is_never_repeated() {
+    // A menu entry chosen (its menu closed) whose effect shows nowhere: Copy.
+    let v = verdict(check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 1000 received "the menu closed"
+        -> done ok received [coordinate_click: received]
+        "#,
+    ));
+    assert!(v.summary.contains("not repeated"), "{v:?}");
+}

@@ -38,6 +38,7 @@ fn protocol_round_trips() {
             }),
         ),
         Observation::new(9, Report::Verified { observed: "dialog Saved appeared".into() }),
+        Observation::new(9, Report::Received { observed: "the menu closed".into() }),
         Observation::new(10, Report::Unreadable { message: "bus".into() }),
         Observation::new(11, Report::Resolved),
         Observation::new(12, Report::Dismissed),

@@ -162,8 +162,11 @@ impl<A: Accessibility> Executor<A> {
             // What verifies is only what elements say (texts, names, values), and the app
             // may be moving them on its own: each changed by itself once before the input (a
             // counter seen to tick once), or the app was listened to too briefly before the
-            // input to know (a one-shot command). Watched a moment: if one changes again, it
-            // keeps changing and is no evidence (the next read judges it so); if not, it counts.
+            // input to know (a one-shot command). Watched a moment: if one ticks on (its text
+            // changes again in its numbers only: a count, a position, a time), it keeps
+            // changing and is no evidence (the next read judges it so); if not, it counts. An
+            // effect told in steps ("Saving..." then "Saved", a name set before the text) is
+            // no tick.
             let confirm = if !seen.said_only.is_empty() && seen.said_only.iter().all(|id| run.changed_once.contains(id))
             {
                 MOVING_CONFIRM
@@ -183,8 +186,11 @@ impl<A: Accessibility> Executor<A> {
                     Some(Instant::now() + confirm)
                 }
                 (false, Some((since, was))) => {
-                    let moved: Vec<_> =
-                        was.iter().filter(|(id, said)| says(&post, id) != *said).map(|(id, _)| id.clone()).collect();
+                    let moved: Vec<_> = was
+                        .iter()
+                        .filter(|(id, said)| ticked(said, &says(&post, id)))
+                        .map(|(id, _)| id.clone())
+                        .collect();
                     if !moved.is_empty() {
                         run.relevance.self_changing.extend(moved.iter().cloned());
                         run.changed_once.retain(|id| !moved.contains(id));
@@ -337,8 +343,45 @@ impl<A: Accessibility> Executor<A> {
     }
 }
 
-/// What `id` says in `r` (its name, text, value and description), to tell whether it changed.
+/// What `id` shows in `r`: the text a person sees on it.
 fn says(r: &crate::read::Reading, id: &deft_types::ElementId) -> String {
-    r.element(id)
-        .map_or_else(String::new, |e| format!("{}\u{1}{:?}\u{1}{:?}\u{1}{}", e.name, e.text, e.value, e.description))
+    r.element(id).map_or_else(String::new, |e| e.visible_text().to_string())
+}
+
+/// Whether `now` is `was` ticked on: different, and the same once every run of digits is
+/// masked ("Frames: 12" -> "Frames: 13", "0:41 / 3:05" -> "0:42 / 3:05").
+fn ticked(was: &str, now: &str) -> bool {
+    fn masked(s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        let mut in_digits = false;
+        for c in s.chars() {
+            if c.is_ascii_digit() {
+                if !in_digits {
+                    out.push('#');
+                }
+                in_digits = true;
+            } else {
+                out.push(c);
+                in_digits = false;
+            }
+        }
+        out
+    }
+    was != now && masked(was) == masked(now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ticked;
+
+    #[test]
+    fn a_tick_changes_numbers_only() {
+        assert!(ticked("Frames: 12", "Frames: 13"));
+        assert!(ticked("0:41 / 3:05", "0:42 / 3:05"));
+        assert!(ticked("Frames: 9", "Frames: 10"));
+        assert!(!ticked("Frames: 12", "Frames: 12"));
+        assert!(!ticked("Saving...", "Saved"));
+        assert!(!ticked("Orders: 1", "Order 1 submitted"));
+        assert!(!ticked("", "Frames: 1"));
+    }
 }
