@@ -476,6 +476,7 @@ fn report_words(r: &deft_retry::Report) -> String {
         Report::SendUncertain { message } => format!("may not have gone out: {message}"),
         Report::Refused(s) => format!("refused: {}", s.describe()),
         Report::Verified { observed } => format!("verified: {observed}"),
+        Report::Received { observed } => format!("received, with no effect elsewhere: {observed}"),
         Report::NoChange(s) => {
             let feedback = match s.feedback {
                 Feedback::Seen => "; the app showed it received the input",

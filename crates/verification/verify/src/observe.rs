@@ -78,6 +78,9 @@ pub(crate) struct Seen {
     /// them is a change of what an element says (its text, name, value or description);
     /// empty otherwise. What changed by itself once before the input is held a moment.
     pub said_only: Vec<ElementId>,
+    /// The target is a menu entry and what changed is only its menu going away (the entry,
+    /// its menu and the menus above it hidden or gone).
+    pub menu_closed_only: bool,
 }
 
 /// Another field that typed text landed in: what it showed before the input and now.
@@ -276,6 +279,13 @@ pub(crate) fn observe(
         Goal::AnyChange if !others.is_empty() => {
             seen.verified = seen.changes.clone();
             seen.said_only = said_only(&others, pre);
+            // A menu entry whose menu closed, and nothing else: the entry took the click
+            // (a click anywhere closes a menu, but the geometry checks before the input put
+            // this one on the entry), yet its effect shows nowhere (Copy). Receipt, once no
+            // other change has come for a moment (`watch.rs`).
+            seen.menu_closed_only = before.is_some_and(|b| is_menu_item(b) && !crate::run::is_toggle_role(&b.role))
+                && others.iter().all(|e| menu_closing(e))
+                && popups.is_empty();
             // Shown before the input: an element off screen then (a closed select's
             // options) that only loses its text or actions vanished from nowhere.
             let shown_before =
@@ -444,6 +454,18 @@ fn said_only(effects: &[&Effect], pre: &Reading) -> Vec<ElementId> {
         _ => false,
     };
     if effects.iter().all(|e| leaf_of_said(e)) { ids } else { Vec::new() }
+}
+
+/// Whether an effect is a menu going away around its chosen entry: the entry, what it is
+/// in or what is in it, hidden, emptied or gone.
+fn menu_closing(e: &Effect) -> bool {
+    let around = matches!(e.relation, Relation::Target | Relation::InsideTarget | Relation::ContainsTarget);
+    around
+        && match &e.kind {
+            EffectKind::Gone { .. } | EffectKind::WindowClosed(_) => true,
+            EffectKind::Changed { changes, .. } => only_lost(changes),
+            _ => false,
+        }
 }
 
 /// How many elements that change by themselves a report names.

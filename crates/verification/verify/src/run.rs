@@ -77,6 +77,9 @@ pub(crate) struct Pending {
     /// Since when the reads after the pending input have shown as its effect only changes
     /// of elements that changed by themselves once before it, and what they showed then.
     pub(crate) moving: Option<(std::time::Instant, Vec<(deft_types::ElementId, String)>)>,
+    /// Since when the reads after the pending input have shown only the target's menu
+    /// closing (see `Seen::menu_closed_only`).
+    pub(crate) menu_closed_since: Option<std::time::Instant>,
 }
 
 /// Everything one action keeps between the engine's steps.

@@ -37,6 +37,10 @@ const MOVING_CONFIRM: Duration = Duration::from_millis(1000);
 /// itself to be known well enough: less, and a change of texts alone is watched for the
 /// rest of it after the input (a counter ticking a few times a second shows itself).
 const LISTEN_BEFORE: Duration = Duration::from_millis(300);
+/// How long after a menu entry's menu closed, with nothing else changed, its effect is
+/// awaited before the click is told as received only (a dialog the entry opens comes a
+/// frame or a few hundred milliseconds after its menu closed).
+const MENU_EFFECT_WAIT: Duration = Duration::from_millis(1000);
 /// Least time between two OCR reads while watching (OCR costs far more than a tree read).
 const OCR_EVERY: Duration = Duration::from_millis(300);
 
@@ -206,7 +210,27 @@ impl<A: Accessibility> Executor<A> {
             let hold = (Instant::now() < negatives_from && toggle_pending)
                 || (Instant::now() < gone_until && seen.gone_only)
                 || moving_until.is_some_and(|t| Instant::now() < t);
-            if let Some(observed) = seen.verified.clone().filter(|_| !hold) {
+            // The target's menu closed and nothing else changed: receipt, not the effect.
+            // Held a moment for the effect to show (a dialog the entry opens), then told as
+            // receipt, at the window's end at the latest (never "no change": the entry took
+            // the click, and a second one could double an effect that does not show).
+            let menu_since = match (seen.menu_closed_only && seen.verified.is_some(), run.pending.menu_closed_since) {
+                (true, Some(at)) => Some(at),
+                (true, None) => Some(Instant::now()),
+                (false, _) => None,
+            };
+            run.pending.menu_closed_since = menu_since;
+            let menu_until = menu_since.map(|at| (at + MENU_EFFECT_WAIT).min(until));
+            if let (Some(t), Some(closed)) = (menu_until, seen.verified.as_ref())
+                && Instant::now() >= t
+                && !hold
+            {
+                let observed = format!("its menu closed ({closed})");
+                let e = run.evidence(Channel::Accessibility, format!("{}{observed}", deft_types::RECEIPT));
+                self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+                return Report::Received { observed };
+            }
+            if let Some(observed) = seen.verified.clone().filter(|_| !hold && menu_since.is_none()) {
                 let e = run.evidence(Channel::Accessibility, observed.clone());
                 self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
                 return Report::Verified { observed };
@@ -306,13 +330,15 @@ impl<A: Accessibility> Executor<A> {
             let now = Instant::now();
             let wake = if hold {
                 // The nearest end of a hold still to come (a past one would spin).
-                [Some(gone_until), moving_until]
+                [Some(gone_until), moving_until, menu_until]
                     .into_iter()
                     .flatten()
                     .filter(|t| *t > now)
                     .min()
                     .unwrap_or(until)
                     .min(until)
+            } else if let Some(t) = menu_until {
+                t.min(until)
             } else if negatives {
                 until
             } else {

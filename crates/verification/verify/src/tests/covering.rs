@@ -90,6 +90,18 @@ impl WindowLocator for Popups {
     }
 }
 
+/// The window of [`menu_open`] with its menu closed and nothing else changed.
+fn menu_closed() -> Tree {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "demo"));
+    let mut main = placed("main", "frame", "Main", (0, 0, 400, 300), &[]);
+    main.states.insert(State::Active);
+    let main = b.child(app, main);
+    let pane = b.child(main, placed("pane", "panel", "", (0, 0, 400, 300), &[]));
+    b.child(pane, placed("button", "push_button", "Menu", (10, 10, 30, 20), &["click"]));
+    b.build()
+}
+
 /// A window whose menu button has opened its menu: GTK 4 lists the popover inside the
 /// window, at (10, 10, 120, 80) as accessibility says, with the item "About" at
 /// (20, 15, 100, 20). With `about`, the About dialog is open too.
@@ -155,4 +167,20 @@ async fn a_menu_item_over_a_popup_the_screen_shows_there_is_clicked_where_it_is(
     assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
     assert_eq!(f.clicks().len(), 1, "{outcome:#?}");
     assert!(f.actions().is_empty(), "{outcome:#?}");
+}
+
+#[tokio::test]
+async fn a_menu_entry_whose_only_effect_is_its_menu_closing_is_received_not_verified() {
+    // An entry like Copy: the click lands on it (the screen shows the menu there), the menu
+    // closes, nothing else shows. A click anywhere closes a menu: that is receipt, and the
+    // outcome says so; it is never pressed again.
+    let f = menu_fixture(vec![(10, 10, 120, 80)]);
+    f.ui.on_click.lock().unwrap().clear();
+    f.on_click((20, 15, 100, 20), menu_closed());
+    let outcome = f.exec.perform(&click("About")).await;
+    assert!(outcome.ok && outcome.verified == Some(false), "{outcome:#?}");
+    assert_eq!(outcome.seen, deft_types::Seen::Received, "{outcome:#?}");
+    assert_eq!(f.clicks().len(), 1, "{outcome:#?}");
+    assert!(f.actions().is_empty(), "no second input: {outcome:#?}");
+    assert!(outcome.observed.contains("menu closed"), "{outcome:#?}");
 }
