@@ -35,12 +35,30 @@ fn swing_reads_clicks_types_by_label_and_chooses_the_menu_entry_it_names() {
     let last = typed.iter().rev().find(|e| e["event"] == "text_changed").expect("the field changed");
     assert_eq!((&last["widget"], &last["value"]), (&"reference".into(), &"INV-7".into()), "{typed:?}");
 
+    // An entry whose effect shows nowhere (Copy): received, not verified, chosen once. The
+    // menu bar stays armed after it (Swing), so the File menu then opens as the pointer
+    // comes to it: a click there closed it again (verified by "the menu closed"), and
+    // "Save" was not shown for the next click; now no click is sent to a menu that opened
+    // on the approach.
+    cli(&desktop, &[&["click", "--role", "menu", "--name", "Edit", "--verify"], &app_name[..]].concat()).expect_code(0);
+    let copy = cli(
+        &desktop,
+        &[&["click", "--role", "menu_item", "--name", "Copy", "--verify", "--json"], &app_name[..]].concat(),
+    );
+    copy.expect_code(0);
+    std::thread::sleep(Duration::from_millis(500));
+    let copies = app.events().into_iter().filter(|e| e["event"] == "menu_activated" && e["widget"] == "copy").count();
+    assert_eq!(copies, 1, "{:?}", app.events());
+    let out = copy.json();
+    assert_eq!((&out["seen"], &out["verified"]), (&"received".into(), &false.into()), "{out}");
     cli(&desktop, &[&["click", "--role", "menu", "--name", "File", "--verify"], &app_name[..]].concat()).expect_code(0);
     cli(&desktop, &[&["click", "--role", "menu_item", "--name", "Save", "--verify"], &app_name[..]].concat())
         .expect_code(0);
     std::thread::sleep(Duration::from_millis(500));
-    let chosen: Vec<_> = app.events().into_iter().filter(|e| e["event"] == "menu_activated").collect();
+    let chosen: Vec<_> =
+        app.events().into_iter().filter(|e| e["event"] == "menu_activated" && e["widget"] != "copy").collect();
     assert_eq!(chosen.len(), 1, "one entry chosen: {chosen:?}");
     assert_eq!(chosen[0]["widget"], "save", "the entry named, not a neighbour: {chosen:?}");
+
     assert!(app.running(), "the Swing fixture still runs");
 }

@@ -33,6 +33,7 @@ impl<A: Accessibility> Executor<A> {
             // person's hand does: a UI that changes under the pointer (a hover highlight, a
             // widget rebuilt on hover) does so while the target is still being checked, so
             // the change is seen before the click instead of swallowing it.
+            let before_approach = if method.is_pointer() { Box::pin(self.before_approach(run)).await } else { None };
             match self.press_plan(run.action, run.target.as_ref(), method) {
                 Some((at, region)) => run.pending.hover = self.hover_for_press(at, region).map(|first| (first, region)),
                 None => self.approach(run.action, run.target.as_ref(), method),
@@ -45,6 +46,17 @@ impl<A: Accessibility> Executor<A> {
                 },
                 Err(s) => return Report::Refused(s),
             };
+            if let (Some(before), Some(pre)) = (before_approach, &run.pending.pre)
+                && crate::opened_on_approach::opened_on_approach(
+                    &before,
+                    pre,
+                    run.target.as_ref().and_then(Resolved::id),
+                )
+            {
+                // Judged from before the approach: the menu opening is what the click was for.
+                run.pending.pre = Some(before);
+                run.pending.opened_on_approach = true;
+            }
         }
         if run.before_text.is_none() {
             let element = match (&run.pending.pre, run.target.as_ref().and_then(Resolved::id)) {
@@ -85,6 +97,7 @@ impl<A: Accessibility> Executor<A> {
             run.watched_before = said.watched;
         }
         let sent = match (misplaced, held) {
+            _ if run.pending.opened_on_approach => Ok(crate::opened_on_approach::OPENED_ON_APPROACH.to_string()),
             (Some(refusal), _) => Err(refusal),
             (None, Some((hover, at, region, element))) => {
                 let (sent, look) = self.held_click(at, region, &element, hover).await;
@@ -106,6 +119,10 @@ impl<A: Accessibility> Executor<A> {
                 self.input_sent(run.target.as_ref().and_then(|t| t.id().cloned()));
                 if what.ends_with(crate::paste::NOT_ASKED) {
                     run.note(Some(format!("{}: nothing was pasted", crate::paste::NOT_ASKED)));
+                }
+                if run.pending.opened_on_approach {
+                    let e = run.evidence(Channel::Input, what.clone());
+                    self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
                 }
                 if let Some(activated) = crate::keyfocus::activation_in(&what) {
                     let e = run.evidence(Channel::Input, activated.to_string());

@@ -61,6 +61,7 @@ mod help;
 mod keyfocus;
 mod observe;
 mod on_top;
+mod opened_on_approach;
 mod outcome;
 mod paste;
 mod pixels;

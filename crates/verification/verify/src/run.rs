@@ -80,6 +80,8 @@ pub(crate) struct Pending {
     /// Since when the reads after the pending input have shown only the target's menu
     /// closing (see `Seen::menu_closed_only`).
     pub(crate) menu_closed_since: Option<std::time::Instant>,
+    /// The target, a menu title, opened as the pointer came to it: no click is sent.
+    pub(crate) opened_on_approach: bool,
 }
 
 /// Everything one action keeps between the engine's steps.
