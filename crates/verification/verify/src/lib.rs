@@ -47,6 +47,7 @@
 //! See `docs/ARCHITECTURE.md` and `docs/VERIFICATION.md` (the contract).
 
 mod act;
+mod attribution;
 mod backends;
 mod clock;
 mod condition;
@@ -76,6 +77,7 @@ mod run;
 mod send;
 mod shot;
 mod strays;
+mod typed;
 mod wait;
 mod wait_outcome;
 mod watch;

@@ -10,9 +10,11 @@ use deft_snapshot::{
 };
 use deft_types::{Blocking, Condition, Element, ElementId, Logical, Rect, State};
 
+use crate::attribution::{menu_closing, own_motion, said_only};
 use crate::condition;
 use crate::read::Reading;
 use crate::ready::popup_texts;
+use crate::typed::{describe_strays, in_place_editor, inserted, strays};
 
 /// What the action must achieve to count as verified.
 #[derive(Clone, Debug)]
@@ -423,76 +425,6 @@ pub(crate) fn observe(
     seen
 }
 
-/// The elements of `effects` if each is only a change of what an element says, away from
-/// the target (the target's own change is its own evidence). A text leaf that came or went
-/// under one of them is part of its change (Chromium replaces a section's text node).
-fn said_only(effects: &[&Effect], pre: &Reading) -> Vec<ElementId> {
-    let says = |c: &FieldChange| {
-        matches!(
-            c,
-            FieldChange::Text { .. }
-                | FieldChange::Name { .. }
-                | FieldChange::Value { .. }
-                | FieldChange::Description { .. }
-        )
-    };
-    let mut ids = Vec::new();
-    for e in effects {
-        match &e.kind {
-            _ if matches!(e.relation, Relation::Target | Relation::InsideTarget) => return Vec::new(),
-            EffectKind::Changed { id, changes, .. } if changes.iter().all(says) => ids.push(id.clone()),
-            EffectKind::Changed { .. } => return Vec::new(),
-            _ => {}
-        }
-    }
-    let leaf_of_said = |e: &Effect| match &e.kind {
-        EffectKind::Changed { .. } => true,
-        EffectKind::Appeared { parent: Some(p), descendants: 0, .. } => ids.contains(p),
-        EffectKind::Gone { element, descendants: 0 } => {
-            pre.snap.node(&element.id).and_then(|n| n.parent()).is_some_and(|p| ids.contains(p))
-        }
-        _ => false,
-    };
-    if effects.iter().all(|e| leaf_of_said(e)) { ids } else { Vec::new() }
-}
-
-/// Whether an effect is a menu going away around its chosen entry: the entry, what it is
-/// in or what is in it, hidden, emptied or gone.
-fn menu_closing(e: &Effect) -> bool {
-    let around = matches!(e.relation, Relation::Target | Relation::InsideTarget | Relation::ContainsTarget);
-    around
-        && match &e.kind {
-            EffectKind::Gone { .. } | EffectKind::WindowClosed(_) => true,
-            EffectKind::Changed { changes, .. } => only_lost(changes),
-            _ => false,
-        }
-}
-
-/// How many elements that change by themselves a report names.
-const OWN_MOTION_SHOWN: usize = 3;
-
-/// The elements whose changes the judgement kept apart as changing by themselves, in words
-/// (`label "Uptime 13 s"`), or `None`.
-fn own_motion(j: &Judgement, post: &Reading) -> Option<String> {
-    let mut names: Vec<String> = Vec::new();
-    for n in &j.noise {
-        if let (NoiseKind::ChangesByItself, NoiseSource::Field { id, .. }) = (n.kind, &n.source) {
-            let name = post.snap.get(id).map_or_else(|| id.to_string(), Element::describe);
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
-    }
-    if names.is_empty() {
-        return None;
-    }
-    let more = names.len().saturating_sub(OWN_MOTION_SHOWN);
-    names.truncate(OWN_MOTION_SHOWN);
-    let list = names.join(", ");
-    let also = if more > 0 { format!(" and {more} more") } else { String::new() };
-    Some(format!("{list}{also}, which changed by itself before the input too"))
-}
-
 /// Whether an element's changes say only that it vanished where it stood: off screen or
 /// hidden, its text, value, name and actions gone with it. Firefox does that to a whole page
 /// the moment a modal `<dialog>` opens over it, and exposes the dialog a read or two later:
@@ -515,7 +447,7 @@ fn emptied(changes: &[FieldChange], shown_before: bool) -> bool {
 /// one: Firefox blanks some of a page's texts in place, a read before it takes the rest
 /// off screen and exposes the modal `<dialog>` over it (seen under load: "Orders: 0" -> ""
 /// still on screen passed the click the dialog swallowed as its effect).
-fn only_lost(changes: &[FieldChange]) -> bool {
+pub(crate) fn only_lost(changes: &[FieldChange]) -> bool {
     let blank = |v: &Option<String>| v.as_deref().is_none_or(|t| t.trim().is_empty());
     changes.iter().all(|c| match c {
         FieldChange::Text { new, .. } | FieldChange::Value { new, .. } => blank(new),
@@ -581,89 +513,6 @@ fn join(a: Option<String>, b: Option<String>) -> Option<String> {
         (Some(a), Some(b)) => Some(format!("{a}; {b}")),
         (a, b) => a.or(b),
     }
-}
-
-/// The editor an application opened over the target for the keys, holding them until it
-/// commits them: LibreOffice Calc's cell editor, a table's or tree view's in-place entry.
-/// It is another element than the target, so it counts only when it is focused, editable,
-/// not secret, drawn over the target (its top-left corner inside the target, or the
-/// target's centre inside it), and shows the typed text that it did not show before.
-fn in_place_editor<'a>(pre: &Reading, post: &'a Reading, target: &Element, typed: &str) -> Option<&'a Element> {
-    let area = target.bounds?;
-    if typed.is_empty() {
-        return None;
-    }
-    post.snap.nodes().map(|n| n.element()).find(|e| {
-        e.id != target.id
-            && e.has(State::Focused)
-            && e.has(State::Editable)
-            && !is_secret(e)
-            && e.bounds.is_some_and(|b| area.contains(b.origin()) || b.contains(area.center()))
-            && text_of(e).contains(typed)
-            && pre.element(&e.id).is_none_or(|p| !text_of(p).contains(typed))
-    })
-}
-
-/// Where typed text went when it did not land in the target: other editable fields whose
-/// text changed to include part of it and that hold the keyboard focus (the focus moved
-/// while typing: keys go where the focus is). A field that shows the typed text without
-/// the focus mirrors an editor (LibreOffice's input line shows what its cell editor
-/// holds): setting it back cleared the cell being typed into. Password fields are left
-/// out: their text is masked, so it could not be put back.
-fn strays(
-    d: &deft_snapshot::SnapshotDiff,
-    target: Option<&ElementId>,
-    typed: &str,
-    pre: &Reading,
-    post: &Reading,
-) -> Vec<Stray> {
-    let piece = |t: &str| typed.len() >= 2 && (t.contains(typed) || typed_tail_in(typed, t));
-    d.changed
-        .iter()
-        .filter(|c| Some(&c.id) != target)
-        .filter_map(|c| {
-            let element = post.element(&c.id)?;
-            let now = text_of(element);
-            let was = pre.element(&c.id).map(text_of).unwrap_or_default();
-            let focused = element.has(State::Focused);
-            let stray = was != now && piece(&now) && focused && !is_secret(element);
-            stray.then(|| Stray { id: c.id.clone(), field: element.describe(), was, now })
-        })
-        .collect()
-}
-
-fn describe_strays(strays: &[Stray], target: Option<&ElementId>, post: &Reading) -> Option<String> {
-    if strays.is_empty() {
-        return None;
-    }
-    let landed: Vec<String> = strays.iter().map(|s| format!("{} got {:?}", s.field, s.now)).collect();
-    let shown = target.and_then(|t| post.element(t)).map(|e| format!("; the target shows {:?}", text_of(e)));
-    Some(format!(
-        "typed text went to another field: {} (the keyboard focus moved while typing){}",
-        landed.join(", "),
-        shown.unwrap_or_default()
-    ))
-}
-
-/// Whether `text` contains a tail of `typed` at least 2 characters long: what lands in
-/// another field when the focus moves part-way through typing.
-fn typed_tail_in(typed: &str, text: &str) -> bool {
-    let chars: Vec<char> = typed.chars().collect();
-    (1..chars.len().saturating_sub(1)).any(|k| {
-        let tail: String = chars[k..].iter().collect();
-        tail.chars().count() >= 2 && text.contains(&tail)
-    })
-}
-
-/// Whether `now` is `was` with `typed` inserted at one place.
-pub(crate) fn inserted(was: &str, now: &str, typed: &str) -> bool {
-    if now.len() != was.len() + typed.len() {
-        return false;
-    }
-    was.char_indices()
-        .map(|(i, _)| i)
-        .chain(std::iter::once(was.len()))
-        .any(|i| now.starts_with(&was[..i]) && now[i..].starts_with(typed) && now[i + typed.len()..] == was[i..])
 }
 
 /// The goal in words, for the outcome's `expected` line. The text of a secret field
