@@ -186,6 +186,9 @@ fn typing_where_the_text_cannot_be_read_back_is_sent_once_and_said_so() {
     assert_eq!((v["ok"].as_bool(), v["verified"].as_bool()), (Some(true), Some(false)), "{r:#?}");
     assert!(v["observed"].as_str().is_some_and(|o| o.contains("cannot be verified")), "says why: {r:#?}");
     assert_eq!(v["attempts"].as_array().map(Vec::len), Some(1), "one input: {r:#?}");
+    // The canvas drew the keys: received, seen in its pixels (not verified: what it drew
+    // cannot be read as the text).
+    assert_eq!((&v["seen"], &v["seen_by"]), (&"received".into(), &"pixels".into()), "{r:#?}");
     std::thread::sleep(SETTLE);
     let events = app.events();
     let last = events.iter().rev().find(|e| e.is("text_changed", Some("notes"))).and_then(|e| e.str("value"));
@@ -256,4 +259,5 @@ fn text_for_a_field_known_by_its_label_goes_into_the_field() {
         "{:?}",
         app.events()
     );
+    app.check_alive(&desktop, Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
 }

@@ -75,6 +75,20 @@ impl<A: Accessibility> Executor<A> {
                 run.pending.pixels = self.watch_pixels(area(point, self.window_at(point)), hover).await;
             }
         }
+        // Text typed or set where it cannot be read back: the target's pixels are the one
+        // sign the keys arrived (receipt only: what they drew cannot be read as the text).
+        let blind_text = matches!(run.goal, Goal::Typed { .. } | Goal::Set { .. })
+            && run.target.as_ref().is_some_and(crate::run::text_unreadable);
+        if run.verify
+            && blind_text
+            && let Some(t) = run.target.as_ref()
+        {
+            let bounds = t.element.as_ref().and_then(|e| e.bounds).map(|b| t.scale.rect_to_physical(b));
+            let region = bounds.or_else(|| t.point.map(|p| area(p, self.window_at(p))));
+            if let Some(region) = region {
+                run.pending.receipt_pixels = self.watch_pixels(region, None).await;
+            }
+        }
         run.pending.ocr_watch = match &run.goal {
             Goal::Expect(c) if run.verify && matches!(**c, Condition::TextAppears(_)) => self.watch_screen(),
             _ => None,

@@ -82,6 +82,11 @@ pub(crate) struct Pending {
     pub(crate) menu_closed_since: Option<std::time::Instant>,
     /// The target, a menu title, opened as the pointer came to it: no click is sent.
     pub(crate) opened_on_approach: bool,
+    /// The target's pixels before text typed where it cannot be read back: their change is
+    /// the keys' receipt (see `Executor::pixels_received`).
+    pub(crate) receipt_pixels: Option<PixelWatch>,
+    /// They changed (told once as evidence).
+    pub(crate) pixels_changed: bool,
 }
 
 /// Everything one action keeps between the engine's steps.

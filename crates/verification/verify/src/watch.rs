@@ -262,7 +262,7 @@ impl<A: Accessibility> Executor<A> {
             }
             // The executor's own witnesses of receipt (not focus, which a toolkit may give at
             // a press it then drops).
-            let receipt = present && self.received(run);
+            let receipt = (present && self.received(run)) || self.pixels_received(run);
             if receipt {
                 seen.feedback = true;
             }
@@ -346,6 +346,27 @@ impl<A: Accessibility> Executor<A> {
             };
             run.waker.next(wake).await;
         }
+    }
+
+    /// Whether the target's pixels changed after text typed where it cannot be read back:
+    /// the keys arrived (a terminal, a canvas editor drew something). Told once as evidence.
+    pub(crate) fn pixels_received(&self, run: &mut Run<'_>) -> bool {
+        if run.pending.pixels_changed {
+            return true;
+        }
+        let Some((what, region)) = run.pending.receipt_pixels.as_ref().and_then(|w| self.pixel_change(w)) else {
+            return false;
+        };
+        run.pending.pixels_changed = true;
+        let e = Evidence {
+            channel: Channel::Pixels,
+            what: format!("{}{what} at the target", deft_types::RECEIPT),
+            region: Some(region),
+            after_ms: run.clock.ms().saturating_sub(run.pending.sent_ms),
+        };
+        run.evidence.push(e.clone());
+        self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+        true
     }
 
     /// Whether the pending input showed that the app received it, by the channels only the
