@@ -53,6 +53,8 @@ pub enum Fault {
     /// position), and the first N pointer presses on the target are swallowed: the count's
     /// change after the input must never pass for its effect.
     ChangesByItself(u32),
+    /// No fault in the app: the action tells it to quit (its effect is its exit).
+    QuitsWhenTold,
 }
 
 /// How often the `ChangesByItself` label counts.
@@ -71,6 +73,7 @@ impl Fault {
             Fault::FocusTheft(_) => "focus theft",
             Fault::SlowStart(_) => "slow start",
             Fault::ChangesByItself(_) => "changes by itself",
+            Fault::QuitsWhenTold => "quits when told",
         }
     }
 
@@ -97,7 +100,7 @@ impl Fault {
     pub fn options(&self, target: &str, seed: u64) -> FixtureOptions {
         let mut o = FixtureOptions { seed, fault_target: Some(target.to_string()), ..FixtureOptions::default() };
         match self {
-            Fault::None => o.fault_target = None,
+            Fault::None | Fault::QuitsWhenTold => o.fault_target = None,
             Fault::DroppedClick(n) => o.drop_clicks = *n,
             Fault::Delayed(d) => o.delay = Some(*d),
             Fault::Popup => o.popup = true,
@@ -139,6 +142,10 @@ pub enum CampaignAction {
         /// What to type.
         text: String,
     },
+    /// Tell the app to quit: alt+F4 to its focused window (the window manager closes it,
+    /// and the app exits). Its effect is the app's `exit` line; that the app is gone
+    /// afterwards is no harm.
+    Quit,
 }
 
 impl CampaignAction {
@@ -147,6 +154,7 @@ impl CampaignAction {
         match self {
             CampaignAction::Click { widget } => widget,
             CampaignAction::Type { field, .. } => field,
+            CampaignAction::Quit => "window",
         }
     }
 
@@ -154,6 +162,7 @@ impl CampaignAction {
         match self {
             CampaignAction::Click { widget } => format!("click {widget}"),
             CampaignAction::Type { field, text } => format!("type {text:?} into {field}"),
+            CampaignAction::Quit => "alt+F4 (quit)".into(),
         }
     }
 }
@@ -223,6 +232,7 @@ pub fn fault_scenarios() -> Vec<Scenario> {
         Scenario::single("focus theft after 2 keys in Name", Fault::FocusTheft(2), typ("name", "Ada Lovelace")),
         Scenario::single("slow start (2000 ms), click Submit order", Fault::SlowStart(ms(2000)), click("submit")),
         Scenario::single("a counter ticking beside Submit order", Fault::ChangesByItself(0), click("submit")),
+        Scenario::single("told to quit (alt+F4)", Fault::QuitsWhenTold, CampaignAction::Quit),
         Scenario::single(
             "a counter ticking beside Hello, its first press dropped",
             Fault::ChangesByItself(1),
@@ -368,6 +378,9 @@ impl Driver {
                     CampaignAction::Type { field, text } => {
                         cmd.args(["type", "--target", accessible_name(field), "--text", text]);
                     }
+                    CampaignAction::Quit => {
+                        cmd.args(["key", "alt+F4"]);
+                    }
                 }
                 // No `--app`: the fixture is the only app on the desktop.
                 cmd.arg("--json");
@@ -375,6 +388,11 @@ impl Driver {
                     cmd.arg("--verify");
                 }
                 Reported::from_cli(cmd)
+            }
+            Driver::OpenLoop { sleep } if *action == CampaignAction::Quit => {
+                let ok = xdotool(desktop, &["key", "alt+F4"]);
+                std::thread::sleep(*sleep);
+                Reported { ok, exit: Some(if ok { 0 } else { 1 }), ..Reported::default() }
             }
             Driver::OpenLoop { sleep } => {
                 let (x, y) = layout.widget(action.widget()).center();
@@ -603,7 +621,14 @@ pub fn run(desktop: &Desktop, scenarios: &[Scenario], driver: &Driver) -> Result
             let slow_start = i == 0 && matches!(sc.fault, Fault::SlowStart(_));
             records.push(judge(sc, step, &events[..before], &events[before..], reported, elapsed, slow_start));
         }
-        apps.push((sc.name.clone(), app.check_alive(desktop, ALIVE_LIMIT).err()));
+        // An app told to quit is not harmed by being gone: it must have exited.
+        let told_to_quit = sc.steps.contains(&CampaignAction::Quit);
+        let state = if told_to_quit {
+            app.check_exited(ALIVE_LIMIT).err()
+        } else {
+            app.check_alive(desktop, ALIVE_LIMIT).err()
+        };
+        apps.push((sc.name.clone(), state));
         drop(app);
     }
     let toolkit = scenarios.first().map(|s| s.fixture.toolkit).unwrap_or_default();
@@ -630,6 +655,7 @@ fn judge(
             };
             (n, false)
         }
+        CampaignAction::Quit => (during.iter().filter(|e| e.kind == "exit").count(), false),
         CampaignAction::Type { field, text } => {
             let value = |evs: &[Event], f: &str| {
                 evs.iter()

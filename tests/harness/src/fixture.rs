@@ -481,6 +481,23 @@ impl FixtureApp {
         child.wait().map_err(|source| HarnessError::Io { context: "waiting for the fixture app".into(), source })
     }
 
+    /// That the app exited within `limit` after it was told to quit: its process ended and
+    /// it logged `exit` (not a crash mid-way: a crashed app logs nothing).
+    pub fn check_exited(&self, limit: Duration) -> Result<(), String> {
+        let until = std::time::Instant::now() + limit;
+        loop {
+            let logged = self.events().iter().any(|e| e.kind == "exit");
+            match self.exited() {
+                Some(_) if logged => return Ok(()),
+                Some(status) => return Err(format!("the app's process ended ({status}) without logging its exit")),
+                None if std::time::Instant::now() >= until => {
+                    return Err(format!("the app was told to quit and still runs; {}", self.diagnostics()));
+                }
+                None => std::thread::sleep(Duration::from_millis(50)),
+            }
+        }
+    }
+
     fn exited(&self) -> Option<ExitStatus> {
         self.child.lock().unwrap_or_else(|p| p.into_inner()).try_wait().ok().flatten()
     }
