@@ -1,4 +1,6 @@
-//! Recognising clock-like text (`10:41`, `9:05:33`, `11:59 PM`) so that a ticking clock is noise.
+//! Recognising text that ticks: clock-like times (`10:41`, `9:05:33`, `11:59 PM`), so that a
+//! ticking clock is noise, and text whose numbers alone changed (a counter, a position), so
+//! that an element seen ticking can be told from one showing an effect.
 //!
 //! Hand-written rather than a regex: the pattern is tiny and the crate stays dependency-light.
 
@@ -36,6 +38,30 @@ fn skeleton(s: &str) -> Option<Vec<u8>> {
     found.then_some(out)
 }
 
+/// Whether `new` is `old` ticked on: different, and the same once every run of digits is
+/// masked ("Frames: 12" -> "Frames: 13", "0:41 / 3:05" -> "0:42 / 3:05"). Wider than
+/// [`only_clock_changed`], so it is no noise rule by itself: the executor applies it only to
+/// an element it already suspects of moving on its own.
+pub fn only_numbers_changed(old: &str, new: &str) -> bool {
+    fn masked(s: &str) -> String {
+        let mut out = String::with_capacity(s.len());
+        let mut in_digits = false;
+        for c in s.chars() {
+            if c.is_ascii_digit() {
+                if !in_digits {
+                    out.push('#');
+                }
+                in_digits = true;
+            } else {
+                out.push(c);
+                in_digits = false;
+            }
+        }
+        out
+    }
+    old != new && masked(old) == masked(new)
+}
+
 /// Length of a time at the start of `b`: `H:MM` or `HH:MM`, optional `:SS`, optional AM/PM.
 fn time_len(b: &[u8]) -> Option<usize> {
     let digits = |from: usize| b[from.min(b.len())..].iter().take_while(|c| c.is_ascii_digit()).count();
@@ -59,7 +85,18 @@ fn time_len(b: &[u8]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::only_clock_changed;
+    use super::{only_clock_changed, only_numbers_changed};
+
+    #[test]
+    fn a_tick_changes_numbers_only() {
+        assert!(only_numbers_changed("Frames: 12", "Frames: 13"));
+        assert!(only_numbers_changed("0:41 / 3:05", "0:42 / 3:05"));
+        assert!(only_numbers_changed("Frames: 9", "Frames: 10"));
+        assert!(!only_numbers_changed("Frames: 12", "Frames: 12"));
+        assert!(!only_numbers_changed("Saving...", "Saved"));
+        assert!(!only_numbers_changed("Orders: 1", "Order 1 submitted"));
+        assert!(!only_numbers_changed("", "Frames: 1"));
+    }
 
     #[track_caller]
     fn check(old: &str, new: &str, expected: bool) {

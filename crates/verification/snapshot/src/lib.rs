@@ -59,6 +59,7 @@ mod test_support;
 mod wire;
 
 pub use apply::{ApplyError, apply};
+pub use clock::only_numbers_changed;
 pub use codec::{CodecError, DECODE_LIMIT_BYTES, decode, encode};
 pub use diff::{ElementChange, FieldChange, PlacedElement, RegionChange, SnapshotDiff, WindowChange, diff};
 pub use explained::{says_loading, working_zones};

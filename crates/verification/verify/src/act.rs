@@ -103,13 +103,8 @@ impl<A: Accessibility> Executor<A> {
         self.frame(run, crate::frames::FramePhase::Before, Some(method), false).await;
         let misplaced = Box::pin(self.entry_misplaced(run.target.as_ref(), method)).await;
         // What changed by itself up to now (before the first input only: later, the first
-        // input's effects could be taken for the app's own motion).
-        if !run.own_motion_learned {
-            let said = self.changed_by_itself(std::time::Instant::now());
-            run.relevance.self_changing = said.kept_changing;
-            run.changed_once = said.changed_once;
-            run.watched_before = said.watched;
-        }
+        // input's effects could be taken for the app's own motion). Kept once an input went.
+        let said = run.said_before.is_none().then(|| self.changed_by_itself(std::time::Instant::now()));
         let sent = match (misplaced, held) {
             _ if run.pending.opened_on_approach => Ok(crate::opened_on_approach::OPENED_ON_APPROACH.to_string()),
             (Some(refusal), _) => Err(refusal),
@@ -126,9 +121,12 @@ impl<A: Accessibility> Executor<A> {
             && sent.as_ref().is_ok_and(|what| {
                 what.starts_with(crate::send::ACTION_ACCEPTED) || what.starts_with(crate::send::KEY_ON_FOCUS)
             });
+        if let Some(said) = said.filter(|_| matches!(sent, Ok(_) | Err(Report::SendUncertain { .. }))) {
+            run.relevance.self_changing.clone_from(&said.kept_changing);
+            run.said_before = Some(said);
+        }
         match sent {
             Ok(what) => {
-                run.own_motion_learned = true;
                 run.pending.sent_ms = run.clock.ms();
                 self.input_sent(run.target.as_ref().and_then(|t| t.id().cloned()));
                 if what.ends_with(crate::paste::NOT_ASKED) {
@@ -147,7 +145,6 @@ impl<A: Accessibility> Executor<A> {
             }
             Err(report) => {
                 if let Report::SendUncertain { message } = &report {
-                    run.own_motion_learned = true;
                     run.pending.sent_ms = run.clock.ms();
                     self.input_sent(run.target.as_ref().and_then(|t| t.id().cloned()));
                     let what = format!("input may not have been sent: {message}");

@@ -131,17 +131,12 @@ pub(crate) struct SaidBefore {
 /// told in several events (GTK says a label's new text as a name change and a text change).
 const SEPARATE: Duration = Duration::from_millis(50);
 
-/// Whether an event says that what an element says changed: its text, name, value or
-/// description, or the children that say it (Chromium replaces a section's text node when
-/// a page sets its text, and may tell only that).
+/// Whether a content change (see [`changes_content`]) is one of what the element says: its
+/// text, name, value or description, or the children that say it (Chromium replaces a
+/// section's text node when a page sets its text, and may tell only that); not its being
+/// shown or hidden.
 fn changes_what_it_says(event: &A11yEvent) -> bool {
-    match event {
-        A11yEvent::TextChanged { .. } | A11yEvent::ChildrenChanged { .. } => true,
-        A11yEvent::PropertyChanged { property, .. } => {
-            matches!(property.as_str(), "accessible-name" | "accessible-description" | "accessible-value")
-        }
-        _ => false,
-    }
+    !matches!(event, A11yEvent::StateChanged { .. })
 }
 
 /// Whether an event says that what an element shows changed (so the layout around it may

@@ -127,14 +127,11 @@ pub(crate) struct Run<'a> {
     /// executor's actionability timeout, or less when the caller's timeout is shorter
     /// (a timeout is a bound on every wait of the action, not only the effect's).
     pub(crate) ready_wait_ms: u64,
-    /// `relevance.self_changing` was learned (once, before the first input).
-    pub(crate) own_motion_learned: bool,
-    /// Elements whose content the app said changed once before the input, by itself: a
-    /// change of theirs alone is watched a moment before it counts (see `watch.rs`).
-    pub(crate) changed_once: Vec<deft_types::ElementId>,
-    /// How long the app was listened to, while no input of the executor's was in flight,
-    /// before the first input: what it learned of the app's own motion rests on that.
-    pub(crate) watched_before: std::time::Duration,
+    /// What the app changed by itself before the first input, learned once that input
+    /// went (its `kept_changing` is `relevance.self_changing`). A change of texts alone is
+    /// watched a moment before it counts when its elements changed once then, or when the
+    /// app was listened to only briefly (see `watch.rs`).
+    pub(crate) said_before: Option<crate::pump::SaidBefore>,
 }
 
 impl Run<'_> {
@@ -234,9 +231,7 @@ impl<A: Accessibility> Executor<A> {
                 .overrides
                 .timeout_ms
                 .map_or(self.config.actionability_timeout_ms, |t| t.min(self.config.actionability_timeout_ms)),
-            own_motion_learned: false,
-            changed_once: Vec::new(),
-            watched_before: std::time::Duration::ZERO,
+            said_before: None,
         };
         if run.how.is_some() {
             Box::pin(self.resolve_waiting(&mut run)).await;

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use deft_a11y::Accessibility;
 use deft_retry::{Feedback, Report, Signals, Toggle};
-use deft_types::{Blocking, Channel, Condition, Evidence};
+use deft_types::{Blocking, Channel, Condition, ElementId, Evidence};
 
 use crate::event::VerifyEvent;
 use crate::executor::Executor;
@@ -171,13 +171,14 @@ impl<A: Accessibility> Executor<A> {
             // changing and is no evidence (the next read judges it so); if not, it counts. An
             // effect told in steps ("Saving..." then "Saved", a name set before the text) is
             // no tick.
-            let confirm = if !seen.said_only.is_empty() && seen.said_only.iter().all(|id| run.changed_once.contains(id))
-            {
-                MOVING_CONFIRM
-            } else if !seen.said_only.is_empty() {
-                LISTEN_BEFORE.saturating_sub(run.watched_before)
-            } else {
+            let before = run.said_before.as_ref();
+            let changed_once = |id: &ElementId| before.is_some_and(|b| b.changed_once.contains(id));
+            let confirm = if seen.said_only.is_empty() {
                 Duration::ZERO
+            } else if seen.said_only.iter().all(changed_once) {
+                MOVING_CONFIRM
+            } else {
+                LISTEN_BEFORE.saturating_sub(before.map_or(Duration::ZERO, |b| b.watched))
             };
             let moving_until = match (confirm.is_zero(), &run.pending.moving) {
                 (true, _) => {
@@ -192,12 +193,14 @@ impl<A: Accessibility> Executor<A> {
                 (false, Some((since, was))) => {
                     let moved: Vec<_> = was
                         .iter()
-                        .filter(|(id, said)| ticked(said, &says(&post, id)))
+                        .filter(|(id, said)| deft_snapshot::only_numbers_changed(said, &says(&post, id)))
                         .map(|(id, _)| id.clone())
                         .collect();
                     if !moved.is_empty() {
                         run.relevance.self_changing.extend(moved.iter().cloned());
-                        run.changed_once.retain(|id| !moved.contains(id));
+                        if let Some(b) = &mut run.said_before {
+                            b.changed_once.retain(|id| !moved.contains(id));
+                        }
                         run.pending.moving = None;
                         continue;
                     }
@@ -391,44 +394,6 @@ impl<A: Accessibility> Executor<A> {
 }
 
 /// What `id` shows in `r`: the text a person sees on it.
-fn says(r: &crate::read::Reading, id: &deft_types::ElementId) -> String {
+fn says(r: &crate::read::Reading, id: &ElementId) -> String {
     r.element(id).map_or_else(String::new, |e| e.visible_text().to_string())
-}
-
-/// Whether `now` is `was` ticked on: different, and the same once every run of digits is
-/// masked ("Frames: 12" -> "Frames: 13", "0:41 / 3:05" -> "0:42 / 3:05").
-fn ticked(was: &str, now: &str) -> bool {
-    fn masked(s: &str) -> String {
-        let mut out = String::with_capacity(s.len());
-        let mut in_digits = false;
-        for c in s.chars() {
-            if c.is_ascii_digit() {
-                if !in_digits {
-                    out.push('#');
-                }
-                in_digits = true;
-            } else {
-                out.push(c);
-                in_digits = false;
-            }
-        }
-        out
-    }
-    was != now && masked(was) == masked(now)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::ticked;
-
-    #[test]
-    fn a_tick_changes_numbers_only() {
-        assert!(ticked("Frames: 12", "Frames: 13"));
-        assert!(ticked("0:41 / 3:05", "0:42 / 3:05"));
-        assert!(ticked("Frames: 9", "Frames: 10"));
-        assert!(!ticked("Frames: 12", "Frames: 12"));
-        assert!(!ticked("Saving...", "Saved"));
-        assert!(!ticked("Orders: 1", "Order 1 submitted"));
-        assert!(!ticked("", "Frames: 1"));
-    }
 }
