@@ -479,7 +479,7 @@ fn filled(changes: &[FieldChange]) -> bool {
 }
 
 /// Whether `e` is an item of a menu (plain, check or radio), which closes its menu when chosen.
-fn is_menu_item(e: &Element) -> bool {
+pub(crate) fn is_menu_item(e: &Element) -> bool {
     e.role.as_str().ends_with("menu_item")
 }
 

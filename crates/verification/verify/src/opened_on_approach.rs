@@ -49,7 +49,7 @@ pub(crate) fn opened_on_approach(before: &Reading, pre: &Reading, target: Option
     let entries_shown = |r: &Reading| {
         r.snap.subtree(id).skip(1).any(|n| {
             let e = n.element();
-            e.role.as_str().ends_with("menu_item") && e.has(State::Showing) && e.bounds.is_some()
+            crate::observe::is_menu_item(e) && e.has(State::Showing) && e.bounds.is_some()
         })
     };
     let was = before.element(id).is_some_and(|e| e.role.as_str() == "menu" && !open_menu(e)) && !entries_shown(before);
