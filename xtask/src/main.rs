@@ -13,6 +13,7 @@ mod layers;
 mod setup;
 mod test_fast;
 mod tidy;
+mod unseen;
 
 use std::process::ExitCode;
 

@@ -33,11 +33,18 @@ pub enum CorpusApp {
     LibreOfficeWriter,
     /// LibreOffice Calc, the same way: a sheet that says it has 2^31 - 1 cells.
     LibreOfficeCalc,
+    /// GNOME Calculator: GTK 4 with libadwaita (a header bar, popover menus).
+    GnomeCalculator,
+    /// KCalc: Qt 5 with KDE Frameworks (its display is a frame whose name is the number).
+    KCalc,
+    /// gtk-demo of GTK 2 (GAIL and the GTK 2 atk-bridge module): GTK 2's widgets, menus and
+    /// dialogs, as GIMP 2 has them.
+    Gtk2Demo,
 }
 
 impl CorpusApp {
     /// Every app of the corpus.
-    pub const ALL: [CorpusApp; 9] = [
+    pub const ALL: [CorpusApp; 12] = [
         CorpusApp::Gtk3WidgetFactory,
         CorpusApp::Gtk4WidgetFactory,
         CorpusApp::FeatherPad,
@@ -47,6 +54,9 @@ impl CorpusApp {
         CorpusApp::Firefox,
         CorpusApp::LibreOfficeWriter,
         CorpusApp::LibreOfficeCalc,
+        CorpusApp::GnomeCalculator,
+        CorpusApp::KCalc,
+        CorpusApp::Gtk2Demo,
     ];
 
     /// The program started.
@@ -62,6 +72,9 @@ impl CorpusApp {
             // The program itself: `lowriter` goes through `oosplash`, which forks it, and
             // the harness tells the app on the bus by its process id.
             CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc => LIBREOFFICE,
+            CorpusApp::GnomeCalculator => "/usr/bin/gnome-calculator",
+            CorpusApp::KCalc => "/usr/bin/kcalc",
+            CorpusApp::Gtk2Demo => "/usr/bin/gtk-demo",
         }
     }
 
@@ -77,6 +90,9 @@ impl CorpusApp {
             CorpusApp::Firefox => "firefox-esr",
             CorpusApp::LibreOfficeWriter => "libreoffice-writer",
             CorpusApp::LibreOfficeCalc => "libreoffice-calc",
+            CorpusApp::GnomeCalculator => "gnome-calculator",
+            CorpusApp::KCalc => "kcalc",
+            CorpusApp::Gtk2Demo => "gtk2.0-examples",
         }
     }
 
@@ -91,6 +107,27 @@ impl CorpusApp {
             CorpusApp::Chromium => "Chromium",
             CorpusApp::Firefox => "Firefox",
             CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc => "soffice",
+            CorpusApp::GnomeCalculator => "gnome-calculator",
+            CorpusApp::KCalc => "kcalc",
+            CorpusApp::Gtk2Demo => "gtk-demo",
+        }
+    }
+
+    /// The app and its toolkit, for tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            CorpusApp::Gtk3WidgetFactory => "gtk3-widget-factory (GTK 3)",
+            CorpusApp::Gtk4WidgetFactory => "gtk4-widget-factory (GTK 4)",
+            CorpusApp::FeatherPad => "FeatherPad (Qt 5)",
+            CorpusApp::QtDesigner => "Qt Designer (Qt 6)",
+            CorpusApp::Mousepad => "Mousepad (GTK 3)",
+            CorpusApp::Chromium => "Chromium (web page)",
+            CorpusApp::Firefox => "Firefox (web page)",
+            CorpusApp::LibreOfficeWriter => "LibreOffice Writer (VCL)",
+            CorpusApp::LibreOfficeCalc => "LibreOffice Calc (VCL)",
+            CorpusApp::GnomeCalculator => "GNOME Calculator (GTK 4 + libadwaita)",
+            CorpusApp::KCalc => "KCalc (Qt 5 + KDE Frameworks)",
+            CorpusApp::Gtk2Demo => "gtk-demo (GTK 2)",
         }
     }
 
@@ -117,11 +154,14 @@ impl CorpusApp {
         match self {
             // Qt joins the accessibility bus only when asked (or when it sees a screen
             // reader); without these it is invisible to AT-SPI clients.
-            CorpusApp::FeatherPad | CorpusApp::QtDesigner => {
+            CorpusApp::FeatherPad | CorpusApp::QtDesigner | CorpusApp::KCalc => {
                 vec![("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"), ("QT_ACCESSIBILITY", "1"), ("QT_QPA_PLATFORM", "xcb")]
             }
             // GTK 4's GL renderer fails on Xvfb's llvmpipe and the app never registers.
-            CorpusApp::Gtk4WidgetFactory => vec![("GSK_RENDERER", "cairo")],
+            CorpusApp::Gtk4WidgetFactory | CorpusApp::GnomeCalculator => vec![("GSK_RENDERER", "cairo")],
+            // GTK 2 loads its accessibility as modules, only when told to: GAIL (the
+            // widgets' ATK side) and the bridge that puts ATK on the AT-SPI bus.
+            CorpusApp::Gtk2Demo => vec![("GTK_MODULES", "gail:atk-bridge")],
             CorpusApp::Firefox => vec![("MOZ_CRASHREPORTER_DISABLE", "1")],
             // Its accessibility goes through the GTK 3 plugin; left to itself, on a desktop
             // that names no desktop environment, it may pick the plain X11 one, which has none.

@@ -359,18 +359,7 @@ impl Driver {
     fn perform(&self, desktop: &Desktop, action: &CampaignAction, layout: &Ready, home: &std::path::Path) -> Reported {
         match self {
             Driver::AgentCli { binary, verify } => {
-                let mut cmd = desktop.command(binary);
-                for (k, _) in std::env::vars() {
-                    if k.starts_with("DEFT_") {
-                        cmd.env_remove(k);
-                    }
-                }
-                cmd.env("XDG_CONFIG_HOME", home);
-                // `DEFT_FAULTS_TRACE=DIR`: every action records its trace and frames there
-                // (what the trace-size benchmark measures).
-                if let Some(dir) = std::env::var_os("DEFT_FAULTS_TRACE") {
-                    cmd.env("DEFT_TRACE", dir);
-                }
+                let mut cmd = agent_cli(desktop, binary, home);
                 match action {
                     CampaignAction::Click { widget } => {
                         cmd.args(["click", "--name", accessible_name(widget)]);
@@ -410,30 +399,50 @@ impl Driver {
                     expected: String::new(),
                     observed: String::new(),
                     retried: false,
+                    seen: String::new(),
                 }
             }
         }
     }
 }
 
-fn xdotool(desktop: &Desktop, args: &[&str]) -> bool {
+/// agent-cli on `desktop` with its settings in `home` and none of the caller's `DEFT_`
+/// variables (but `DEFT_FAULTS_TRACE=DIR`: every action records its trace and frames there,
+/// what the trace-size benchmark measures).
+pub(crate) fn agent_cli(desktop: &Desktop, binary: &std::path::Path, home: &std::path::Path) -> Command {
+    let mut cmd = desktop.command(binary);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("DEFT_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env("XDG_CONFIG_HOME", home);
+    if let Some(dir) = std::env::var_os("DEFT_FAULTS_TRACE") {
+        cmd.env("DEFT_TRACE", dir);
+    }
+    cmd
+}
+
+pub(crate) fn xdotool(desktop: &Desktop, args: &[&str]) -> bool {
     desktop.command("timeout").arg("30").arg("xdotool").args(args).output().is_ok_and(|o| o.status.success())
 }
 
 /// What the driver said about one action.
 #[derive(Clone, Debug, Default)]
-struct Reported {
-    ok: bool,
-    exit: Option<i32>,
+pub(crate) struct Reported {
+    pub(crate) ok: bool,
+    pub(crate) exit: Option<i32>,
     /// A failure that says what was expected and what was observed (or what blocks).
-    clear: bool,
-    expected: String,
-    observed: String,
-    retried: bool,
+    pub(crate) clear: bool,
+    pub(crate) expected: String,
+    pub(crate) observed: String,
+    pub(crate) retried: bool,
+    /// What agent-cli said it saw (`verified`, `received`, `unverifiable`, ...).
+    pub(crate) seen: String,
 }
 
 impl Reported {
-    fn from_cli(mut cmd: Command) -> Reported {
+    pub(crate) fn from_cli(mut cmd: Command) -> Reported {
         let out = match cmd.output() {
             Ok(out) => out,
             Err(e) => return Reported { observed: format!("could not run agent-cli: {e}"), ..Reported::default() },
@@ -461,7 +470,8 @@ impl Reported {
         if v.is_null() {
             observed = format!("no JSON on stdout; stderr: {}", String::from_utf8_lossy(&out.stderr).trim());
         }
-        Reported { ok, exit: code, clear, expected, observed, retried: v["retried"].as_bool().unwrap_or(false) }
+        let seen = text(&v["seen"]);
+        Reported { ok, exit: code, clear, expected, observed, retried: v["retried"].as_bool().unwrap_or(false), seen }
     }
 }
 

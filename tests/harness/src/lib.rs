@@ -17,6 +17,7 @@ mod procs;
 pub mod swing;
 pub mod system;
 pub mod test_model;
+pub mod unseen;
 
 pub use desktop::{Desktop, DesktopConfig, HarnessError};
 

@@ -70,7 +70,7 @@ pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 /// How many of [`RUNTIME_ALL`] come before the corpus.
 const RUNTIME_BASE: usize = 20;
 
-const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 13] = [
+const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 18] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
     Requirement { package: "dbus", probe: Probe::File("/usr/bin/dbus-daemon"), why: "the session bus" },
     Requirement {
@@ -204,6 +204,31 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 13] = [
         package: "libreoffice-gtk3",
         probe: Probe::File("/usr/lib/libreoffice/program/libvclplug_gtk3lo.so"),
         why: "corpus: LibreOffice's GTK 3 plugin, which carries its accessibility (only recommended)",
+    },
+    Requirement {
+        package: "gnome-calculator",
+        probe: Probe::File("/usr/bin/gnome-calculator"),
+        why: "corpus: GTK 4 with libadwaita (GNOME Calculator)",
+    },
+    Requirement {
+        package: "kcalc",
+        probe: Probe::File("/usr/bin/kcalc"),
+        why: "corpus: Qt 5 with KDE Frameworks (KCalc)",
+    },
+    Requirement {
+        package: "gtk2.0-examples",
+        probe: Probe::File("/usr/bin/gtk-demo"),
+        why: "corpus: GTK 2 (gtk-demo: GTK 2's widgets, menus and dialogs)",
+    },
+    Requirement {
+        package: "libgail-common",
+        probe: Probe::Glob("/usr/lib/*/gtk-2.0/modules/libgail.so"),
+        why: "corpus: GAIL, GTK 2's accessibility module",
+    },
+    Requirement {
+        package: "libatk-adaptor",
+        probe: Probe::Glob("/usr/lib/*/gtk-2.0/modules/libatk-bridge.so"),
+        why: "corpus: the module that puts GTK 2's accessibility on the AT-SPI bus",
     },
     // Java Swing through the ATK wrapper: the Swing fixture runs as a single source file,
     // so the JDK's compiler is needed, not only the runtime.

@@ -15,7 +15,7 @@
 use deft_a11y::Hit;
 use deft_capture::CaptureTarget;
 use deft_retry::{Report, Symptoms};
-use deft_types::{Logical, Method, Point, Rect, TextMatch};
+use deft_types::{Element, Logical, Method, Point, Rect, State, TextMatch};
 
 use crate::executor::{Executor, lock};
 use crate::read::Reading;
@@ -70,6 +70,23 @@ impl<A: deft_a11y::Accessibility> Executor<A> {
 }
 
 impl<A: deft_a11y::Accessibility> Executor<A> {
+    /// Whether `e`, an entry of a menu that its toolkit does not say is showing, is shown
+    /// all the same: `visible`, at a place where the display server shows a popup of its
+    /// application. GTK 2 never says `showing` for a menu's entries, open or closed (every
+    /// entry of gtk-demo's and GIMP's open menus was refused "not shown"), and a closed
+    /// menu's entries keep their last place, where no popup is shown any more. Without the
+    /// display server's list of popups, not shown.
+    pub(crate) fn shown_in_popup(&self, target: &Resolved, e: &Element) -> bool {
+        let Some(b) = e.bounds.filter(|b| !b.is_empty()) else { return false };
+        if e.has(State::Showing) || !e.has(State::Visible) || !is_menu_item(e.role.as_str()) {
+            return false;
+        }
+        let Some(windows) = self.windows.as_ref() else { return false };
+        let Ok(popups) = lock(windows).popups() else { return false };
+        let at = target.scale.to_physical(b.center());
+        popups.iter().any(|w| (w.pid.is_none() || target.pid.is_none() || w.pid == target.pid) && w.bounds.contains(at))
+    }
+
     /// A pointer input on an entry of a popup drawn inside its application's own window
     /// (Swing's lightweight popups: no popup window of the display server to check its
     /// place against), checked against the screen: the entry's text is read (OCR) around

@@ -215,7 +215,7 @@ impl<A: Accessibility> Executor<A> {
             };
             return Check::NotYet(Waiting::Minimized, "its window is minimised".into(), s, None);
         }
-        if !element.has(State::Showing) {
+        if !element.has(State::Showing) && !self.shown_in_popup(target, &element) {
             let s = Symptoms { not_found: true, ..Symptoms::new(format!("{name} is not shown")) };
             return Check::NotYet(Waiting::Hidden, "not shown".into(), s, None);
         }

@@ -80,6 +80,9 @@ pub(crate) struct Pending {
     /// Since when the reads after the pending input have shown only the target's menu
     /// closing (see `Seen::menu_closed_only`).
     pub(crate) menu_closed_since: Option<std::time::Instant>,
+    /// Since when a dialog has been over the target, a menu's entry whose menu is still
+    /// open (see `Executor::watch`: held for the menu to close).
+    pub(crate) dialog_over_open_menu_since: Option<std::time::Instant>,
     /// The target, a menu title, opened as the pointer came to it: no click is sent.
     pub(crate) opened_on_approach: bool,
     /// The target's pixels before text typed where it cannot be read back: their change is

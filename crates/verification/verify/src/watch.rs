@@ -311,7 +311,25 @@ impl<A: Accessibility> Executor<A> {
                 // received input again), saying what the input did open.
                 run.last_seen = Some(what);
             }
-            if let Some(b) = seen.blocking.filter(|_| negatives) {
+            // A dialog over a menu's entry whose menu is still open: the entry may have taken
+            // the input, its toolkit showing the dialog before closing the menu (GTK 2:
+            // File > New, Help > About). Held a moment for the menu to close, which says the
+            // entry took it (`observe`: a dialog over an entry that closed its menu is its
+            // effect); a menu still open after that did not send it.
+            let over_open_menu = seen.blocking.is_some()
+                && target
+                    .as_ref()
+                    .and_then(|t| post.element(t))
+                    .is_some_and(|e| crate::observe::is_menu_item(e) && e.has(deft_types::State::Showing));
+            let over_menu_since = match (over_open_menu, run.pending.dialog_over_open_menu_since) {
+                (true, Some(at)) => Some(at),
+                (true, None) => Some(Instant::now()),
+                (false, _) => None,
+            };
+            run.pending.dialog_over_open_menu_since = over_menu_since;
+            let menu_open_until = over_menu_since.map(|at| (at + MENU_EFFECT_WAIT).min(until));
+            let wait_menu = menu_open_until.is_some_and(|t| Instant::now() < t);
+            if let Some(b) = seen.blocking.filter(|_| negatives && !wait_menu) {
                 let e = run.evidence(
                     Channel::Accessibility,
                     format!("{} {:?} appeared and covers the target", b.role, b.name),
@@ -340,7 +358,7 @@ impl<A: Accessibility> Executor<A> {
                     .min()
                     .unwrap_or(until)
                     .min(until)
-            } else if let Some(t) = menu_until {
+            } else if let Some(t) = menu_until.or(menu_open_until.filter(|_| wait_menu)) {
                 t.min(until)
             } else if negatives {
                 until

@@ -418,7 +418,7 @@ impl Accessibility for AtSpi {
         let conn = self.inner.conn_for(bus).await;
         // Measured on GTK 3 (mousepad's Save As); Chromium and Firefox, though atk-bridge
         // too, open no dialog from inside the call (a page's dialogs are the renderer's).
-        self.inner.facts(&conn, bus).await.toolkit == toolkit::Toolkit::Gtk3
+        matches!(self.inner.facts(&conn, bus).await.toolkit, toolkit::Toolkit::Gtk2 | toolkit::Toolkit::Gtk3)
     }
 
     async fn survives_client_leaving_after_input(&self, id: &ElementId) -> bool {

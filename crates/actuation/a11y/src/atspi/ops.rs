@@ -72,7 +72,8 @@ async fn window_info(
     let (states, ifaces) = (Bits::from_words(&states?), ifaces?);
     let has_component = ifaces.has(Ifaces::COMPONENT);
     let title = toolkit.name(&title?).to_string();
-    let mut bounds = if has_component && toolkit.may_show(states) {
+    // A window is never a menu's entry (the one role GTK 2 leaves to its place).
+    let mut bounds = if has_component && toolkit.may_show(states, "window") {
         call::call_as::<_, (i32, i32, i32, i32)>(conn, t, bus, path, iface::COMPONENT, "GetExtents", &(0u32,))
             .await
             .ok()

@@ -58,7 +58,7 @@ pub(crate) async fn details(
 ) -> Result<Details, Fail> {
     let (t, bus) = (inner.timeout(), sk.bus.as_str());
     let tk = facts.toolkit;
-    let may_show = tk.may_show(node.states);
+    let may_show = tk.may_show(node.states, convert::role(node.role).as_str());
     let has_component = node.ifaces.has(Ifaces::COMPONENT);
     let extents = || async move {
         if !(may_show && has_component) {
@@ -68,13 +68,12 @@ pub(crate) async fn details(
             .await
             .map(Some)
     };
-    // GTK 4 marks every element visible and tells a drawn one by its extents: ask those
-    // first, and the rest only for what is drawn (unless hidden details are wanted).
-    let early = if tk == Toolkit::Gtk4 && may_show && has_component && !opts.hidden_details {
-        Some(extents().await)
-    } else {
-        None
-    };
+    // GTK 4 marks every element visible and tells a drawn one by its extents (GTK 2 a
+    // menu's entries): ask those first, and the rest only for what is drawn (unless hidden
+    // details are wanted).
+    let by_extents = tk == Toolkit::Gtk4 || (tk == Toolkit::Gtk2 && !node.states.has(st::SHOWING));
+    let early =
+        if by_extents && may_show && has_component && !opts.hidden_details { Some(extents().await) } else { None };
     let full = opts.hidden_details
         || match &early {
             Some(Ok(e)) => e.and_then(convert::bounds).is_some(),

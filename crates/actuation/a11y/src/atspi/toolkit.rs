@@ -13,8 +13,11 @@ use super::convert::{Bits, st};
 /// `Version` (read once per application).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Toolkit {
-    /// GTK 3 (or 2): ATK through atk-bridge. Reports `gtk` and `3.24.38`.
+    /// GTK 3: ATK through atk-bridge. Reports `gtk` and `3.24.38`.
     Gtk3,
+    /// GTK 2: ATK through GAIL and atk-bridge. Reports `GAIL` and `2.24.33`; as GTK 3 but
+    /// for its menus (see [`Toolkit::may_show`]).
+    Gtk2,
     /// GTK 4, its own AT-SPI implementation over GDBus. Reports `GTK` and `4.8.3`.
     Gtk4,
     /// Qt 5 or 6, its own bridge over QtDBus. Reports `Qt` and `5.15.8` / `6.4.2`.
@@ -35,6 +38,7 @@ impl Toolkit {
         match name.trim().to_ascii_lowercase().as_str() {
             "gtk" | "gtk+" | "gail" => match major {
                 Some(4..) => Toolkit::Gtk4,
+                Some(2) => Toolkit::Gtk2,
                 _ => Toolkit::Gtk3,
             },
             "qt" => Toolkit::Qt,
@@ -72,7 +76,7 @@ impl Toolkit {
     /// (`docs/real-apps.md`, 3); Firefox shares its bridge and an unknown toolkit is
     /// unknown: they get the grace.
     pub fn survives_client_leaving_after_input(self) -> bool {
-        matches!(self, Toolkit::Gtk3 | Toolkit::Gtk4 | Toolkit::Qt)
+        matches!(self, Toolkit::Gtk2 | Toolkit::Gtk3 | Toolkit::Gtk4 | Toolkit::Qt)
     }
 
     /// Whether `EditableText.SetTextContents` sets a field's text. Firefox answers it with
@@ -126,7 +130,7 @@ impl Toolkit {
     /// Whether a button says it is held (`armed` on GTK 3, `pressed` on Qt) as soon as the
     /// toolkit handled a press on it (`tests/fixtures/common/press_probe.py`, per toolkit).
     pub fn reports_held_press(self) -> bool {
-        matches!(self, Toolkit::Gtk3 | Toolkit::Qt)
+        matches!(self, Toolkit::Gtk2 | Toolkit::Gtk3 | Toolkit::Qt)
     }
 
     /// Whether `Text.GetText` needs the real end offset: GTK 4.8 answers `(0, -1)` (libatspi's
@@ -141,15 +145,19 @@ impl Toolkit {
         self == Toolkit::Gtk4
     }
 
-    /// Whether an element with these raw states may be on screen, so that its extents are
-    /// worth asking for (and its text, value and actions, by default).
+    /// Whether an element of (Deft's) role `role` with these raw states may be on screen,
+    /// so that its extents are worth asking for (and its text, value and actions, by
+    /// default).
     ///
     /// GTK 4.8 sets `showing` only on windows; its `visible` is set on every element in
     /// the tree, and an element that is not drawn (another stack page) reports empty
-    /// extents. So on GTK 4 extents decide, see [`Toolkit::states`].
-    pub fn may_show(self, bits: Bits) -> bool {
+    /// extents. So on GTK 4 extents decide, see [`Toolkit::states`]. GTK 2 never sets
+    /// `showing` on a menu's entries, open or closed: their place is read, and whether
+    /// their menu is open is the display server's to say (deft-verify's `popup.rs`).
+    pub fn may_show(self, bits: Bits, role: &str) -> bool {
         match self {
             Toolkit::Gtk4 => bits.has(st::VISIBLE) || bits.has(st::SHOWING),
+            Toolkit::Gtk2 if is_menu_entry(role) => bits.has(st::VISIBLE) || bits.has(st::SHOWING),
             _ => bits.has(st::SHOWING),
         }
     }
@@ -215,6 +223,11 @@ impl Toolkit {
         let wanted = wanted.to_lowercase();
         self.actions(raw).into_iter().find(|(n, _)| *n == wanted).map(|(_, i)| i)
     }
+}
+
+/// Roles of a menu's entries (a menu bar's titles and submenus are `menu`).
+fn is_menu_entry(role: &str) -> bool {
+    role.ends_with("menu_item") || role == "menu"
 }
 
 #[cfg(test)]
@@ -308,10 +321,24 @@ mod tests {
         let window = Bits::from_words(&[0x4300_0002, 0]);
         let s = Toolkit::Gtk4.states(window, None, true);
         assert!(s.contains(&State::Showing) && s.contains(&State::Active), "{s:?}");
-        assert!(Toolkit::Gtk4.may_show(enabled) && !Toolkit::Gtk3.may_show(enabled));
+        assert!(Toolkit::Gtk4.may_show(enabled, "push_button") && !Toolkit::Gtk3.may_show(enabled, "push_button"));
         // The same raw bits mean "enabled, not showing" for any other toolkit.
         let s = Toolkit::Gtk3.states(enabled, bounds, true);
         assert!(s.contains(&State::Enabled) && !s.contains(&State::Showing), "{s:?}");
+    }
+
+    #[test]
+    fn a_gtk2_menu_s_entries_have_their_place_read() {
+        // gtk-demo (GTK 2.24.33): File > New is `enabled sensitive visible`, never
+        // `showing`, whether its menu is open or not.
+        let bits = Bits::from_words(&[(1 << st::ENABLED) | (1 << st::SENSITIVE) | (1 << st::VISIBLE)]);
+        assert_eq!(Toolkit::from_name("GAIL", "2.24.33"), Toolkit::Gtk2);
+        assert_eq!(Toolkit::from_name("gtk", "3.24.38"), Toolkit::Gtk3);
+        assert!(Toolkit::Gtk2.may_show(bits, "menu_item") && Toolkit::Gtk2.may_show(bits, "check_menu_item"));
+        assert!(!Toolkit::Gtk2.may_show(bits, "push_button") && !Toolkit::Gtk3.may_show(bits, "menu_item"));
+        // Not taken for showing: that is for the display server to say.
+        let s = Toolkit::Gtk2.states(bits, Some(Rect::new(74, 335, 175, 21)), true);
+        assert!(!s.contains(&State::Showing) && s.contains(&State::Visible), "{s:?}");
     }
 
     #[test]

@@ -184,3 +184,106 @@ async fn a_menu_entry_whose_only_effect_is_its_menu_closing_is_received_not_veri
     assert!(f.actions().is_empty(), "no second input: {outcome:#?}");
     assert!(outcome.observed.contains("menu closed"), "{outcome:#?}");
 }
+
+/// A menu bar's "File" menu whose entry "About" is at (20, 35, 100, 20) while the menu is
+/// open, and at no place once it closed (as GTK 2 and 3 say it); `dialog`: the About dialog
+/// open over the place of the menu.
+fn menu_bar(open: bool, dialog: bool) -> Tree {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "demo"));
+    let mut main = placed("main", "frame", "Main", (0, 0, 400, 300), &[]);
+    main.states.insert(State::Active);
+    let main = b.child(app, main);
+    let pane = b.child(main, placed("pane", "panel", "", (0, 0, 400, 300), &[]));
+    let file = b.child(pane, placed("file", "menu", "File", (10, 10, 30, 20), &["click"]));
+    let mut about = placed("about", "menu_item", "About", (20, 35, 100, 20), &["click"]);
+    if !open {
+        about.bounds = None;
+        about.states.remove(&State::Showing);
+    }
+    b.child(file, about);
+    if dialog {
+        b.child(app, placed("dialog", "alert", "About demo", (0, 0, 200, 100), &[]));
+    }
+    b.build()
+}
+
+#[tokio::test]
+async fn a_dialog_a_menu_entry_opens_before_its_menu_closes_is_its_effect() {
+    // gtk-demo (GTK 2): File > New shows its dialog over the place of the menu first, and
+    // closes the menu a moment later. Reported "blocked" (exit 5), an agent would dismiss
+    // the dialog and choose the entry again.
+    let config = |c| crate::ExecutorConfig { timeout_ms: Some(3000), ..c };
+    let f = fixture_with(menu_bar(true, false), config, Some(Box::new(Popups(vec![(15, 30, 120, 60)]))));
+    f.on_click((20, 35, 100, 20), menu_bar(true, true));
+    let ui = f.ui.clone();
+    let closes = tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        ui.fake.set_tree(menu_bar(false, true));
+    });
+    let outcome = f.exec.perform(&click("About")).await;
+    closes.await.expect("the menu closes");
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    assert!(outcome.blocking.is_none(), "{outcome:#?}");
+    assert_eq!(f.clicks().len(), 1, "{outcome:#?}");
+    assert!(f.actions().is_empty(), "no second input: {outcome:#?}");
+}
+
+#[tokio::test]
+async fn a_dialog_over_a_menu_that_stays_open_still_blocks() {
+    // The dialog came, the menu stayed open: the entry did not take the input.
+    let config = |c| crate::ExecutorConfig { timeout_ms: Some(3000), ..c };
+    let f = fixture_with(menu_bar(true, false), config, Some(Box::new(Popups(vec![(15, 30, 120, 60)]))));
+    f.on_click((20, 35, 100, 20), menu_bar(true, true));
+    let outcome = f.exec.perform(&click("About")).await;
+    assert!(!outcome.ok && outcome.blocking.is_some(), "{outcome:#?}");
+    assert_eq!(f.clicks().len(), 1, "{outcome:#?}");
+    assert!(f.actions().is_empty(), "no second input: {outcome:#?}");
+}
+
+/// [`menu_bar`] as GTK 2 tells it: its entries never say `showing`, and keep their place
+/// once their menu closed; `dialog`: the About dialog over the place of the menu.
+fn gtk2_menu_bar(dialog: bool) -> Tree {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "demo"));
+    let mut main = placed("main", "frame", "Main", (0, 0, 400, 300), &[]);
+    main.states.insert(State::Active);
+    let main = b.child(app, main);
+    let pane = b.child(main, placed("pane", "panel", "", (0, 0, 400, 300), &[]));
+    let file = b.child(pane, placed("file", "menu", "File", (10, 10, 30, 20), &["click"]));
+    let mut about = placed("about", "menu_item", "About", (20, 35, 100, 20), &["click"]);
+    about.states.remove(&State::Showing);
+    about.states.insert(State::Visible);
+    b.child(file, about);
+    if dialog {
+        b.child(app, placed("dialog", "alert", "About demo", (0, 0, 200, 100), &[]));
+    }
+    b.build()
+}
+
+#[tokio::test]
+async fn a_menu_entry_that_never_says_shown_is_clicked_where_the_screen_shows_its_menu() {
+    // gtk-demo and GIMP (GTK 2): every entry of an open menu was refused "not shown". The
+    // display server shows the menu there; the dialog the entry opens over the place of
+    // the menu is its effect.
+    let config = |c| crate::ExecutorConfig { timeout_ms: Some(3000), ..c };
+    let f = fixture_with(gtk2_menu_bar(false), config, Some(Box::new(Popups(vec![(15, 30, 120, 60)]))));
+    *f.ui.hit_stops_at.lock().unwrap() = Some(ElementId("pane".into()));
+    f.on_click((20, 35, 100, 20), gtk2_menu_bar(true));
+    let outcome = f.exec.perform(&click("About")).await;
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    assert!(outcome.blocking.is_none(), "{outcome:#?}");
+    assert_eq!(f.clicks().len(), 1, "{outcome:#?}");
+    assert!(f.actions().is_empty(), "no second input: {outcome:#?}");
+}
+
+#[tokio::test]
+async fn a_menu_entry_at_the_place_of_a_menu_that_closed_gets_no_click() {
+    // The same entry once its menu closed: GTK 2 keeps its last place, where the display
+    // server shows no popup any more.
+    let config = |c| crate::ExecutorConfig { timeout_ms: Some(300), ..c };
+    let f = fixture_with(gtk2_menu_bar(false), config, Some(Box::new(Popups(Vec::new()))));
+    let outcome = f.exec.perform(&click("About")).await;
+    assert!(!outcome.ok, "{outcome:#?}");
+    assert!(f.clicks().is_empty(), "no pointer input where no menu is shown: {:?}", f.clicks());
+}
