@@ -15,6 +15,7 @@ mod real_apps;
 mod redact;
 mod report;
 mod swing;
+mod unseen;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

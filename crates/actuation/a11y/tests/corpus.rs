@@ -193,6 +193,16 @@ fn firefox_survives_every_read() {
 }
 
 #[test]
+fn gtk2_demo_survives_every_read() {
+    read_everything(&[CorpusApp::Gtk2Demo]);
+}
+
+#[test]
+fn kcalc_and_gnome_calculator_survive_every_read() {
+    read_everything(&[CorpusApp::KCalc, CorpusApp::GnomeCalculator]);
+}
+
+#[test]
 fn libreoffice_writer_survives_every_read() {
     read_everything(&[CorpusApp::LibreOfficeWriter]);
 }
