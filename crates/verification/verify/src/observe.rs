@@ -483,7 +483,7 @@ fn filled(changes: &[FieldChange]) -> bool {
 
 /// Whether `e` is an item of a menu (plain, check or radio), which closes its menu when chosen.
 pub(crate) fn is_menu_item(e: &Element) -> bool {
-    e.role.as_str().ends_with("menu_item")
+    crate::popup::is_menu_item(e.role.as_str())
 }
 
 /// Where a popup effect lies on screen, when known.

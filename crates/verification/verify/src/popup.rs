@@ -167,7 +167,7 @@ pub(crate) fn beneath_popup(target: &Resolved, hit: &Hit) -> bool {
 }
 
 /// Roles of the entries of an open menu (a menu bar's titles are `menu`).
-fn is_menu_item(role: &str) -> bool {
+pub(crate) fn is_menu_item(role: &str) -> bool {
     matches!(role, "menu_item" | "check_menu_item" | "radio_menu_item" | "tearoff_menu_item")
 }
 

@@ -17,6 +17,8 @@ pub fn script(app: CorpusApp) -> Option<Script> {
         CorpusApp::FeatherPad => featherpad(),
         CorpusApp::Mousepad => mousepad(),
         CorpusApp::Chromium | CorpusApp::Firefox => web_page(),
+        CorpusApp::QtDesigner => qt_designer(),
+        CorpusApp::LibreOfficeWriter => writer(),
         CorpusApp::GnomeCalculator => gnome_calculator(),
         CorpusApp::KCalc => kcalc(),
         CorpusApp::Gtk2Demo => return Some(gtk2_demo()),
@@ -80,6 +82,29 @@ fn web_page() -> Vec<Step> {
         step(Verb::Click(sel("push_button", "Open dialog")), Truth::Opens("dialog", String::new())),
         step(Verb::Key("Escape".into()), Truth::Shows("Dialog closed: cancel".into())),
         step(Verb::Click(sel("push_button", "Far button")), Truth::Shows("Far button pressed".into())),
+    ]
+}
+
+/// Qt Designer (Qt 6): its start dialog's Create; ctrl+s opens its own Save dialog,
+/// Escape closes it.
+fn qt_designer() -> Vec<Step> {
+    let save = "Save Form As";
+    vec![
+        step(Verb::Click(sel("push_button", "Create")), Truth::Closes("dialog", "New Form".into())),
+        step(Verb::Key("ctrl+s".into()), Truth::Opens("dialog", save.into())),
+        step(Verb::Key("Escape".into()), Truth::Closes("dialog", save.into())),
+    ]
+}
+
+/// LibreOffice Writer (VCL on GTK 3): type into the document's first paragraph, Bold from
+/// the toolbar, then the File menu opened.
+fn writer() -> Vec<Step> {
+    let paragraph = sel("paragraph", "");
+    let bold = sel("toggle_button", "Bold");
+    vec![
+        step(Verb::Type(paragraph.clone(), "Hello Writer".into()), Truth::Gains(paragraph, "Hello Writer".into())),
+        step(Verb::Click(bold.clone()), Truth::Gets(bold, "checked")),
+        step(Verb::Click(sel("menu", "File")), Truth::Placed(sel("menu_item", "Save As..."))),
     ]
 }
 
