@@ -33,6 +33,17 @@ struct ToolkitRun {
     open_loop: Vec<Report>,
 }
 
+/// `DEFT_FAULTS_BINARY`, or agent-cli built for release now.
+pub fn agent_cli_binary() -> anyhow::Result<std::path::PathBuf> {
+    match std::env::var_os("DEFT_FAULTS_BINARY") {
+        Some(path) => Ok(std::path::PathBuf::from(path)),
+        None => {
+            run_step("cargo", &["build", "--release", "--locked", "-p", "agent-cli"])?;
+            Ok(root().join("target/release/agent-cli"))
+        }
+    }
+}
+
 fn toolkits() -> anyhow::Result<Vec<Toolkit>> {
     match std::env::var("DEFT_FAULTS_TOOLKITS") {
         Ok(list) if !list.trim().is_empty() => list
@@ -54,13 +65,7 @@ pub fn run() -> anyhow::Result<()> {
         Ok(n) => n.parse().map_err(|e| anyhow::anyhow!("DEFT_FAULTS_ACTIONS={n}: {e}"))?,
         Err(_) => MIN_ACTIONS,
     };
-    let binary = match std::env::var_os("DEFT_FAULTS_BINARY") {
-        Some(path) => std::path::PathBuf::from(path),
-        None => {
-            run_step("cargo", &["build", "--release", "--locked", "-p", "agent-cli"])?;
-            root().join("target/release/agent-cli")
-        }
-    };
+    let binary = agent_cli_binary()?;
     let desktop = Desktop::start()?;
     let drivers = [Driver::AgentCli { binary, verify: true }, Driver::OpenLoop { sleep: OPEN_LOOP_SLEEP }];
     let mixed = campaign::mixed_scenarios(SEED, min_actions);

@@ -16,7 +16,7 @@ use deft_harness::apps::CorpusApp;
 use deft_harness::campaign::Driver;
 use deft_harness::unseen;
 
-use crate::{root, run_step};
+use crate::root;
 
 /// The open-loop baseline's fixed sleep after each action (as in the fault campaign).
 const OPEN_LOOP_SLEEP: Duration = Duration::from_millis(500);
@@ -37,13 +37,7 @@ fn apps() -> anyhow::Result<Vec<CorpusApp>> {
 
 pub fn run() -> anyhow::Result<()> {
     let apps = apps()?;
-    let binary = match std::env::var_os("DEFT_FAULTS_BINARY") {
-        Some(path) => std::path::PathBuf::from(path),
-        None => {
-            run_step("cargo", &["build", "--release", "--locked", "-p", "agent-cli"])?;
-            root().join("target/release/agent-cli")
-        }
-    };
+    let binary = crate::faults::agent_cli_binary()?;
     let desktop = Desktop::start()?;
     let drivers = [Driver::AgentCli { binary, verify: true }, Driver::OpenLoop { sleep: OPEN_LOOP_SLEEP }];
     let mut runs = Vec::new();

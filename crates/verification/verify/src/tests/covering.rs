@@ -3,7 +3,7 @@
 //! (then the point is outside the popup the target is in).
 
 use deft_a11y::{Tree, TreeBuilder, element};
-use deft_types::{ElementId, State};
+use deft_types::{Element, ElementId, State};
 
 use deft_input::{InputError, WindowGeometry, WindowLocator, WindowQuery};
 use deft_types::Rect;
@@ -185,10 +185,9 @@ async fn a_menu_entry_whose_only_effect_is_its_menu_closing_is_received_not_veri
     assert!(outcome.observed.contains("menu closed"), "{outcome:#?}");
 }
 
-/// A menu bar's "File" menu whose entry "About" is at (20, 35, 100, 20) while the menu is
-/// open, and at no place once it closed (as GTK 2 and 3 say it); `dialog`: the About dialog
-/// open over the place of the menu.
-fn menu_bar(open: bool, dialog: bool) -> Tree {
+/// A menu bar's "File" menu holding `about` (the entry "About"); `dialog`: the About
+/// dialog open over the place of the menu.
+fn file_menu(about: Element, dialog: bool) -> Tree {
     let mut b = TreeBuilder::new();
     let app = b.app(element("app", "application", "demo"));
     let mut main = placed("main", "frame", "Main", (0, 0, 400, 300), &[]);
@@ -196,16 +195,22 @@ fn menu_bar(open: bool, dialog: bool) -> Tree {
     let main = b.child(app, main);
     let pane = b.child(main, placed("pane", "panel", "", (0, 0, 400, 300), &[]));
     let file = b.child(pane, placed("file", "menu", "File", (10, 10, 30, 20), &["click"]));
-    let mut about = placed("about", "menu_item", "About", (20, 35, 100, 20), &["click"]);
-    if !open {
-        about.bounds = None;
-        about.states.remove(&State::Showing);
-    }
     b.child(file, about);
     if dialog {
         b.child(app, placed("dialog", "alert", "About demo", (0, 0, 200, 100), &[]));
     }
     b.build()
+}
+
+/// [`file_menu`] with its entry at (20, 35, 100, 20) while the menu is open, and at no
+/// place once it closed (as GTK 3 and Qt say it).
+fn menu_bar(open: bool, dialog: bool) -> Tree {
+    let mut about = placed("about", "menu_item", "About", (20, 35, 100, 20), &["click"]);
+    if !open {
+        about.bounds = None;
+        about.states.remove(&State::Showing);
+    }
+    file_menu(about, dialog)
 }
 
 #[tokio::test]
@@ -241,24 +246,13 @@ async fn a_dialog_over_a_menu_that_stays_open_still_blocks() {
     assert!(f.actions().is_empty(), "no second input: {outcome:#?}");
 }
 
-/// [`menu_bar`] as GTK 2 tells it: its entries never say `showing`, and keep their place
-/// once their menu closed; `dialog`: the About dialog over the place of the menu.
+/// [`file_menu`] as GTK 2 tells it: its entry never says `showing`, and keeps its place
+/// once its menu closed.
 fn gtk2_menu_bar(dialog: bool) -> Tree {
-    let mut b = TreeBuilder::new();
-    let app = b.app(element("app", "application", "demo"));
-    let mut main = placed("main", "frame", "Main", (0, 0, 400, 300), &[]);
-    main.states.insert(State::Active);
-    let main = b.child(app, main);
-    let pane = b.child(main, placed("pane", "panel", "", (0, 0, 400, 300), &[]));
-    let file = b.child(pane, placed("file", "menu", "File", (10, 10, 30, 20), &["click"]));
     let mut about = placed("about", "menu_item", "About", (20, 35, 100, 20), &["click"]);
     about.states.remove(&State::Showing);
     about.states.insert(State::Visible);
-    b.child(file, about);
-    if dialog {
-        b.child(app, placed("dialog", "alert", "About demo", (0, 0, 200, 100), &[]));
-    }
-    b.build()
+    file_menu(about, dialog)
 }
 
 #[tokio::test]
