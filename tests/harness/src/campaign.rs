@@ -55,6 +55,9 @@ pub enum Fault {
     ChangesByItself(u32),
     /// No fault in the app: the action tells it to quit (its effect is its exit).
     QuitsWhenTold,
+    /// No fault in the app: the action is a key that opens a modal dialog (its effect is
+    /// the dialog, never a blocker: VLC's ctrl+t, GIMP's shift+ctrl+e).
+    DialogByKey,
 }
 
 /// How often the `ChangesByItself` label counts.
@@ -74,6 +77,7 @@ impl Fault {
             Fault::SlowStart(_) => "slow start",
             Fault::ChangesByItself(_) => "changes by itself",
             Fault::QuitsWhenTold => "quits when told",
+            Fault::DialogByKey => "a dialog a key opens",
         }
     }
 
@@ -100,7 +104,7 @@ impl Fault {
     pub fn options(&self, target: &str, seed: u64) -> FixtureOptions {
         let mut o = FixtureOptions { seed, fault_target: Some(target.to_string()), ..FixtureOptions::default() };
         match self {
-            Fault::None | Fault::QuitsWhenTold => o.fault_target = None,
+            Fault::None | Fault::QuitsWhenTold | Fault::DialogByKey => o.fault_target = None,
             Fault::DroppedClick(n) => o.drop_clicks = *n,
             Fault::Delayed(d) => o.delay = Some(*d),
             Fault::Popup => o.popup = true,
@@ -146,7 +150,13 @@ pub enum CampaignAction {
     /// and the app exits). Its effect is the app's `exit` line; that the app is gone
     /// afterwards is no harm.
     Quit,
+    /// F2, which every port answers with a modal dialog titled [`KEY_DIALOG`]. Its effect
+    /// is one `dialog_opened` of that title.
+    KeyOpensDialog,
 }
+
+/// The title of the dialog F2 opens in every port of the fixture app.
+pub const KEY_DIALOG: &str = "Details";
 
 impl CampaignAction {
     /// The widget id the action is about.
@@ -154,7 +164,7 @@ impl CampaignAction {
         match self {
             CampaignAction::Click { widget } => widget,
             CampaignAction::Type { field, .. } => field,
-            CampaignAction::Quit => "window",
+            CampaignAction::Quit | CampaignAction::KeyOpensDialog => "window",
         }
     }
 
@@ -163,6 +173,7 @@ impl CampaignAction {
             CampaignAction::Click { widget } => format!("click {widget}"),
             CampaignAction::Type { field, text } => format!("type {text:?} into {field}"),
             CampaignAction::Quit => "alt+F4 (quit)".into(),
+            CampaignAction::KeyOpensDialog => format!("F2 (opens {KEY_DIALOG:?})"),
         }
     }
 }
@@ -233,6 +244,7 @@ pub fn fault_scenarios() -> Vec<Scenario> {
         Scenario::single("slow start (2000 ms), click Submit order", Fault::SlowStart(ms(2000)), click("submit")),
         Scenario::single("a counter ticking beside Submit order", Fault::ChangesByItself(0), click("submit")),
         Scenario::single("told to quit (alt+F4)", Fault::QuitsWhenTold, CampaignAction::Quit),
+        Scenario::single("a dialog F2 opens", Fault::DialogByKey, CampaignAction::KeyOpensDialog),
         Scenario::single(
             "a counter ticking beside Hello, its first press dropped",
             Fault::ChangesByItself(1),
@@ -370,6 +382,9 @@ impl Driver {
                     CampaignAction::Quit => {
                         cmd.args(["key", "alt+F4"]);
                     }
+                    CampaignAction::KeyOpensDialog => {
+                        cmd.args(["key", "F2"]);
+                    }
                 }
                 // No `--app`: the fixture is the only app on the desktop.
                 cmd.arg("--json");
@@ -378,8 +393,9 @@ impl Driver {
                 }
                 Reported::from_cli(cmd)
             }
-            Driver::OpenLoop { sleep } if *action == CampaignAction::Quit => {
-                let ok = xdotool(desktop, &["key", "alt+F4"]);
+            Driver::OpenLoop { sleep } if matches!(action, CampaignAction::Quit | CampaignAction::KeyOpensDialog) => {
+                let key = if *action == CampaignAction::Quit { "alt+F4" } else { "F2" };
+                let ok = xdotool(desktop, &["key", key]);
                 std::thread::sleep(*sleep);
                 Reported { ok, exit: Some(if ok { 0 } else { 1 }), ..Reported::default() }
             }
@@ -666,6 +682,10 @@ fn judge(
             (n, false)
         }
         CampaignAction::Quit => (during.iter().filter(|e| e.kind == "exit").count(), false),
+        CampaignAction::KeyOpensDialog => {
+            let opened = |e: &&Event| e.kind == "dialog_opened" && e.str("title") == Some(KEY_DIALOG);
+            (during.iter().filter(opened).count(), false)
+        }
         CampaignAction::Type { field, text } => {
             let value = |evs: &[Event], f: &str| {
                 evs.iter()
