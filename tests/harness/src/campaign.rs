@@ -58,6 +58,9 @@ pub enum Fault {
     /// No fault in the app: the action is a key that opens a modal dialog (its effect is
     /// the dialog, never a blocker: VLC's ctrl+t, GIMP's shift+ctrl+e).
     DialogByKey,
+    /// The target is a canvas that takes typed text and draws it, with no text for
+    /// accessibility to read back (a terminal, jEdit's editor): typed once, never again.
+    Unreadable,
 }
 
 /// How often the `ChangesByItself` label counts.
@@ -78,6 +81,7 @@ impl Fault {
             Fault::ChangesByItself(_) => "changes by itself",
             Fault::QuitsWhenTold => "quits when told",
             Fault::DialogByKey => "a dialog a key opens",
+            Fault::Unreadable => "text that cannot be read back",
         }
     }
 
@@ -115,6 +119,10 @@ impl Fault {
             Fault::ChangesByItself(n) => {
                 o.ticker = Some(TICK);
                 o.drop_clicks = *n;
+            }
+            Fault::Unreadable => {
+                o.fault_target = None;
+                o.notes = true;
             }
         }
         o
@@ -188,6 +196,7 @@ pub fn accessible_name(widget: &str) -> &'static str {
         "name" => "Name",
         "email" => "Email",
         "password" => "Password",
+        "notes" => "Notes",
         other => panic!("the campaign has no accessible name for widget {other:?}"),
     }
 }
@@ -245,6 +254,7 @@ pub fn fault_scenarios() -> Vec<Scenario> {
         Scenario::single("a counter ticking beside Submit order", Fault::ChangesByItself(0), click("submit")),
         Scenario::single("told to quit (alt+F4)", Fault::QuitsWhenTold, CampaignAction::Quit),
         Scenario::single("a dialog F2 opens", Fault::DialogByKey, CampaignAction::KeyOpensDialog),
+        Scenario::single("type into Notes, which cannot be read back", Fault::Unreadable, typ("notes", "ls -l")),
         Scenario::single(
             "a counter ticking beside Hello, its first press dropped",
             Fault::ChangesByItself(1),

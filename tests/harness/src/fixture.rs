@@ -83,6 +83,8 @@ pub struct FixtureOptions {
     pub loading: Option<Duration>,
     /// A label that counts up by itself this often (`--ticker-ms`; none by default).
     pub ticker: Option<Duration>,
+    /// A canvas "Notes" that takes typed text with none to read back (`--notes`).
+    pub notes: bool,
     /// Further arguments, passed as they are.
     pub extra_args: Vec<String>,
     /// Extra environment for the app, e.g. `GDK_SCALE=2` for a scaled window.
@@ -111,6 +113,7 @@ impl Default for FixtureOptions {
             save_delay: None,
             loading: None,
             ticker: None,
+            notes: false,
             extra_args: Vec::new(),
             env: Vec::new(),
             ready_timeout: Duration::from_secs(20),
@@ -151,7 +154,13 @@ impl FixtureOptions {
         if let Some(d) = self.ticker {
             push("--ticker-ms", ms(d));
         }
-        for (on, flag) in [(self.popup, "--popup"), (self.stale, "--stale"), (self.ignore_keys, "--ignore-keys")] {
+        let flags = [
+            (self.popup, "--popup"),
+            (self.stale, "--stale"),
+            (self.ignore_keys, "--ignore-keys"),
+            (self.notes, "--notes"),
+        ];
+        for (on, flag) in flags {
             if on {
                 args.push(flag.to_string());
             }

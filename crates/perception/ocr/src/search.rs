@@ -95,10 +95,34 @@ fn fuzzy_spans(line: &Line, li: usize, query: &str, ignore_case: bool, out: &mut
         for start in 0..line.words.len() {
             let Some(span) = line.words.get(start..start + len) else { break };
             let text = span.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
+            if !same_number(&text, &query) {
+                continue;
+            }
             let score = strsim::normalized_levenshtein(&fold(&text), &q) as f32;
             out.push(Match { text, bounds: span_bounds(span), score, line: li });
         }
     }
+}
+
+/// Whether `text` may be `query` misread, as far as numbers go: an OCR slip turns a
+/// letter into a look-alike (O for 0, l for 1), but a digit read as another digit is
+/// another number ("7001" is not "7009", whose edit distance passes). Where the query has
+/// digits, the candidate's digits (its look-alikes counted as digits) are the query's.
+fn same_number(text: &str, query: &str) -> bool {
+    if !query.chars().any(|c| c.is_ascii_digit()) {
+        return true;
+    }
+    let digits = |s: &str| -> String {
+        s.chars()
+            .filter_map(|c| match c {
+                'O' | 'o' => Some('0'),
+                'l' | 'I' | '|' => Some('1'),
+                c if c.is_ascii_digit() => Some(c),
+                _ => None,
+            })
+            .collect()
+    };
+    digits(text) == digits(query)
 }
 
 /// Case-insensitive substring of the line text, with bounds narrowed to the characters.
@@ -196,6 +220,24 @@ mod tests {
             })
             .collect();
         OcrResult { lines, stats: Default::default() }
+    }
+
+    #[test]
+    fn a_number_read_with_another_digit_is_another_number() {
+        // xcalc showing 7001: `text:"7009"` (and 7002, 8001, 70011) passed as OCR slips.
+        for query in ["7009", "7002", "8001", "70011", "1001"] {
+            assert!(
+                find_text(&screen(&["7001"]), &TextMatch::Contains(query.into()), &SearchOptions::default()).is_empty(),
+                "{query}"
+            );
+            assert!(
+                find_text(&screen(&["7001"]), &TextMatch::Exact(query.into()), &SearchOptions::default()).is_empty(),
+                "{query}"
+            );
+        }
+        // A letter read for its look-alike digit is still a slip.
+        check(&["700l"], TextMatch::Exact("7001".into()), &[("700l", (0, 0, 40), 0.75)]);
+        check(&["7001"], TextMatch::Contains("7001".into()), &[("7001", (0, 0, 40), 1.0)]);
     }
 
     fn check(lines: &[&str], query: TextMatch, expected: &[(&str, (i32, i32, u32), f32)]) {

@@ -32,12 +32,28 @@ pub struct ActionContext {
     /// shell command runs twice; a select-all and retype wipes what it cannot read): the
     /// action ends as sent, not verifiable.
     pub blind: bool,
+    /// One input at most, whatever is seen after it: a pointer input at a point the caller
+    /// gave, where what accessibility finds (the element beneath a popup: evince's page
+    /// under its menu) need not be what the screen shows and the input lands on, so "no
+    /// change" of that element says nothing (Night Mode, clicked at its place, toggled three
+    /// times); and a target whose channel does not work ([`ActionContext::blind`]) under an
+    /// expectation (xcalc's "5" pressed twice for `text:"Five"`). Such an action that shows
+    /// no effect fails, and is never repeated.
+    pub single_input: bool,
 }
 
 impl ActionContext {
     /// A verified action on a target that is neither a toggle nor known to be idempotent.
     pub fn new(kind: ActionKind) -> ActionContext {
-        ActionContext { kind, is_toggle: false, idempotent: false, verify: true, expectation: false, blind: false }
+        ActionContext {
+            kind,
+            is_toggle: false,
+            idempotent: false,
+            verify: true,
+            expectation: false,
+            blind: false,
+            single_input: false,
+        }
     }
 }
 

@@ -117,6 +117,7 @@ pub(crate) fn early_fallback_allowed(
         && (!ctx.is_toggle || (w.press_unseen && w.toggle == Toggle::Unchanged))
         && w.uncertain.is_none()
         && !ctx.blind
+        && !ctx.single_input
         && (w.own_motion.is_none() || w.press_unseen)
         && p.no_effect.fallback
         && next.is_some_and(|n| n != w.method)

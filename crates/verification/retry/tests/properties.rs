@@ -18,14 +18,14 @@ fn setup() -> impl Strategy<Value = (ActionPolicy, ActionContext)> {
     let classes = (1..3000u64, 0..6000u64, any::<bool>(), 0..3u32, 0..4u32, 0..5u32);
     let backoff = (0..600u64, 1..5u32, 0..4000u64, prop::bool::weighted(0.85));
     let flags = (prop::bool::weighted(0.25), any::<bool>(), prop::bool::weighted(0.9), any::<bool>(), any::<bool>());
-    let rest = (0..6u32, 0..3u8, flags, prop::bool::weighted(0.2));
+    let rest = (0..6u32, 0..3u8, flags, (prop::bool::weighted(0.2), prop::bool::weighted(0.2)));
     (kind, times, classes, backoff, rest).prop_map(
         |(
             (k, chain),
             (window, delay, poll, extra_total, early_ms),
             (extend, max_extra, auto_dismiss, dismissals, reresolves, transient),
             (initial, factor, backoff_extra, fallback),
-            (max_retries, early, (toggle, idempotent, verify, expectation, stop_when_received), blind),
+            (max_retries, early, (toggle, idempotent, verify, expectation, stop_when_received), (blind, single_input)),
         )| {
             let kind = ALL_KINDS[k];
             let methods = methods_for(kind);
@@ -52,7 +52,7 @@ fn setup() -> impl Strategy<Value = (ActionPolicy, ActionContext)> {
             p.no_effect.fallback = fallback;
             p.no_effect.stop_when_received = stop_when_received;
             p.validate(kind).expect("the strategy builds valid policies");
-            let ctx = ActionContext { kind, is_toggle: toggle, idempotent, verify, expectation, blind };
+            let ctx = ActionContext { kind, is_toggle: toggle, idempotent, verify, expectation, blind, single_input };
             (p, ctx)
         },
     )
@@ -380,7 +380,8 @@ fn check_repeat(
     let unseen = f.reads.iter().any(|s| s.press_unseen);
     prop_assert!(!last.loading || (early && unseen), "input while loading");
     prop_assert!(!stops_when_received(p, ctx, f), "input after one that was received");
-    prop_assert!(!ctx.blind || ctx.expectation, "a second input to a target whose effect cannot be read");
+    prop_assert!(!ctx.blind, "a second input to a target whose effect cannot be read");
+    prop_assert!(!ctx.single_input, "a second input where one input at most may go (a point)");
     prop_assert!(last.blocking.is_none(), "input while blocked");
     prop_assert!(
         f.reads.iter().all(|s| s.own_motion.is_none()) || unseen,

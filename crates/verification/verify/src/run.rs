@@ -26,14 +26,38 @@ pub(crate) fn idempotent_role(role: &Role) -> bool {
 }
 
 /// Whether text set into `target` cannot be read back: accessibility knows no element
-/// there (text found only on screen, a point), or the element gives neither text nor a
-/// value (a canvas editor, a terminal without a Text interface). Verifying such typing by
-/// "its text changed" cannot work, so an input is never sent again after it (deft-retry,
-/// `ActionContext::blind`).
+/// there (text found only on screen, a point), the element gives neither text nor a value
+/// (a canvas editor, a terminal without a Text interface), or its text is not an editable
+/// text's (Firefox gives a canvas a Text interface that reads "" whatever is typed and
+/// drawn there). Verifying such typing by "its text changed" cannot work, so an input is
+/// never sent again after it (deft-retry, `ActionContext::blind`): keys selected-all and
+/// typed again doubled what the first ones drew.
 pub(crate) fn text_unreadable(target: &Resolved) -> bool {
-    match &target.element {
-        None => true,
-        Some(e) => e.text.is_none() && e.value.is_none(),
+    target.element.as_ref().is_none_or(unreadable_element)
+}
+
+fn unreadable_element(e: &deft_types::Element) -> bool {
+    e.value.is_none() && (e.text.is_none() || !e.has(deft_types::State::Editable))
+}
+
+#[cfg(test)]
+mod tests {
+    use deft_types::State;
+
+    #[test]
+    fn only_an_editable_text_or_a_value_reads_typed_text_back() {
+        let mut canvas = deft_a11y::element("notes", "canvas", "Notes");
+        canvas.text = Some(String::new());
+        assert!(super::unreadable_element(&canvas), "Firefox's canvas: a Text interface, not editable");
+        canvas.text = None;
+        assert!(super::unreadable_element(&canvas), "no Text interface at all");
+        let mut entry = deft_a11y::element("name", "text", "Name");
+        entry.text = Some(String::new());
+        entry.states.insert(State::Editable);
+        assert!(!super::unreadable_element(&entry));
+        let mut slider = deft_a11y::element("volume", "slider", "Volume");
+        slider.value = Some("50".into());
+        assert!(!super::unreadable_element(&slider), "a value reads back");
     }
 }
 
@@ -273,6 +297,7 @@ impl<A: Accessibility> Executor<A> {
             expectation: options.expect.is_some(),
             blind: (sets && run.target.as_ref().is_some_and(text_unreadable))
                 || (pointer && run.target.as_ref().is_some_and(|t| t.element.is_none())),
+            single_input: pointer && run.target.as_ref().is_some_and(|t| matches!(t.how, How::Point(_))),
         };
         let policy = match self.policy(kind).with_overrides(kind, options.overrides) {
             Ok(p) => p,

@@ -202,6 +202,18 @@ impl Engine {
             };
             return self.finish(at, end);
         }
+        if self.ctx.single_input || self.ctx.blind {
+            let why = if self.ctx.blind {
+                "the channel that would show its effect does not work for this target"
+            } else {
+                "at a point, what accessibility finds may not be what the input landed on"
+            };
+            let summary = format!(
+                "{m} showed no effect within {waited}ms; not repeated, since {why}, and a second input could \
+                 double an effect that showed elsewhere"
+            );
+            return self.finish(at, End::fail(Some(class), summary));
+        }
         match w.uncertain {
             Some(message) => {
                 let cause = format!("{m} failed ({message}) and nothing changed within {waited}ms");
