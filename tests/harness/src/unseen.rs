@@ -189,9 +189,7 @@ pub fn run(desktop: &Desktop, script: &Script, driver: &Driver) -> Result<AppRun
     let mut app = RunningApp::launch(desktop, script.app)?;
     app.wait_registered(desktop, Duration::from_secs(60))?;
     let name = script.app.accessible_name();
-    // The app's first frames: an app read while it still lays itself out moves under the
-    // open loop's pointer.
-    std::thread::sleep(Duration::from_secs(1));
+    settled(desktop, name);
     for (element, opens) in &script.setup {
         set_up(desktop, name, app.pid(), element, opens)?;
     }
@@ -236,13 +234,28 @@ fn set_up(desktop: &Desktop, app: &str, pid: u32, element: &Sel, opens: &str) ->
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
         if dump(desktop, app).iter().any(|e| e["depth"] == 1 && e["name"] == opens) {
-            // Its first frames (see `run`).
-            std::thread::sleep(Duration::from_secs(1));
+            settled(desktop, app);
             return Ok(());
         }
         std::thread::sleep(Duration::from_millis(200));
     }
     Err(HarnessError::Other(format!("setup: double-clicking {} opened no window {opens:?}", element.describe())))
+}
+
+/// Until two reads of `app` a moment apart place its elements alike (5 s at most): an app
+/// still laying itself out moves under the open loop's pointer.
+fn settled(desktop: &Desktop, app: &str) {
+    let places = || dump(desktop, app).iter().map(|e| e["extents"].clone()).collect::<Vec<_>>();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut last = places();
+    while Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+        let now = places();
+        if now == last && !now.is_empty() {
+            return;
+        }
+        last = now;
+    }
 }
 
 /// What pyatspi reads in `app`: one JSON object per element (role, name, states, extents,

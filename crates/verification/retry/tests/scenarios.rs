@@ -893,37 +893,26 @@ fn a_click_on_a_target_known_only_by_its_pixels_is_never_sent_twice() {
 }
 
 #[test]
-fn a_blind_target_under_an_expectation_still_gets_one_input() {
+fn a_click_whose_first_input_may_have_landed_unseen_is_never_sent_twice() {
     // xcalc, `click --at "5" --expect text:"Five"`: the pixels cannot tell, the expectation
-    // was not met, and a fallback pressed 5 again (55).
-    let v = verdict(check(
-        ActionContext { blind: true, expectation: true, ..ctx(ActionKind::Click) },
-        r#"
-        -> act coordinate_click #1 at 0ms
-        <- 0 sent
-        -> verify 100ms..3000ms
-        <- 3000 no_change feedback=none
-        -> done failed no_effect [coordinate_click: no_change]
-        "#,
-    ));
-    assert!(v.summary.contains("not repeated"), "{}", v.summary);
-}
-
-#[test]
-fn a_pointer_input_at_a_point_is_never_sent_twice() {
-    // evince: Night Mode clicked at its place in an open menu, accessibility finding the
-    // page beneath it: "no change" of the page, three presses, three toggles.
-    let v = verdict(check(
-        ActionContext { single_input: true, ..ctx(ActionKind::Click) },
-        r#"
-        -> act coordinate_click #1 at 0ms
-        <- 0 sent
-        -> verify 100ms..3000ms
-        <- 3000 no_change feedback=none
-        -> done failed no_effect [coordinate_click: no_change]
-        "#,
-    ));
-    assert!(v.summary.contains("at a point"), "{}", v.summary);
+    // was not met, and a fallback pressed 5 again (55). evince: Night Mode clicked at its
+    // place in an open menu, accessibility finding the page beneath it: "no change" of the
+    // page, three presses, three toggles.
+    let blind_expecting = ActionContext { blind: true, expectation: true, ..ctx(ActionKind::Click) };
+    let at_a_point = ActionContext { single_input: true, ..ctx(ActionKind::Click) };
+    for (context, says) in [(blind_expecting, "not repeated"), (at_a_point, "at a point")] {
+        let v = verdict(check(
+            context,
+            r#"
+            -> act coordinate_click #1 at 0ms
+            <- 0 sent
+            -> verify 100ms..3000ms
+            <- 3000 no_change feedback=none
+            -> done failed no_effect [coordinate_click: no_change]
+            "#,
+        ));
+        assert!(v.summary.contains(says), "{}", v.summary);
+    }
 }
 
 #[test]

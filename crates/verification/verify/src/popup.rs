@@ -15,7 +15,7 @@
 use deft_a11y::Hit;
 use deft_capture::CaptureTarget;
 use deft_retry::{Report, Symptoms};
-use deft_types::{Element, Logical, Method, Point, Rect, State, TextMatch};
+use deft_types::{Element, Logical, Method, Physical, Point, Rect, State, TextMatch};
 
 use crate::executor::{Executor, lock};
 use crate::read::Reading;
@@ -37,14 +37,7 @@ impl<A: deft_a11y::Accessibility> Executor<A> {
     /// Whether a popup is really shown at `point`, where the target (in a popup) is placed
     /// by accessibility, according to the display server's own list of popups.
     pub(crate) fn popup_on_screen(&self, target: &Resolved, pre: Option<&Reading>, point: Point<Logical>) -> OnScreen {
-        let Some(windows) = self.windows.as_ref() else { return OnScreen::CannotTell };
-        let Ok(popups) = lock(windows).popups() else { return OnScreen::CannotTell };
-        // Popups that do not name their process may be the target's.
-        let own: Vec<Rect<_>> = popups
-            .iter()
-            .filter(|w| w.pid.is_none() || target.pid.is_none() || w.pid == target.pid)
-            .map(|w| w.bounds)
-            .collect();
+        let Some(own) = self.own_popups(target) else { return OnScreen::CannotTell };
         let at = target.scale.to_physical(point);
         if !own.iter().any(|b| b.contains(at)) {
             return OnScreen::Misplaced(format!("no popup is shown at ({}, {}) on screen", at.x, at.y));
@@ -70,6 +63,14 @@ impl<A: deft_a11y::Accessibility> Executor<A> {
 }
 
 impl<A: deft_a11y::Accessibility> Executor<A> {
+    /// Where the display server shows popups that may be the target's application's (those
+    /// that do not name their process may be), or `None` without its list.
+    fn own_popups(&self, target: &Resolved) -> Option<Vec<Rect<Physical>>> {
+        let popups = lock(self.windows.as_ref()?).popups().ok()?;
+        let own = |w: &&deft_input::WindowGeometry| w.pid.is_none() || target.pid.is_none() || w.pid == target.pid;
+        Some(popups.iter().filter(own).map(|w| w.bounds).collect())
+    }
+
     /// Whether `e`, an entry of a menu that its toolkit does not say is showing, is shown
     /// all the same: `visible`, at a place where the display server shows a popup of its
     /// application. GTK 2 never says `showing` for a menu's entries, open or closed (every
@@ -81,10 +82,8 @@ impl<A: deft_a11y::Accessibility> Executor<A> {
         if e.has(State::Showing) || !e.has(State::Visible) || !is_menu_item(e.role.as_str()) {
             return false;
         }
-        let Some(windows) = self.windows.as_ref() else { return false };
-        let Ok(popups) = lock(windows).popups() else { return false };
         let at = target.scale.to_physical(b.center());
-        popups.iter().any(|w| (w.pid.is_none() || target.pid.is_none() || w.pid == target.pid) && w.bounds.contains(at))
+        self.own_popups(target).is_some_and(|own| own.iter().any(|p| p.contains(at)))
     }
 
     /// A pointer input on an entry of a popup drawn inside its application's own window
@@ -105,9 +104,7 @@ impl<A: deft_a11y::Accessibility> Executor<A> {
         let at = self.pointer_point(target, method).ok()?;
         // In a popup window the display server shows at the point, the popup's place was
         // checked against it (`popup_on_screen`).
-        let popups = lock(self.windows.as_ref()?).popups().ok()?;
-        let own = |p: Option<u32>| p.is_none() || t.pid.is_none() || p == t.pid;
-        if popups.iter().any(|w| own(w.pid) && w.bounds.contains(at)) {
+        if self.own_popups(t)?.iter().any(|p| p.contains(at)) {
             return None;
         }
         let b = t.scale.rect_to_physical(e.bounds?);

@@ -213,13 +213,19 @@ fn menu_bar(open: bool, dialog: bool) -> Tree {
     file_menu(about, dialog)
 }
 
+/// `tree` (a [`file_menu`]) with its menu open: the display server shows it as a popup
+/// around the entry; a window long enough for a loaded machine.
+fn open_menu_fixture(tree: Tree) -> super::Fixture {
+    let config = |c| crate::ExecutorConfig { timeout_ms: Some(3000), ..c };
+    fixture_with(tree, config, Some(Box::new(Popups(vec![(15, 30, 120, 60)]))))
+}
+
 #[tokio::test]
 async fn a_dialog_a_menu_entry_opens_before_its_menu_closes_is_its_effect() {
     // gtk-demo (GTK 2): File > New shows its dialog over the place of the menu first, and
     // closes the menu a moment later. Reported "blocked" (exit 5), an agent would dismiss
     // the dialog and choose the entry again.
-    let config = |c| crate::ExecutorConfig { timeout_ms: Some(3000), ..c };
-    let f = fixture_with(menu_bar(true, false), config, Some(Box::new(Popups(vec![(15, 30, 120, 60)]))));
+    let f = open_menu_fixture(menu_bar(true, false));
     f.on_click((20, 35, 100, 20), menu_bar(true, true));
     let ui = f.ui.clone();
     let closes = tokio::spawn(async move {
@@ -237,8 +243,7 @@ async fn a_dialog_a_menu_entry_opens_before_its_menu_closes_is_its_effect() {
 #[tokio::test]
 async fn a_dialog_over_a_menu_that_stays_open_still_blocks() {
     // The dialog came, the menu stayed open: the entry did not take the input.
-    let config = |c| crate::ExecutorConfig { timeout_ms: Some(3000), ..c };
-    let f = fixture_with(menu_bar(true, false), config, Some(Box::new(Popups(vec![(15, 30, 120, 60)]))));
+    let f = open_menu_fixture(menu_bar(true, false));
     f.on_click((20, 35, 100, 20), menu_bar(true, true));
     let outcome = f.exec.perform(&click("About")).await;
     assert!(!outcome.ok && outcome.blocking.is_some(), "{outcome:#?}");
@@ -260,8 +265,7 @@ async fn a_menu_entry_that_never_says_shown_is_clicked_where_the_screen_shows_it
     // gtk-demo and GIMP (GTK 2): every entry of an open menu was refused "not shown". The
     // display server shows the menu there; the dialog the entry opens over the place of
     // the menu is its effect.
-    let config = |c| crate::ExecutorConfig { timeout_ms: Some(3000), ..c };
-    let f = fixture_with(gtk2_menu_bar(false), config, Some(Box::new(Popups(vec![(15, 30, 120, 60)]))));
+    let f = open_menu_fixture(gtk2_menu_bar(false));
     *f.ui.hit_stops_at.lock().unwrap() = Some(ElementId("pane".into()));
     f.on_click((20, 35, 100, 20), gtk2_menu_bar(true));
     let outcome = f.exec.perform(&click("About")).await;
