@@ -85,6 +85,9 @@ pub struct FixtureOptions {
     pub ticker: Option<Duration>,
     /// A canvas "Notes" that takes typed text with none to read back (`--notes`).
     pub notes: bool,
+    /// Each activation of the target takes effect, then every control is rebuilt exactly
+    /// as it was (`--reload`; the web port reloads the page).
+    pub reload: bool,
     /// Further arguments, passed as they are.
     pub extra_args: Vec<String>,
     /// Extra environment for the app, e.g. `GDK_SCALE=2` for a scaled window.
@@ -114,6 +117,7 @@ impl Default for FixtureOptions {
             loading: None,
             ticker: None,
             notes: false,
+            reload: false,
             extra_args: Vec::new(),
             env: Vec::new(),
             ready_timeout: Duration::from_secs(20),
@@ -159,6 +163,7 @@ impl FixtureOptions {
             (self.stale, "--stale"),
             (self.ignore_keys, "--ignore-keys"),
             (self.notes, "--notes"),
+            (self.reload, "--reload"),
         ];
         for (on, flag) in flags {
             if on {

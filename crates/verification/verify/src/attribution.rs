@@ -29,6 +29,21 @@ pub(crate) fn said_only(effects: &[&Effect], pre: &Reading) -> Vec<ElementId> {
             _ => {}
         }
     }
+    // A text leaf gone and another come under the same element, that element itself
+    // unchanged as read: what it says changed (Chromium replaces a section's text node,
+    // and a read may catch the node replaced before the section's own text).
+    let parent_of_gone = |e: &Effect| match &e.kind {
+        EffectKind::Gone { element, descendants: 0 } => pre.snap.node(&element.id).and_then(|n| n.parent()).cloned(),
+        _ => None,
+    };
+    for e in effects {
+        if let EffectKind::Appeared { parent: Some(p), descendants: 0, .. } = &e.kind
+            && !ids.contains(p)
+            && effects.iter().any(|g| parent_of_gone(g).as_ref() == Some(p))
+        {
+            ids.push(p.clone());
+        }
+    }
     let leaf_of_said = |e: &Effect| match &e.kind {
         EffectKind::Changed { .. } => true,
         EffectKind::Appeared { parent: Some(p), descendants: 0, .. } => ids.contains(p),
@@ -75,4 +90,24 @@ pub(crate) fn own_motion(j: &Judgement, post: &Reading) -> Option<String> {
     let list = names.join(", ");
     let also = if more > 0 { format!(" and {more} more") } else { String::new() };
     Some(format!("{list}{also}, which changed by itself before the input too"))
+}
+
+/// The target, gone after the input, rebuilt where it was: an element of the same role and
+/// name at the same place in `post`, in words. Whichever of the two the input reached, it
+/// reached the target, and the app then re-created it (a page reloading to an identical
+/// page, a view re-rendered by the click): the input landed, and a second one could double
+/// its effect. A target re-created elsewhere is not this: an input at its old place found
+/// nothing there (a stale element).
+pub(crate) fn rebuilt_in_place(target: &ElementId, pre: &Reading, post: &Reading) -> Option<String> {
+    if post.element(target).is_some() {
+        return None;
+    }
+    let was = pre.element(target)?;
+    let at = was.bounds.filter(|b| b.w > 0 && b.h > 0)?;
+    let twin = post
+        .snap
+        .nodes()
+        .map(|n| n.element())
+        .find(|e| e.id != was.id && e.role == was.role && e.name == was.name && e.bounds == Some(at))?;
+    Some(format!("the target {} was rebuilt where it was, at {at}", twin.describe()))
 }

@@ -10,7 +10,7 @@ use deft_snapshot::{
 };
 use deft_types::{Blocking, Condition, Element, ElementId, Logical, Rect, State};
 
-use crate::attribution::{menu_closing, own_motion, said_only};
+use crate::attribution::{menu_closing, own_motion, rebuilt_in_place, said_only};
 use crate::condition;
 use crate::read::Reading;
 use crate::ready::popup_texts;
@@ -83,6 +83,9 @@ pub(crate) struct Seen {
     /// The target is a menu entry and what changed is only its menu going away (the entry,
     /// its menu and the menus above it hidden or gone).
     pub menu_closed_only: bool,
+    /// The target is gone and an equal stands where it stood, in words
+    /// ([`rebuilt_in_place`]): receipt of the input.
+    pub rebuilt_in_place: Option<String>,
 }
 
 /// Another field that typed text landed in: what it showed before the input and now.
@@ -207,6 +210,7 @@ pub(crate) fn observe(
     let cfg = RelevanceConfig { target: target.cloned(), ..relevance.clone() };
     let j = judge(&d, &pre.snap, &post.snap, &cfg);
     let mut seen = Seen { note: explained_notes(&j, target, pre), ..Seen::default() };
+    seen.rebuilt_in_place = target.and_then(|t| rebuilt_in_place(t, pre, post));
     if matches!(goal, Goal::AnyChange | Goal::Expect(_)) {
         seen.own_motion = own_motion(&j, post);
     }

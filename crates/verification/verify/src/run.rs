@@ -91,6 +91,10 @@ pub(crate) struct Pending {
     pub(crate) acked: bool,
     /// Receipt of the pending input was reported as evidence already.
     pub(crate) receipt_told: bool,
+    /// The target was seen rebuilt where it stood (receipt), and said so as evidence.
+    pub(crate) rebuilt_told: bool,
+    /// Since when the target has stood rebuilt in place with nothing else that verifies.
+    pub(crate) rebuilt_since: Option<std::time::Instant>,
     /// The engine was told that the pending press never showed.
     pub(crate) press_unseen_told: bool,
     /// Since when the reads after the pending input have shown only things gone (or

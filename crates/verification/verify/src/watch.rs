@@ -233,6 +233,23 @@ impl<A: Accessibility> Executor<A> {
                 self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
                 return Report::Received { observed };
             }
+            // The target rebuilt where it stood, and nothing that verifies: receipt, as a
+            // menu closing is. Held the same moment for an effect to show (the page the
+            // reload brings), then told as receipt, never "no change".
+            let rebuilt_since =
+                match (seen.rebuilt_in_place.is_some() && seen.verified.is_none(), run.pending.rebuilt_since) {
+                    (true, Some(at)) => Some(at),
+                    (true, None) => Some(Instant::now()),
+                    (false, _) => None,
+                };
+            run.pending.rebuilt_since = rebuilt_since;
+            if let Some(what) = seen.rebuilt_in_place.as_ref()
+                && rebuilt_since.is_some_and(|at| Instant::now() >= (at + MENU_EFFECT_WAIT).min(until))
+                && !hold
+            {
+                let observed = format!("{what}, and nothing else changed");
+                return Report::Received { observed };
+            }
             if let Some(observed) = seen.verified.clone().filter(|_| !hold && menu_since.is_none()) {
                 let e = run.evidence(Channel::Accessibility, observed.clone());
                 self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
@@ -259,13 +276,20 @@ impl<A: Accessibility> Executor<A> {
             }
             // Receipt counts only while the target is still there: an input taken by a
             // widget that was then destroyed (re-created elsewhere) reached nothing that stays.
-            let present = target.as_ref().is_some_and(|t| post.element(t).is_some());
+            // Re-created where it stood, it is still there, and its rebuilding is itself
+            // receipt: the input reached it, whichever of the two it was, and the app answered.
+            let rebuilt = seen.rebuilt_in_place.clone();
+            let present = target.as_ref().is_some_and(|t| post.element(t).is_some()) || rebuilt.is_some();
             if let Some(look) = &mut run.pending.press {
                 self.check_press_back(look);
             }
+            if let Some(what) = rebuilt.filter(|_| !std::mem::replace(&mut run.pending.rebuilt_told, true)) {
+                let e = run.evidence(Channel::Accessibility, format!("{}{what}", deft_types::RECEIPT));
+                self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+            }
             // The executor's own witnesses of receipt (not focus, which a toolkit may give at
             // a press it then drops).
-            let receipt = (present && self.received(run)) || self.pixels_received(run);
+            let receipt = (present && self.received(run)) || self.pixels_received(run) || run.pending.rebuilt_told;
             if receipt {
                 seen.feedback = true;
             }
@@ -411,7 +435,15 @@ impl<A: Accessibility> Executor<A> {
     }
 }
 
-/// What `id` shows in `r`: the text a person sees on it.
+/// What `id` shows in `r`: the text a person sees on it, and on its leaves (a section's
+/// text node, which Chromium replaces when the page sets the text).
 fn says(r: &crate::read::Reading, id: &ElementId) -> String {
-    r.element(id).map_or_else(String::new, |e| e.visible_text().to_string())
+    let Some(node) = r.snap.node(id) else { return String::new() };
+    let leaves = node.children().iter().filter_map(|c| r.snap.node(c)).filter(|n| n.children().is_empty());
+    let mut said = node.element().visible_text().to_string();
+    for leaf in leaves {
+        said.push('\n');
+        said.push_str(leaf.element().visible_text());
+    }
+    said
 }

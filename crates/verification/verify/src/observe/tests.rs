@@ -105,6 +105,27 @@ fn a_recreated_target_is_no_effect() {
 }
 
 #[test]
+fn a_target_rebuilt_where_it_stood_is_receipt_and_one_rebuilt_elsewhere_is_not() {
+    // A page reloading to itself: the same button, a new object, at the same place. The
+    // input reached it (whichever of the two), so a second one could double its effect.
+    let pre = reading(&FORM);
+    let mut tree = pre.tree.clone();
+    let i = tree.find_id(&id("submit")).unwrap();
+    tree.nodes[i].element.id = id("submit_reloaded");
+    let in_place = Reading::new(tree);
+    let seen = see(&pre, &in_place, "submit", &Goal::AnyChange, ToggleMode::None);
+    assert_eq!(seen.verified, None, "no effect shows: {seen:?}");
+    assert!(seen.rebuilt_in_place.as_ref().is_some_and(|w| w.contains("rebuilt where it was")), "{seen:?}");
+    // Re-created 60 px lower (a stale element): the input at its old place found nothing.
+    let moved = reading(&Form { submit_id: "submit2", ..FORM });
+    let seen = see(&pre, &moved, "submit", &Goal::AnyChange, ToggleMode::None);
+    assert_eq!(seen.rebuilt_in_place, None, "{seen:?}");
+    // Still there (not re-created): nothing to say.
+    let seen = see(&pre, &reading(&FORM), "submit", &Goal::AnyChange, ToggleMode::None);
+    assert_eq!(seen.rebuilt_in_place, None, "{seen:?}");
+}
+
+#[test]
 fn an_equal_of_the_target_appearing_beside_it_is_held_like_things_gone() {
     // Chromium re-creating the button on the press, read before the old one left the
     // tree: held (confirmed like things gone), then paired as re-created once it has left.
@@ -425,4 +446,41 @@ fn an_element_off_screen_that_only_gets_its_actions_back_is_no_effect() {
     };
     let seen = see(&tree(false), &tree(true), "submit", &Goal::AnyChange, ToggleMode::None);
     assert_eq!(seen.verified, None, "{seen:?}");
+}
+
+#[test]
+fn a_text_leaf_replaced_under_an_unchanged_element_is_what_that_element_says() {
+    // Chromium replaces a section's text node when the page sets its text; a read may catch
+    // the node replaced before the section's own text. A counter ticking there must be
+    // watched like any text that may move by itself, not taken at once for the effect.
+    let page = |leaf: &str, text: &str| {
+        let mut b = TreeBuilder::new();
+        let app = b.app(element("app", "application", "demo"));
+        let w = b.child(app, element("w", "frame", "Page"));
+        let mut hello = element("hello", "push_button", "Hello");
+        hello.bounds = Some(Rect::<Logical>::new(10, 10, 80, 30));
+        b.child(w, hello);
+        let mut sec = element("sec", "section", "");
+        sec.text = Some("Frames: 1".into());
+        let sec = b.child(w, sec);
+        b.child(sec, element(leaf, "static", text));
+        Reading::new(b.build())
+    };
+    let pre = page("t1", "Frames: 1");
+    let post = page("t3", "Frames: 3");
+    let seen = see(&pre, &post, "hello", &Goal::AnyChange, ToggleMode::None);
+    assert!(seen.verified.is_some(), "{seen:?}");
+    assert_eq!(seen.said_only, vec![id("sec")], "{seen:?}");
+    // A leaf that only came (a new message) is no text replaced.
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "demo"));
+    let w = b.child(app, element("w", "frame", "Page"));
+    b.child(w, element("hello", "push_button", "Hello"));
+    let mut sec = element("sec", "section", "");
+    sec.text = Some("Frames: 1".into());
+    let sec = b.child(w, sec);
+    b.child(sec, element("t1", "static", "Frames: 1"));
+    b.child(sec, element("t9", "static", "Order placed"));
+    let seen = see(&pre, &Reading::new(b.build()), "hello", &Goal::AnyChange, ToggleMode::None);
+    assert!(seen.said_only.is_empty(), "{seen:?}");
 }
