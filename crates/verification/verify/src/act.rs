@@ -9,7 +9,7 @@ use deft_types::{Channel, Condition, Method};
 use crate::event::VerifyEvent;
 use crate::executor::Executor;
 use crate::help::{Help, Helped};
-use crate::observe::Goal;
+use crate::observe::{Goal, ToggleMode};
 use crate::pixels::area;
 use crate::read::Reading;
 use crate::ready::{Check, Stability};
@@ -88,6 +88,18 @@ impl<A: Accessibility> Executor<A> {
             if let Some(region) = region {
                 run.pending.receipt_pixels = self.watch_pixels(region, None).await;
             }
+        }
+        // A toggle draws its state as well as reporting it: the drawing is a second channel,
+        // for the toggles whose reported state never follows (evince's Night Mode, a model
+        // button in a GTK 3 popover, toggled three times when its unchanged state sent the
+        // chain on). The pointer already rests on the target, so its hover look is taken in.
+        if run.verify
+            && run.toggle == ToggleMode::State
+            && run.pending.receipt_pixels.is_none()
+            && let Some(t) = run.target.as_ref()
+            && let Some(bounds) = t.element.as_ref().and_then(|e| e.bounds).filter(|b| !b.is_empty())
+        {
+            run.pending.receipt_pixels = self.watch_pixels(t.scale.rect_to_physical(bounds), None).await;
         }
         run.pending.ocr_watch = match &run.goal {
             Goal::Expect(c) if run.verify && matches!(**c, Condition::TextAppears(_)) => self.watch_screen(),

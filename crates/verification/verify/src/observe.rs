@@ -400,7 +400,10 @@ pub(crate) fn observe(
     // the rest of the page from the accessibility tree). Only bounds known to cover the
     // target count here.
     let over_target = popups.iter().find(|e| popup_bounds(e).is_some() && covers(popup_bounds(e), before));
-    let closed_its_menu = before.is_some_and(is_menu_item) && !after.is_some_and(|a| a.has(State::Showing));
+    // A target still read but no longer shown left with the popup it was in (a popover's
+    // button: evince's Properties), so the dialog is not over it.
+    let closed_its_menu = (before.is_some_and(is_menu_item) && !after.is_some_and(|a| a.has(State::Showing)))
+        || (before.is_some_and(|b| b.has(State::Showing)) && after.is_some_and(|a| !a.has(State::Showing)));
     if let (Goal::AnyChange, Some(p), false, false) =
         (goal, over_target, seen.toggle == Toggle::Changed, closed_its_menu)
         && !others.is_empty()

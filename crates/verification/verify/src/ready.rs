@@ -252,6 +252,7 @@ impl<A: Accessibility> Executor<A> {
                 OnScreen::Misplaced(why) => misplaced(&name, &hit, why),
                 OnScreen::Shown | OnScreen::CannotTell => Check::Ready,
             },
+            Some((_, Ok(Some(hit)))) if beneath_modal_surface(pre, id, &hit, point) => Check::Ready,
             Some((_, Ok(Some(hit)))) => match holds_target(pre, id, &hit, point) {
                 Held::Yes => Check::Ready,
                 Held::OutsidePopup => match self.popup_on_screen(target, pre, point) {
@@ -396,6 +397,24 @@ fn holds_target(pre: Option<&Reading>, target: &ElementId, hit: &Hit, point: Poi
         in_popup |= popup(e.role.as_str());
     }
     Held::No
+}
+
+/// Whether the element hit lies beneath a modal surface inside the target's window that
+/// holds the target at `point`. GTK 3 lists a popover (a `panel` that says `modal`) among
+/// its window's children after the content it is drawn over, and its hit test walks them in
+/// order: it answered with the document beneath evince's menu, and every entry of the menu
+/// was refused as covered. A modal surface takes the input over everything else in its
+/// window: that is what modal means. A window that says modal is not this (what covers it
+/// is another window's matter, for the display server).
+fn beneath_modal_surface(pre: Option<&Reading>, target: &ElementId, hit: &Hit, point: Point<Logical>) -> bool {
+    let Some(pre) = pre else { return false };
+    let chain: Vec<&Element> =
+        pre.snap.ancestors(target).map(|n| n.element()).filter(|e| e.role.as_str() != "application").collect();
+    let Some((window, inside)) = chain.split_last() else { return false };
+    let modal = inside.iter().find(|e| e.has(State::Modal) && e.has(State::Showing));
+    modal.is_some_and(|m| {
+        m.bounds.is_some_and(|b| b.contains(point)) && !hit.is_within(&m.id) && hit.is_within(&window.id)
+    })
 }
 
 /// What [`holds_target`] found between the target and the element hit.

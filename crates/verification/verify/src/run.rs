@@ -95,6 +95,8 @@ pub(crate) struct Pending {
     pub(crate) rebuilt_told: bool,
     /// Since when the target has stood rebuilt in place with nothing else that verifies.
     pub(crate) rebuilt_since: Option<std::time::Instant>,
+    /// Since when a toggle's look has changed at its place while its state read unchanged.
+    pub(crate) toggle_drawn_since: Option<std::time::Instant>,
     /// The engine was told that the pending press never showed.
     pub(crate) press_unseen_told: bool,
     /// Since when the reads after the pending input have shown only things gone (or

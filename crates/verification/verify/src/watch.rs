@@ -289,9 +289,30 @@ impl<A: Accessibility> Executor<A> {
             }
             // The executor's own witnesses of receipt (not focus, which a toolkit may give at
             // a press it then drops).
-            let receipt = (present && self.received(run)) || self.pixels_received(run) || run.pending.rebuilt_told;
+            let by_pixels = self.pixels_received(run);
+            let receipt = (present && self.received(run)) || by_pixels || run.pending.rebuilt_told;
             if receipt {
                 seen.feedback = true;
+            }
+            // A toggle whose look changed at its place while its reported state reads
+            // unchanged: its state does not follow what it draws, and the input landed. Held a
+            // moment for the state to catch up (then it verifies as usual), then told as
+            // receipt; never "unchanged", which would send the chain on and toggle it again.
+            let drawn_only = run.toggle == ToggleMode::State
+                && seen.toggle == Toggle::Unchanged
+                && seen.verified.is_none()
+                && run.pending.pixels_changed;
+            let drawn_since = match (drawn_only, run.pending.toggle_drawn_since) {
+                (true, Some(at)) => Some(at),
+                (true, None) => Some(Instant::now()),
+                (false, _) => None,
+            };
+            run.pending.toggle_drawn_since = drawn_since;
+            if drawn_since.is_some_and(|at| Instant::now() >= (at + MENU_EFFECT_WAIT).min(until)) {
+                let observed = "its look changed where it is drawn, while the state it reports still reads unchanged \
+                                (its reported state does not follow what it draws)"
+                    .to_string();
+                return Report::Received { observed };
             }
             let draws_press = run
                 .target
