@@ -27,8 +27,9 @@ pub fn script(app: CorpusApp) -> Option<Script> {
     Some(Script { app, setup: Vec::new(), steps })
 }
 
-/// GTK 3's widgets on the factory's first page (the plain entry is the third text: the
-/// first two are combo boxes' own), then its second page's dialog, opened and closed.
+/// GTK 3's header bar menu (a popover) and the dialog one of its buttons opens, then the
+/// widgets on the factory's first page (the plain entry is the third text: the first two
+/// are combo boxes' own), then its second page's dialog, opened and closed.
 fn gtk3_widget_factory() -> Vec<Step> {
     let spin = sel("spin_button", "");
     // The fifth of each (tree order, bottom up on the screen): clear and sensitive; the
@@ -38,7 +39,16 @@ fn gtk3_widget_factory() -> Vec<Step> {
     let toggle = sel("toggle_button", "togglebutton");
     let entry = sel("text", "").nth(2);
     let page = sel("radio_button", "Page 2");
+    let menu = sel("toggle_button", "Menu");
     vec![
+        // The header bar's menu is a popover (a panel that says modal) listed after the
+        // notebook it is drawn over: the hit test answers with the notebook beneath.
+        step(Verb::Click(menu.clone()), Truth::Gets(menu, "checked")),
+        step(
+            Verb::Click(sel("push_button", "About Widget Factory")),
+            Truth::Opens("dialog", "About GTK Widget Factory".into()),
+        ),
+        step(Verb::Key("Escape".into()), Truth::Closes("dialog", "About GTK Widget Factory".into())),
         step(Verb::SetValue(spin.clone(), "73".into()), Truth::Value(spin, 73.0)),
         step(Verb::Click(check.clone()), Truth::Gets(check, "checked")),
         step(Verb::Click(radio.clone()), Truth::Gets(radio, "checked")),
