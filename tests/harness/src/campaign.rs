@@ -66,6 +66,10 @@ pub enum Fault {
     /// page): new objects where the old ones were are the input's doing, never a sign that
     /// it did not land.
     Reloads,
+    /// The target button is reported this many pixels to the right of where it is drawn,
+    /// so that its reported centre lies on its neighbour (jEdit's menus reported a row off):
+    /// the neighbour must never be clicked. Made by the GTK 3 app only.
+    GeometryOff(i32),
 }
 
 /// How often the `ChangesByItself` label counts.
@@ -88,6 +92,7 @@ impl Fault {
             Fault::DialogByKey => "a dialog a key opens",
             Fault::Unreadable => "text that cannot be read back",
             Fault::Reloads => "reloads to an identical view",
+            Fault::GeometryOff(_) => "geometry off by some pixels",
         }
     }
 
@@ -131,8 +136,17 @@ impl Fault {
                 o.notes = true;
             }
             Fault::Reloads => o.reload = true,
+            Fault::GeometryOff(px) => o.geometry_off = Some(*px),
         }
         o
+    }
+
+    /// Whether `toolkit`'s port of the fixture app can make this fault.
+    pub fn made_by(&self, toolkit: Toolkit) -> bool {
+        match self {
+            Fault::GeometryOff(_) => toolkit == Toolkit::Gtk3,
+            _ => true,
+        }
     }
 
     fn delay(&self) -> Duration {
@@ -239,7 +253,11 @@ impl Scenario {
 /// environment, only those whose name contains TEXT (to work on one fault).
 pub fn on_toolkit(scenarios: Vec<Scenario>, toolkit: Toolkit) -> Vec<Scenario> {
     let only = std::env::var("DEFT_CAMPAIGN_ONLY").unwrap_or_default();
-    scenarios.into_iter().filter(|s| s.name.contains(&only)).map(|s| s.on(toolkit)).collect()
+    scenarios
+        .into_iter()
+        .filter(|s| s.name.contains(&only) && s.fault.made_by(toolkit))
+        .map(|s| s.on(toolkit))
+        .collect()
 }
 
 /// Every fault of FIXTURE-APP.md, on clicks and on typing.
@@ -265,6 +283,8 @@ pub fn fault_scenarios() -> Vec<Scenario> {
         Scenario::single("a dialog F2 opens", Fault::DialogByKey, CampaignAction::KeyOpensDialog),
         Scenario::single("type into Notes, which cannot be read back", Fault::Unreadable, typ("notes", "ls -l")),
         Scenario::single("Hello reloads to an identical view", Fault::Reloads, click("hello")),
+        // Hello reported 140 px right: exactly where "Submit order" is drawn.
+        Scenario::single("Hello reported on Submit order's place", Fault::GeometryOff(140), click("hello")),
         Scenario::single(
             "a counter ticking beside Hello, its first press dropped",
             Fault::ChangesByItself(1),
@@ -699,7 +719,12 @@ fn judge(
                 "subscribe" => during.iter().filter(|e| e.is("checkbox_toggled", Some("subscribe"))).count(),
                 w => during.iter().filter(|e| e.is("button_activated", Some(w))).count(),
             };
-            (n, false)
+            // Another control activated: the click landed on a neighbour.
+            let other = |e: &Event| {
+                matches!(e.kind.as_str(), "button_activated" | "checkbox_toggled")
+                    && e.widget.as_deref() != Some(*widget)
+            };
+            (n, during.iter().any(other))
         }
         CampaignAction::Quit => (during.iter().filter(|e| e.kind == "exit").count(), false),
         CampaignAction::KeyOpensDialog => {

@@ -88,6 +88,9 @@ pub struct FixtureOptions {
     /// Each activation of the target takes effect, then every control is rebuilt exactly
     /// as it was (`--reload`; the web port reloads the page).
     pub reload: bool,
+    /// The target button is reported this many pixels to the right of where it is drawn
+    /// (`--geometry-off`; the GTK 3 app only).
+    pub geometry_off: Option<i32>,
     /// Further arguments, passed as they are.
     pub extra_args: Vec<String>,
     /// Extra environment for the app, e.g. `GDK_SCALE=2` for a scaled window.
@@ -118,6 +121,7 @@ impl Default for FixtureOptions {
             ticker: None,
             notes: false,
             reload: false,
+            geometry_off: None,
             extra_args: Vec::new(),
             env: Vec::new(),
             ready_timeout: Duration::from_secs(20),
@@ -157,6 +161,9 @@ impl FixtureOptions {
         }
         if let Some(d) = self.ticker {
             push("--ticker-ms", ms(d));
+        }
+        if let Some(px) = self.geometry_off {
+            push("--geometry-off", px.to_string());
         }
         let flags = [
             (self.popup, "--popup"),

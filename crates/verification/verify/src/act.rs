@@ -121,7 +121,7 @@ impl<A: Accessibility> Executor<A> {
             _ if run.pending.opened_on_approach => Ok(crate::opened_on_approach::OPENED_ON_APPROACH.to_string()),
             (Some(refusal), _) => Err(refusal),
             (None, Some((hover, at, region, element))) => {
-                let (sent, look) = self.held_click(at, region, &element, hover).await;
+                let (sent, look) = self.held_click(at, region, &element, &run.scope(), hover).await;
                 run.pending.press = look;
                 sent
             }

@@ -20,7 +20,7 @@
 
 use std::time::{Duration, Instant};
 
-use deft_a11y::Accessibility;
+use deft_a11y::{Accessibility, Scope, SnapshotOptions};
 use deft_input::ButtonAction;
 use deft_retry::Report;
 use deft_types::{Action, Element, ElementId, Frame, Method, MouseButton, Physical, Point, Rect, State};
@@ -38,6 +38,8 @@ const HOLD_MAX: Duration = Duration::from_millis(400);
 /// passed: it handled its events in between, so it either dropped the press or does not
 /// report `armed`.
 const READS_WITHOUT_ARMED: u32 = 3;
+/// How long a press drawn on a toolkit that says which button is held is given to say it.
+const SAID_WITHIN: Duration = Duration::from_millis(40);
 const HOLD_MIN: Duration = Duration::from_millis(30);
 /// Time between two looks at the target while it is held.
 const LOOK_EVERY: Duration = Duration::from_millis(2);
@@ -179,6 +181,56 @@ impl<A: Accessibility> Executor<A> {
         Some(e.has(State::Armed) || (e.has(State::Pressed) && !pressed_before))
     }
 
+    /// Another control that says it is held (armed, or a push button pressed) while the
+    /// target does not: the press landed on it. Read from the target's window while the
+    /// button is still down (toolkits say `armed` when asked, and send no event for it).
+    /// Not one that holds the target or that the target holds (a row and its button).
+    async fn held_instead(&self, target: &Element, scope: &Scope) -> Option<Element> {
+        let tree = self.a11y.snapshot(scope, &SnapshotOptions::default()).await.ok()?;
+        let held = |e: &Element| e.has(State::Armed) || (e.has(State::Pressed) && e.role.as_str() == "push_button");
+        tree.nodes
+            .iter()
+            .map(|n| &n.element)
+            .find(|e| {
+                let related = match (e.bounds, target.bounds) {
+                    (Some(o), Some(t)) => o.contains_rect(&t) || t.contains_rect(&o),
+                    _ => true,
+                };
+                e.id != target.id && held(e) && !related && reports_press(&e.role)
+            })
+            .cloned()
+    }
+
+    /// A held press that landed on `other`, not on the target: the pointer leaves the
+    /// target's window before the release (a button clicks only when released over itself),
+    /// so nothing is clicked, and pointer input is unavailable for this target: its toolkit
+    /// places it where it is not drawn. The chain goes on to a method that needs no place.
+    fn withdraw(&self, at: Point<Physical>, target: &Element, other: &Element) -> Report {
+        let away = self.window_at(at).map_or(Point::new(0, 0), |w| outside(w, at));
+        let withdrawn = {
+            let mut input = lock(&self.input);
+            input.move_to(away).and_then(|()| input.button(MouseButton::Left, ButtonAction::Release))
+        };
+        if let Err(e) = withdrawn {
+            return Report::SendUncertain {
+                message: format!(
+                    "a press meant for {} landed on {}, and its release failed: {e}",
+                    target.describe(),
+                    other.describe()
+                ),
+            };
+        }
+        let message = format!(
+            "the press at ({}, {}) meant for {} was taken by {} (it said it is held), so its toolkit places the target \
+             where it is not drawn; the pointer left the window before the release, so nothing was clicked",
+            at.x,
+            at.y,
+            target.describe(),
+            other.describe()
+        );
+        Report::Refused(deft_retry::Symptoms { method_unavailable: true, ..deft_retry::Symptoms::new(message) })
+    }
+
     /// Clicks `target` at `at` as a press held until it shows (armed, or a pressed look;
     /// at most [`HOLD_MAX`]) and a release. Returns what was sent, and what the press showed.
     pub(crate) async fn held_click(
@@ -186,6 +238,7 @@ impl<A: Accessibility> Executor<A> {
         at: Point<Physical>,
         region: Rect<Physical>,
         target: &Element,
+        scope: &Scope,
         hover: Hover,
     ) -> (Sent, Option<PressLook>) {
         let before = self.still_look(region, &hover).await;
@@ -224,6 +277,20 @@ impl<A: Accessibility> Executor<A> {
                 _ => {}
             }
             tokio::time::sleep(LOOK_EVERY).await;
+        }
+        // Not said held by the target, on a toolkit that says which button is held (GTK's
+        // `armed`, Qt's `pressed`): drawn pressed, it is given a moment to say so; then
+        // another button that says it is held took the press (its toolkit places the target
+        // where it is not drawn), and the press is withdrawn before the release.
+        if !armed && (pressed || reads >= READS_WITHOUT_ARMED) && self.a11y.reports_held_press(&target.id).await {
+            let until = Instant::now() + if pressed { SAID_WITHIN } else { Duration::ZERO };
+            while Instant::now() < until && !armed {
+                tokio::time::sleep(LOOK_EVERY).await;
+                armed = self.armed(&target.id, pressed_before).await == Some(true);
+            }
+            if !armed && let Some(other) = self.held_instead(target, scope).await {
+                return (Err(self.withdraw(at, target, &other)), None);
+            }
         }
         let held_ms = held.elapsed().as_millis();
         let released = lock(&self.input).button(MouseButton::Left, ButtonAction::Release);
@@ -287,5 +354,19 @@ impl<A: Accessibility> Executor<A> {
         {
             look.back = back_to(before, &now);
         }
+    }
+}
+
+/// A point just outside `window`, level with `at` where the screen allows (left, then above,
+/// then right): where a release lands on nothing of the window.
+fn outside(window: Rect<Physical>, at: Point<Physical>) -> Point<Physical> {
+    const GAP: i32 = 3;
+    let right = window.x.saturating_add(i32::try_from(window.w).unwrap_or(i32::MAX)).saturating_add(GAP);
+    if window.x >= GAP {
+        Point::new(window.x - GAP, at.y)
+    } else if window.y >= GAP {
+        Point::new(at.x, window.y - GAP)
+    } else {
+        Point::new(right, at.y)
     }
 }
