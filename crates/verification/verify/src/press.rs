@@ -38,6 +38,8 @@ const HOLD_MAX: Duration = Duration::from_millis(400);
 /// passed: it handled its events in between, so it either dropped the press or does not
 /// report `armed`.
 const READS_WITHOUT_ARMED: u32 = 3;
+/// The longest read of the target's window while a press is held, to find who holds it.
+const HELD_READ_MAX: Duration = Duration::from_millis(150);
 /// How long a press drawn on a toolkit that says which button is held is given to say it.
 const SAID_WITHIN: Duration = Duration::from_millis(40);
 const HOLD_MIN: Duration = Duration::from_millis(30);
@@ -182,23 +184,24 @@ impl<A: Accessibility> Executor<A> {
     }
 
     /// Another control that says it is held (armed, or a push button pressed) while the
-    /// target does not: the press landed on it. Read from the target's window while the
-    /// button is still down (toolkits say `armed` when asked, and send no event for it).
-    /// Not one that holds the target or that the target holds (a row and its button).
+    /// target, a button of a toolkit that says so, does not: the press landed on it. Read
+    /// from the target's window while the button is still down (GTK says `armed` when
+    /// asked, and sends no event for it). Not one that holds the target or that the target
+    /// holds (a row and its button).
     async fn held_instead(&self, target: &Element, scope: &Scope) -> Option<Element> {
-        let tree = self.a11y.snapshot(scope, &SnapshotOptions::default()).await.ok()?;
+        // Read while the button is held: bounded, so a slow app is never held long (a
+        // menu held down is a drag to the menu in some toolkits). Unread, the release goes.
+        let options = SnapshotOptions::default();
+        let tree = tokio::time::timeout(HELD_READ_MAX, self.a11y.snapshot(scope, &options)).await.ok()?.ok()?;
         let held = |e: &Element| e.has(State::Armed) || (e.has(State::Pressed) && e.role.as_str() == "push_button");
-        tree.nodes
-            .iter()
-            .map(|n| &n.element)
-            .find(|e| {
-                let related = match (e.bounds, target.bounds) {
-                    (Some(o), Some(t)) => o.contains_rect(&t) || t.contains_rect(&o),
-                    _ => true,
-                };
-                e.id != target.id && held(e) && !related && reports_press(&e.role)
+        let at = tree.find_id(&target.id);
+        let related = |i: usize| at.is_some_and(|t| tree.is_within(i, t) || tree.is_within(t, i));
+        (0..tree.len())
+            .find(|&i| {
+                let e = &tree.nodes[i].element;
+                e.id != target.id && held(e) && reports_press(&e.role) && !related(i)
             })
-            .cloned()
+            .map(|i| tree.nodes[i].element.clone())
     }
 
     /// A held press that landed on `other`, not on the target: the pointer leaves the
@@ -282,7 +285,11 @@ impl<A: Accessibility> Executor<A> {
         // `armed`, Qt's `pressed`): drawn pressed, it is given a moment to say so; then
         // another button that says it is held took the press (its toolkit places the target
         // where it is not drawn), and the press is withdrawn before the release.
-        if !armed && (pressed || reads >= READS_WITHOUT_ARMED) && self.a11y.reports_held_press(&target.id).await {
+        if !armed
+            && (pressed || reads >= READS_WITHOUT_ARMED)
+            && reports_press(&target.role)
+            && self.a11y.reports_held_press(&target.id).await
+        {
             let until = Instant::now() + if pressed { SAID_WITHIN } else { Duration::ZERO };
             while Instant::now() < until && !armed {
                 tokio::time::sleep(LOOK_EVERY).await;
