@@ -121,6 +121,10 @@ impl From<ResolveError> for ToolError {
                 format!("`{selector}` has index={index} but only {} element(s) match (listed)", matches.len()),
             )
             .with_candidates(matches),
+            ResolveError::NoApp { app, running } => {
+                let message = ResolveError::NoApp { app, running: running.clone() }.to_string();
+                ToolError::new(ToolErrorKind::NotFound, message).with_candidates(running)
+            }
             ResolveError::Invalid(s) => ToolError::usage(format!("{s}\n{}", s.pointer())),
         }
     }

@@ -99,9 +99,10 @@ pub async fn find_all<A: Accessibility>(
 
 /// Read what `sel`'s scope terms name: with a full `id`, that element's subtree; with
 /// `window`, the matching windows; with `app`, the matching apps; otherwise every app. An
-/// `app` or `window` that matches nothing is [`ResolveError::NotFound`] listing the
-/// closest apps or windows. Apps that exit while being read are left out when others
-/// remain.
+/// `app` that matches no application on the bus is [`ResolveError::NoApp`] (listing those
+/// that are, and saying what to do about an app without accessibility); a `window` that
+/// matches nothing is [`ResolveError::NotFound`] listing the closest windows. Apps that
+/// exit while being read are left out when others remain.
 pub async fn read_scope<A: Accessibility>(
     backend: &A,
     sel: &Selector,
@@ -250,11 +251,15 @@ fn scopes_for(apps: &[AppInfo], sel: &Selector, m: &Matcher) -> Result<Vec<Scope
     let chosen: Vec<&AppInfo> = apps.iter().filter(|a| m.matches_app(&a.name)).collect();
     if chosen.is_empty() {
         let app_role = Role::new("application");
-        return Err(not_found(
-            apps.iter()
-                .map(|a| (m.app_similarity(&a.name), scope_candidate(&a.id, &app_role, &a.name, &a.name, None)))
-                .collect(),
-        ));
+        let mut scored: Vec<(f64, Candidate)> = apps
+            .iter()
+            .map(|a| (m.app_similarity(&a.name), scope_candidate(&a.id, &app_role, &a.name, &a.name, None)))
+            .collect();
+        let Some(app) = &sel.app else { return Err(not_found(scored)) };
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let running = scored.into_iter().take(selector::MAX_CANDIDATES).map(|(_, c)| c).collect();
+        let app = SelectorText(&Selector { app: Some(app.clone()), ..Selector::default() }).to_string();
+        return Err(ResolveError::NoApp { app: format!("`{app}`"), running }.into());
     }
     if sel.window.is_none() {
         return Ok(chosen.iter().map(|a| Scope::App(a.id.clone())).collect());
@@ -357,6 +362,24 @@ mod tests {
         // The accessible name still works, and wins when both could match.
         let sel = Selector { window: exact("Question"), ..Selector::default() };
         assert_eq!(window_by_display_title(&apps, sel.clone()), sel);
+    }
+
+    #[test]
+    fn an_app_not_on_the_bus_says_so_and_what_to_do_instead() {
+        // xcalc runs, but gives no accessibility: "no element matches", then nothing to go on.
+        let sel = Selector { app: exact("xcalc"), name: exact("7"), ..Selector::default() };
+        let m = Matcher::new(&sel).unwrap();
+        let err = scopes_for(&apps(), &sel, &m).unwrap_err();
+        let A11yError::Resolve(ResolveError::NoApp { running, .. }) = &err else { panic!("{err:?}") };
+        assert_eq!(running.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["deft-fixture"]);
+        let said = err.to_string();
+        assert!(said.contains("`app=xcalc` is on the accessibility bus"), "{said}");
+        assert!(said.contains("--at X,Y") && said.contains("--text"), "what to do instead: {said}");
+        // A window that matches nothing is still "not found", with its near windows.
+        let sel = Selector { app: exact("deft-fixture"), window: exact("Nothing"), ..Selector::default() };
+        let m = Matcher::new(&sel).unwrap();
+        let err = scopes_for(&apps(), &sel, &m).unwrap_err();
+        assert!(matches!(err, A11yError::Resolve(ResolveError::NotFound { .. })), "{err:?}");
     }
 
     #[test]

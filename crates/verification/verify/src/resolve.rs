@@ -151,7 +151,8 @@ impl Miss {
     pub fn may_appear(&self) -> bool {
         match self {
             // Past the last of several matches: more of the same are not on their way.
-            Miss::Resolve(ResolveError::NotFound { .. }) => true,
+            // An application may be starting: it joins the bus as it begins.
+            Miss::Resolve(ResolveError::NotFound { .. } | ResolveError::NoApp { .. }) => true,
             Miss::Resolve(_) => false,
             Miss::Backend(e) => e.class() != ErrorClass::Permanent,
         }
@@ -169,6 +170,7 @@ impl Miss {
         let (kind, candidates) = match self {
             Miss::Resolve(ResolveError::NotFound { candidates, .. }) => (FailureKind::NotFound, candidates.clone()),
             Miss::Resolve(ResolveError::IndexOutOfRange { matches, .. }) => (FailureKind::NotFound, matches.clone()),
+            Miss::Resolve(ResolveError::NoApp { running, .. }) => (FailureKind::NotFound, running.clone()),
             Miss::Resolve(ResolveError::Ambiguous { matches, .. }) => (FailureKind::Ambiguous, matches.clone()),
             Miss::Resolve(ResolveError::Invalid(_)) => (FailureKind::NotFound, Vec::new()),
             Miss::Backend(e) if e.class() == ErrorClass::Stale => (FailureKind::NotFound, Vec::new()),

@@ -88,9 +88,34 @@ pub enum ResolveError {
         /// Every match, in tree order.
         matches: Vec<Candidate>,
     },
+    /// The selector names an application that is not on the accessibility bus; the
+    /// applications that are, most similar first.
+    #[error("{}", no_app(app, running))]
+    NoApp {
+        /// The application as the selector names it.
+        app: String,
+        /// The applications on the bus, most similar first (at most [`MAX_CANDIDATES`]).
+        running: Vec<Candidate>,
+    },
     /// The selector holds an invalid regular expression.
     #[error(transparent)]
     Invalid(#[from] SyntaxError),
+}
+
+/// What to do about an application accessibility does not list: it may be starting, it may
+/// give no accessibility at all, or have it turned off; what shows on screen still serves.
+fn no_app(app: &str, running: &[Candidate]) -> String {
+    let there = match running {
+        [] => "it lists none at all",
+        _ => "those that are, are listed",
+    };
+    format!(
+        "no application {app} is on the accessibility bus ({there}). If it is running, it gives no accessibility \
+         (X toolkit programs like xcalc and xterm, most games) or has it turned off (GTK 2: \
+         GTK_MODULES=gail:atk-bridge; Qt 5: QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1; Java: the ATK wrapper): leave out the \
+         app and name the target by the text it shows (--text, found on screen by OCR; `ocr` lists what it reads), \
+         or give its point (--at X,Y)"
+    )
 }
 
 fn closest(candidates: &[Candidate]) -> String {
