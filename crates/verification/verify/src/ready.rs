@@ -216,7 +216,14 @@ impl<A: Accessibility> Executor<A> {
             return Check::NotYet(Waiting::Minimized, "its window is minimised".into(), s, None);
         }
         if !element.has(State::Showing) && !self.shown_in_popup(target, &element) {
-            let s = Symptoms { not_found: true, ..Symptoms::new(format!("{name} is not shown")) };
+            let why = match pre.and_then(|p| on_hidden_page(p, id)) {
+                Some(tab) => format!(
+                    "{name} is not shown: it is on the page {tab:?} of its tabs, which is not the page shown; select \
+                     that page first (click page_tab {tab:?})"
+                ),
+                None => format!("{name} is not shown"),
+            };
+            let s = Symptoms { not_found: true, ..Symptoms::new(why) };
             return Check::NotYet(Waiting::Hidden, "not shown".into(), s, None);
         }
         if !element.has(State::Enabled) {
@@ -415,6 +422,23 @@ fn beneath_modal_surface(pre: Option<&Reading>, target: &ElementId, hit: &Hit, p
     modal.is_some_and(|m| {
         m.bounds.is_some_and(|b| b.contains(point)) && !hit.is_within(&m.id) && hit.is_within(&window.id)
     })
+}
+
+/// The name of the tab page that holds `target` when that page is not the one shown (GTK's
+/// notebooks hold a page's contents under its `page_tab`): a check box on another page of
+/// GIMP's Preferences waited 10 s and was "not shown", with nothing said of the page.
+fn on_hidden_page(pre: &Reading, target: &ElementId) -> Option<String> {
+    let node = pre.snap.ancestors(target).find(|n| n.element().role.as_str() == "page_tab")?;
+    let page = node.element();
+    // The tab itself shows (its title is there to click): whether its page does is said by
+    // which tab of the list is selected.
+    let list = pre.snap.node(node.parent()?)?;
+    let another_selected = list
+        .children()
+        .iter()
+        .filter_map(|c| pre.snap.get(c))
+        .any(|e| e.id != page.id && e.role.as_str() == "page_tab" && e.has(State::Selected));
+    (another_selected && !page.has(State::Selected) && !page.name.trim().is_empty()).then(|| page.name.clone())
 }
 
 /// What [`holds_target`] found between the target and the element hit.

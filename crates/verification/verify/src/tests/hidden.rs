@@ -1,0 +1,38 @@
+//! A target that is not shown: said with what would show it.
+
+use deft_a11y::{Tree, TreeBuilder, element};
+use deft_types::State;
+
+use super::{click, fixture, placed};
+
+/// Preferences in tabs: "General" selected; "Show hints" on the page of "Interface", not
+/// shown (GTK's notebooks hold a page's contents under its tab).
+fn preferences() -> Tree {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "prefs"));
+    let mut main = placed("main", "frame", "Preferences", (0, 0, 400, 300), &[]);
+    main.states.insert(State::Active);
+    let main = b.child(app, main);
+    let tabs = b.child(main, placed("tabs", "page_tab_list", "", (0, 0, 400, 300), &[]));
+    let mut general = placed("general", "page_tab", "General", (10, 5, 60, 30), &[]);
+    general.states.insert(State::Selected);
+    let general = b.child(tabs, general);
+    b.child(general, placed("stuff", "label", "General stuff", (10, 40, 200, 30), &[]));
+    let interface = b.child(tabs, placed("interface", "page_tab", "Interface", (80, 5, 70, 30), &[]));
+    let mut hints = element("hints", "check_box", "Show hints");
+    hints.states.remove(&State::Showing);
+    hints.actions = vec!["click".into()];
+    b.child(interface, hints);
+    b.build()
+}
+
+#[tokio::test]
+async fn a_target_on_a_tab_page_not_shown_names_the_page_to_select() {
+    // GIMP's Preferences: "not shown" after 10 s, and nothing said of the page it is on.
+    let config = |c| crate::ExecutorConfig { timeout_ms: Some(300), ..c };
+    let f = fixture(preferences(), config);
+    let outcome = f.exec.perform(&click("Show hints")).await;
+    assert!(!outcome.ok, "{outcome:#?}");
+    assert!(f.clicks().is_empty(), "{outcome:#?}");
+    assert!(outcome.observed.contains("select that page first (click page_tab \"Interface\")"), "{outcome:#?}");
+}
