@@ -453,7 +453,7 @@ fn a_text_leaf_replaced_under_an_unchanged_element_is_what_that_element_says() {
     // Chromium replaces a section's text node when the page sets its text; a read may catch
     // the node replaced before the section's own text. A counter ticking there must be
     // watched like any text that may move by itself, not taken at once for the effect.
-    let page = |leaf: &str, text: &str| {
+    let page = |leaves: &[(&str, &str)]| {
         let mut b = TreeBuilder::new();
         let app = b.app(element("app", "application", "demo"));
         let w = b.child(app, element("w", "frame", "Page"));
@@ -463,24 +463,17 @@ fn a_text_leaf_replaced_under_an_unchanged_element_is_what_that_element_says() {
         let mut sec = element("sec", "section", "");
         sec.text = Some("Frames: 1".into());
         let sec = b.child(w, sec);
-        b.child(sec, element(leaf, "static", text));
+        for (id, text) in leaves {
+            b.child(sec, element(id, "static", text));
+        }
         Reading::new(b.build())
     };
-    let pre = page("t1", "Frames: 1");
-    let post = page("t3", "Frames: 3");
-    let seen = see(&pre, &post, "hello", &Goal::AnyChange, ToggleMode::None);
+    let pre = page(&[("t1", "Frames: 1")]);
+    let seen = see(&pre, &page(&[("t3", "Frames: 3")]), "hello", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.verified.is_some(), "{seen:?}");
     assert_eq!(seen.said_only, vec![id("sec")], "{seen:?}");
     // A leaf that only came (a new message) is no text replaced.
-    let mut b = TreeBuilder::new();
-    let app = b.app(element("app", "application", "demo"));
-    let w = b.child(app, element("w", "frame", "Page"));
-    b.child(w, element("hello", "push_button", "Hello"));
-    let mut sec = element("sec", "section", "");
-    sec.text = Some("Frames: 1".into());
-    let sec = b.child(w, sec);
-    b.child(sec, element("t1", "static", "Frames: 1"));
-    b.child(sec, element("t9", "static", "Order placed"));
-    let seen = see(&pre, &Reading::new(b.build()), "hello", &Goal::AnyChange, ToggleMode::None);
+    let came = page(&[("t1", "Frames: 1"), ("t9", "Order placed")]);
+    let seen = see(&pre, &came, "hello", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.said_only.is_empty(), "{seen:?}");
 }
