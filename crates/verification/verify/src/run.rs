@@ -36,6 +36,41 @@ pub(crate) fn text_unreadable(target: &Resolved) -> bool {
     target.element.as_ref().is_none_or(unreadable_element)
 }
 
+/// Whether `e` is known to take no text: a control whose keys mean something else (a
+/// calendar moves its day, a button presses) or text that only labels, with no text or value
+/// of its own to set and not editable. Typing there (zenity's calendar: "received", and the
+/// date never set) is refused before anything is sent. Roles that may take typed text
+/// without saying so (a canvas editor, a terminal, a list's type-ahead) are not among them.
+pub(crate) fn takes_no_text(e: &deft_types::Element) -> bool {
+    let no_text_role = matches!(
+        e.role.as_str(),
+        "calendar"
+            | "push_button"
+            | "toggle_button"
+            | "check_box"
+            | "radio_button"
+            | "menu"
+            | "menu_bar"
+            | "menu_item"
+            | "check_menu_item"
+            | "radio_menu_item"
+            | "page_tab"
+            | "page_tab_list"
+            | "label"
+            | "static"
+            | "caption"
+            | "heading"
+            | "image"
+            | "icon"
+            | "separator"
+            | "progress_bar"
+            | "scroll_bar"
+            | "tool_bar"
+            | "status_bar"
+    );
+    no_text_role && e.value.is_none() && !e.has(deft_types::State::Editable)
+}
+
 fn unreadable_element(e: &deft_types::Element) -> bool {
     e.value.is_none() && (e.text.is_none() || !e.has(deft_types::State::Editable))
 }
@@ -58,6 +93,22 @@ mod tests {
         let mut slider = deft_a11y::element("volume", "slider", "Volume");
         slider.value = Some("50".into());
         assert!(!super::unreadable_element(&slider), "a value reads back");
+    }
+
+    #[test]
+    fn text_goes_only_where_something_may_take_it() {
+        // zenity's calendar: keys typed there move its day; "received", the date never set.
+        let calendar = deft_a11y::element("date", "calendar", "");
+        assert!(super::takes_no_text(&calendar));
+        assert!(super::takes_no_text(&deft_a11y::element("name", "label", "Name")));
+        // What may take typed text without saying so: a canvas editor, a terminal, a text
+        // with no Text interface (the Notes canvas), a list's type-ahead.
+        for role in ["text", "canvas", "terminal", "list", "table_cell", "unknown", "panel"] {
+            assert!(!super::takes_no_text(&deft_a11y::element("x", role, "")), "{role}");
+        }
+        let mut editable = deft_a11y::element("cell", "label", "");
+        editable.states.insert(State::Editable);
+        assert!(!super::takes_no_text(&editable), "an editable label takes text");
     }
 }
 
@@ -280,6 +331,26 @@ impl<A: Accessibility> Executor<A> {
                 );
                 return self.refused(run, kind, "the secret in a password field", why);
             }
+        }
+        if matches!(kind, ActionKind::Type | ActionKind::SetValue)
+            && run.miss.is_none()
+            && let Some(e) = run.target.as_ref().and_then(|t| t.element.as_ref()).filter(|e| takes_no_text(e))
+        {
+            let why = if deft_a11y::selector::shows_text_only(e) {
+                format!(
+                    "nothing was sent: {} only shows text, and no field says it is the one it names; name the field \
+                     itself (its role, as `role=text`, and the window it is in)",
+                    e.describe()
+                )
+            } else {
+                format!(
+                    "nothing was sent: {} takes no text (it has no text or value to set, and keys typed into it \
+                     would do what its keys do: move a calendar's day, press a button); use what it offers (click \
+                     it, or the keys it answers to)",
+                    e.describe()
+                )
+            };
+            return self.refused(run, kind, "text in a field", why);
         }
         let role_toggle = run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(|e| is_toggle_role(&e.role));
         let sets = matches!(kind, ActionKind::Type | ActionKind::SetValue);

@@ -329,3 +329,38 @@ async fn a_button_in_a_popover_the_hit_test_cannot_see_is_clicked_and_its_dialog
     assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
     assert_eq!(f.clicks().len(), 1, "{outcome:#?}");
 }
+
+#[tokio::test]
+async fn a_tab_whose_extents_are_its_title_still_holds_its_page() {
+    // Geany: the editor in a notebook page; GTK reports the page_tab's extents as its title
+    // only, so its hit test stops at the page_tab_list, and "page_tab_list covers text" was
+    // said after 10 s, with advice to dismiss a popup that was not there.
+    let editor = || {
+        let mut b = TreeBuilder::new();
+        let app = b.app(element("app", "application", "editor"));
+        let mut main = placed("main", "frame", "doc.txt", (0, 0, 600, 500), &[]);
+        main.states.insert(State::Active);
+        let main = b.child(app, main);
+        let tabs = b.child(main, placed("tabs", "page_tab_list", "", (0, 30, 600, 470), &[]));
+        let mut tab = placed("tab", "page_tab", "doc.txt", (10, 30, 60, 30), &[]);
+        tab.states.insert(State::Selected);
+        let tab = b.child(tabs, tab);
+        let page = b.child(tab, placed("page", "filler", "", (0, 60, 600, 440), &[]));
+        let mut text = placed("doc", "text", "", (0, 60, 600, 440), &[]);
+        text.states.insert(State::Editable);
+        text.text = Some("alpha".into());
+        b.child(page, text);
+        b.build()
+    };
+    let f = fixture(editor(), |c| crate::ExecutorConfig { timeout_ms: Some(500), ..c });
+    *f.ui.hit_stops_at.lock().unwrap() = Some(ElementId("tabs".into()));
+    let sel = deft_types::Selector { role: Some(deft_types::Role::new("text")), ..deft_types::Selector::default() };
+    let action = deft_types::Action::Click {
+        target: deft_types::Target::Selector(sel),
+        button: deft_types::MouseButton::Left,
+        count: 1,
+    };
+    let outcome = f.exec.perform(&action).await;
+    assert!(!f.clicks().is_empty(), "clicked where the editor is: {outcome:#?}");
+    assert!(outcome.blocking.is_none(), "not covered: {outcome:#?}");
+}
