@@ -90,15 +90,18 @@ pub fn of_outcome(o: &Outcome) -> Exit {
     }
 }
 
-/// A candidate on one line: `push_button "OK" in "demo" window "Main" (--id 2)`.
-pub fn candidate_line(c: &Candidate) -> String {
+/// A candidate on one line: `push_button "OK" in "demo" window "Main" (--id 2)`. `among`:
+/// the candidates listed with it, so that a short id two of them share (one per
+/// application: each numbers its own) is given whole instead.
+pub fn candidate_line(c: &Candidate, among: &[Candidate]) -> String {
     let mut s = format!("{} {:?} in {:?}", c.role, c.name, c.app);
     if let Some(w) = &c.window {
         s.push_str(&format!(" window {w:?}"));
     }
     // The short form `--id` accepts (the numeric end of an AT-SPI path), else the whole id.
     let short = deft_a11y::short_id(&c.id);
-    if short != c.id.0 {
+    let shared = among.iter().any(|o| o.id != c.id && deft_a11y::short_id(&o.id) == short);
+    if short != c.id.0 && !shared {
         s.push_str(&format!(" (--id {short})"));
     } else {
         s.push_str(&format!(" (--id '{}')", c.id));

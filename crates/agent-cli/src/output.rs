@@ -265,7 +265,13 @@ pub fn error_human(e: &CliError, st: &Style) -> String {
 pub fn candidates_human(candidates: &[Candidate], st: &Style) -> String {
     let mut out = String::new();
     for (i, c) in candidates.iter().enumerate() {
-        out.push_str(&format!("  {}. {}\n     {} {}\n", i, candidate_line(c), st.dim("select with:"), c.selector));
+        out.push_str(&format!(
+            "  {}. {}\n     {} {}\n",
+            i,
+            candidate_line(c, candidates),
+            st.dim("select with:"),
+            c.selector
+        ));
     }
     out
 }
@@ -454,5 +460,26 @@ mod tests {
                  select with: window="Deft Fixture" path=0/0
         "#]]
         .assert_eq(&error_human(&e, &Style::default()));
+    }
+
+    #[test]
+    fn a_short_id_two_candidates_share_is_given_whole() {
+        // Two zenity dialogs, one application each: both number their OK button 8, and
+        // "(--id 8)" twice sent the user round in a circle.
+        let ok = |bus: &str, title: &str| Candidate {
+            id: ElementId(format!("{bus}|/org/a11y/atspi/accessible/8")),
+            role: Role::new("push_button"),
+            name: "OK".into(),
+            app: "zenity".into(),
+            window: Some(title.into()),
+            path: vec![0, 2],
+            selector: format!("window={title:?} path=0/2"),
+            similarity: 100,
+        };
+        let listed = candidates_human(&[ok(":1.0", "First"), ok(":1.1", "Second")], &Style::default());
+        assert!(listed.contains("(--id ':1.0|/org/a11y/atspi/accessible/8')"), "{listed}");
+        assert!(listed.contains("(--id ':1.1|/org/a11y/atspi/accessible/8')"), "{listed}");
+        let one = candidates_human(&[ok(":1.0", "First")], &Style::default());
+        assert!(one.contains("(--id 8)"), "{one}");
     }
 }

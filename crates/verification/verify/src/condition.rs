@@ -172,8 +172,12 @@ pub(crate) fn check(c: &Condition, tree: &Tree) -> Check {
     }
 }
 
+/// Whether `n` is shown with `role`. `dialog` is what a person calls any of them: an alert,
+/// a file or colour chooser too (Geany's ctrl+s opened a `file_chooser`, and
+/// `role:dialog` said "not the one expected"); a narrower role is matched as it is.
 fn role_shown(n: &Node, role: &Role) -> bool {
-    &n.element.role == role && showing(n)
+    let matches = &n.element.role == role || (role.as_str() == "dialog" && n.element.role.is_dialog_like());
+    matches && showing(n)
 }
 
 #[cfg(test)]
@@ -197,6 +201,13 @@ mod tests {
         check_on_demo(Condition::WindowTitle(TextMatch::Contains("conf".into())), true, "dialog \"Confirm\"");
         check_on_demo(Condition::WindowTitle(exact("Saved")), false, "\"Main\", \"Confirm\"");
         check_on_demo(Condition::RoleAppears(Role::new("dialog")), true, "Confirm");
+        // Any dialog is a dialog; an alert is only an alert.
+        let mut b = deft_a11y::TreeBuilder::new();
+        let app = b.app(deft_a11y::element("app", "application", "editor"));
+        b.child(app, deft_a11y::element("save", "file_chooser", "Save File"));
+        let tree = b.build();
+        assert!(check(&Condition::RoleAppears(Role::new("dialog")), &tree).met);
+        assert!(!check(&Condition::RoleAppears(Role::new("alert")), &tree).met);
         let name = Selector { name: Some(exact("Name")), ..Selector::default() };
         check_on_demo(Condition::Value { selector: name.clone(), value: exact("") }, true, "has value \"\"");
         let state = Condition::ElementState { selector: name.clone(), state: State::Editable, present: true };
