@@ -125,6 +125,13 @@ impl<A: Accessibility> Executor<A> {
             .find_map(|frame| ocr.find(&frame, text).ok()?.into_iter().next())
     }
 
+    /// `text` read by OCR in `region` of the screen.
+    pub(crate) fn ocr_region(&self, region: Rect<Physical>, text: &TextMatch) -> Option<TextHit> {
+        let ocr = self.ocr.as_ref()?;
+        let frame = self.grab(region)?;
+        ocr.find(&frame, text).ok()?.into_iter().next()
+    }
+
     /// `text` read by OCR anywhere on the screen.
     pub(crate) fn ocr_screen(&self, text: &TextMatch) -> Option<TextHit> {
         let ocr = self.ocr.as_ref()?;

@@ -198,7 +198,18 @@ impl<A: Accessibility> Executor<A> {
     /// `ocr` says so (see `resolve_waiting`).
     pub(crate) async fn find_target(&self, how: &How, ocr: bool) -> Result<Resolved, Miss> {
         match how {
-            How::Selector(sel) => self.find_by_selector(how, sel).await,
+            How::Selector(sel) => match self.find_by_selector(how, sel).await {
+                // Text a person sees, in an application or window: looked for on screen in
+                // that application's windows only (zenity's calendar days are not elements).
+                Err(miss @ Miss::Resolve(ResolveError::NotFound { .. })) if ocr && text_in_scope(sel).is_some() => {
+                    let Some(t) = text_in_scope(sel) else { return Err(miss) };
+                    match self.find_by_ocr_in(t, sel).await {
+                        Some(found) => Ok(self.find_by_selector(how, sel).await.unwrap_or(found)),
+                        None => Err(miss),
+                    }
+                }
+                other => other,
+            },
             How::Text(t) => {
                 let sel = Selector { text: Some(t.clone()), ..Selector::default() };
                 match self.find_by_selector(how, &sel).await {
@@ -357,6 +368,26 @@ impl<A: Accessibility> Executor<A> {
     }
 
     /// Text on screen through OCR, when a recogniser and a capturer are configured.
+    /// [`Self::find_by_ocr`] within the windows of the application (and window) `sel`
+    /// names, as accessibility places them.
+    async fn find_by_ocr_in(&self, t: &TextMatch, sel: &Selector) -> Option<Resolved> {
+        let m = deft_a11y::selector::Matcher::new(sel).ok()?;
+        let apps = self.a11y.applications().await.ok()?;
+        let regions: Vec<_> = apps
+            .iter()
+            .filter(|a| sel.app.is_none() || m.matches_app(&a.name))
+            .flat_map(|a| a.windows.iter().map(move |w| (a.pid, w)))
+            .filter(|(_, w)| sel.window.is_none() || m.matches_window(&w.title))
+            .filter_map(|(pid, w)| Some(self.scale_of(pid, &w.title, w.bounds).rect_to_physical(w.bounds?)))
+            .collect();
+        let best = regions.into_iter().find_map(|r| self.ocr_region(r, t))?;
+        Some(Resolved {
+            point: Some(best.bounds.center()),
+            channel: Channel::Ocr,
+            ..Resolved::bare(How::Text(t.clone()))
+        })
+    }
+
     async fn find_by_ocr(&self, t: &TextMatch) -> Option<Resolved> {
         let best = self.ocr_screen(t)?;
         Some(Resolved {
@@ -364,5 +395,33 @@ impl<A: Accessibility> Executor<A> {
             channel: Channel::Ocr,
             ..Resolved::bare(How::Text(t.clone()))
         })
+    }
+}
+
+/// The text of a selector that names only text and where to look for it (an application,
+/// a window): what a person sees there, which OCR may find when accessibility does not.
+fn text_in_scope(sel: &Selector) -> Option<&TextMatch> {
+    let scope_only =
+        Selector { app: sel.app.clone(), window: sel.window.clone(), text: sel.text.clone(), ..Selector::default() };
+    (sel.text.is_some() && (sel.app.is_some() || sel.window.is_some()) && *sel == scope_only)
+        .then_some(sel.text.as_ref()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use deft_types::{Role, Selector, TextMatch};
+
+    use super::text_in_scope;
+
+    #[test]
+    fn text_in_an_application_may_be_read_on_screen_and_nothing_narrower() {
+        let text = Some(TextMatch::Exact("18".into()));
+        let app = Some(TextMatch::Exact("zenity".into()));
+        let day = Selector { app: app.clone(), text: text.clone(), ..Selector::default() };
+        assert_eq!(text_in_scope(&day), text.as_ref());
+        // A role (or a name, an index) asks for an element: OCR finds none of those.
+        let cell = Selector { role: Some(Role::new("table_cell")), ..day.clone() };
+        assert_eq!(text_in_scope(&cell), None);
+        assert_eq!(text_in_scope(&Selector { app, ..Selector::default() }), None);
     }
 }
