@@ -216,12 +216,16 @@ impl<A: Accessibility> Executor<A> {
             return Check::NotYet(Waiting::Minimized, "its window is minimised".into(), s, None);
         }
         if !element.has(State::Showing) && !self.shown_in_popup(target, &element) {
-            let why = match pre.and_then(|p| on_hidden_page(p, id)) {
-                Some(tab) => format!(
+            let why = match (pre.and_then(|p| on_hidden_page(p, id)), pre.and_then(|p| in_closed_menu(p, id))) {
+                (Some(tab), _) => format!(
                     "{name} is not shown: it is on the page {tab:?} of its tabs, which is not the page shown; select \
                      that page first (click page_tab {tab:?})"
                 ),
-                None => format!("{name} is not shown"),
+                (None, Some(menu)) => format!(
+                    "{name} is not shown: it is an entry of the menu {menu:?}, which is not open; open it first \
+                     (click menu {menu:?})"
+                ),
+                (None, None) => format!("{name} is not shown"),
             };
             let s = Symptoms { not_found: true, ..Symptoms::new(why) };
             return Check::NotYet(Waiting::Hidden, "not shown".into(), s, None);
@@ -442,6 +446,19 @@ fn on_hidden_page(pre: &Reading, target: &ElementId) -> Option<String> {
         .filter_map(|c| pre.snap.get(c))
         .any(|e| e.id != page.id && e.role.as_str() == "page_tab" && e.has(State::Selected));
     (another_selected && !page.has(State::Selected) && !page.name.trim().is_empty()).then(|| page.name.clone())
+}
+
+/// The name of the menu that holds `target`, a menu entry, when that menu is not open (its
+/// entries not shown): Geany's "Show Line Numbers" waited 10 s, "not shown", nothing said
+/// of the View menu it is in.
+fn in_closed_menu(pre: &Reading, target: &ElementId) -> Option<String> {
+    let entry = pre.snap.get(target)?;
+    if !crate::popup::is_menu_item(entry.role.as_str()) {
+        return None;
+    }
+    let menu = pre.snap.ancestors(target).map(|n| n.element()).find(|e| e.role.as_str() == "menu")?;
+    let open = menu.has(State::Expanded) || menu.has(State::Selected);
+    (!open && !menu.name.trim().is_empty()).then(|| menu.name.clone())
 }
 
 /// What [`holds_target`] found between the target and the element hit.

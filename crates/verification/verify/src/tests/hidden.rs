@@ -36,3 +36,24 @@ async fn a_target_on_a_tab_page_not_shown_names_the_page_to_select() {
     assert!(f.clicks().is_empty(), "{outcome:#?}");
     assert!(outcome.observed.contains("select that page first (click page_tab \"Interface\")"), "{outcome:#?}");
 }
+
+#[tokio::test]
+async fn an_entry_of_a_closed_menu_names_the_menu_to_open() {
+    // Geany: "Show Line Numbers" while View is closed: "not shown" after 10 s, nothing more.
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "editor"));
+    let mut main = placed("main", "frame", "Editor", (0, 0, 400, 300), &[]);
+    main.states.insert(State::Active);
+    let main = b.child(app, main);
+    let bar = b.child(main, placed("bar", "menu_bar", "", (0, 0, 400, 25), &[]));
+    let view = b.child(bar, placed("view", "menu", "View", (60, 0, 50, 25), &["click"]));
+    let mut entry = element("numbers", "check_menu_item", "Show Line Numbers");
+    entry.states.remove(&State::Showing);
+    entry.actions = vec!["click".into()];
+    b.child(view, entry);
+    let config = |c| crate::ExecutorConfig { timeout_ms: Some(300), ..c };
+    let f = fixture(b.build(), config);
+    let outcome = f.exec.perform(&click("Show Line Numbers")).await;
+    assert!(!outcome.ok && f.clicks().is_empty(), "{outcome:#?}");
+    assert!(outcome.observed.contains("open it first (click menu \"View\")"), "{outcome:#?}");
+}
