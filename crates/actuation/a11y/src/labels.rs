@@ -15,7 +15,8 @@ use crate::selector::{Pick, shows_text_only};
 use crate::tree::Node;
 
 /// The one field `label` names, read with its relations: the label's `label_for` target,
-/// else the one element of `window` (the label's window, when known) `labelled_by` it.
+/// else the one element of `window` (the label's window, when known) `labelled_by` it, else
+/// the field beside it there ([`field_beside`]).
 /// `None` when `label` is no label (it takes input itself), names no field, or names
 /// several.
 pub async fn labelled_field<A: Accessibility>(
@@ -39,6 +40,10 @@ pub async fn labelled_field<A: Accessibility>(
             .filter(|n| related(n, "labelled_by").contains(&label.id))
             .map(|n| n.element.id.clone())
             .collect();
+        // No relation says: the field a person reads it as naming, by where it is.
+        if fields.is_empty() {
+            fields.extend(field_beside(&tree, label));
+        }
     }
     fields.retain(|f| f != &label.id);
     fields.dedup();
@@ -52,6 +57,44 @@ pub async fn labelled_field<A: Accessibility>(
         Err(e) => Err(e),
     }
 }
+
+/// The field a person reads `label` as naming when no relation says (zenity's forms: a
+/// label and its entry side by side, unrelated): the nearest field on its right on the same
+/// line (its middle within the label's height), else the nearest just below it, overlapping
+/// it across. Only fields that take text and are shown.
+fn field_beside(tree: &crate::Tree, label: &Element) -> Option<ElementId> {
+    let l = label.bounds?;
+    let (l_right, l_bottom) = (l.x + l.w as i32, l.y + l.h as i32);
+    let takes_text = |e: &Element| {
+        e.has(deft_types::State::Showing)
+            && (e.has(deft_types::State::Editable) || matches!(e.role.as_str(), "text" | "password_text" | "entry"))
+            && !shows_text_only(e)
+    };
+    let fields = || tree.nodes.iter().map(|n| &n.element).filter(|e| e.id != label.id && takes_text(e));
+    let beside = fields()
+        .filter_map(|e| {
+            let b = e.bounds?;
+            let middle = b.y + b.h as i32 / 2;
+            let gap = b.x - l_right;
+            ((-2..=RIGHT_OF).contains(&gap) && (l.y..=l_bottom).contains(&middle)).then_some((gap, e))
+        })
+        .min_by_key(|(gap, _)| *gap);
+    let below = || {
+        fields()
+            .filter_map(|e| {
+                let b = e.bounds?;
+                let gap = b.y - l_bottom;
+                let across = b.x < l_right && l.x < b.x + b.w as i32;
+                ((-2..=BELOW).contains(&gap) && across).then_some((gap, e))
+            })
+            .min_by_key(|(gap, _)| *gap)
+    };
+    beside.or_else(below).map(|(_, e)| e.id.clone())
+}
+
+/// How far right of a label, and how far below it, the field it names may start (px).
+const RIGHT_OF: i32 = 300;
+const BELOW: i32 = 40;
 
 /// The elements `node`'s relation `kind` points at.
 fn related(node: &Node, kind: &str) -> Vec<ElementId> {
@@ -97,6 +140,32 @@ mod tests {
     fn a_label_names_the_field_it_is_for_by_either_relation() {
         assert_eq!(field_of(&form("label_for"), "label").as_deref(), Some("entry"));
         assert_eq!(field_of(&form("labelled_by"), "label").as_deref(), Some("entry"));
+    }
+
+    #[test]
+    fn a_label_with_no_relation_names_the_field_beside_it() {
+        // zenity's forms: "Name" and "Pass" labels, their entries on their right, unrelated.
+        let mut b = TreeBuilder::new();
+        let app = b.app(element("app", "application", "zenity"));
+        let win = b.child(app, element("win", "frame", "Forms"));
+        let placed = |id: &str, role: &str, name: &str, (x, y): (i32, i32)| {
+            let mut e = element(id, role, name);
+            e.bounds = Some(deft_types::Rect::new(x, y, if role == "label" { 60 } else { 200 }, 30));
+            if role != "label" {
+                e.states.insert(deft_types::State::Editable);
+            }
+            e
+        };
+        b.child(win, placed("name", "label", "Name", (10, 10)));
+        b.child(win, placed("pass", "label", "Pass", (10, 50)));
+        b.child(win, placed("name_entry", "text", "", (80, 10)));
+        b.child(win, placed("pass_entry", "password_text", "", (80, 50)));
+        b.child(win, placed("notes", "label", "Notes", (10, 200)));
+        let fake = FakeAccessibility::new(b.build());
+        assert_eq!(field_of(&fake, "name").as_deref(), Some("name_entry"));
+        assert_eq!(field_of(&fake, "pass").as_deref(), Some("pass_entry"));
+        // Nothing beside it, nothing just below: no field.
+        assert_eq!(field_of(&fake, "notes"), None);
     }
 
     #[test]
