@@ -217,10 +217,15 @@ impl<A: Accessibility> Executor<A> {
         }
         if !element.has(State::Showing) && !self.shown_in_popup(target, &element) {
             let why = match (pre.and_then(|p| on_hidden_page(p, id)), pre.and_then(|p| in_closed_menu(p, id))) {
-                (Some(tab), _) => format!(
-                    "{name} is not shown: it is on the page {tab:?} of its tabs, which is not the page shown; select \
-                     that page first (click page_tab {tab:?})"
-                ),
+                // Another page is shown, and stays so until someone selects this one: waiting
+                // is no use.
+                (Some(tab), _) => {
+                    let why = format!(
+                        "{name} is not shown: it is on the page {tab:?} of its tabs, which is not the page shown; \
+                         select that page first (click page_tab {tab:?})"
+                    );
+                    return Check::Fail(Symptoms { not_found: true, ..Symptoms::new(why) });
+                }
                 (None, Some(menu)) => format!(
                     "{name} is not shown: it is an entry of the menu {menu:?}, which is not open; open it first \
                      (click menu {menu:?})"
