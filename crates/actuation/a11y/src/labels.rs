@@ -40,8 +40,10 @@ pub async fn labelled_field<A: Accessibility>(
             .filter(|n| related(n, "labelled_by").contains(&label.id))
             .map(|n| n.element.id.clone())
             .collect();
-        // No relation says: the field a person reads it as naming, by where it is.
-        if fields.is_empty() {
+        // No relation says: the field a person reads it as naming, by where it is. Only for
+        // a label: a text that takes no text through accessibility may take typed keys
+        // itself (a canvas editor, a terminal: the fixture's Notes), and is the target.
+        if fields.is_empty() && matches!(label.role.as_str(), "label" | "static" | "caption") {
             fields.extend(field_beside(&tree, label));
         }
     }
@@ -166,6 +168,16 @@ mod tests {
         assert_eq!(field_of(&fake, "pass").as_deref(), Some("pass_entry"));
         // Nothing beside it, nothing just below: no field.
         assert_eq!(field_of(&fake, "notes"), None);
+        // A text that is no label (a canvas editor with no Text interface) is the target
+        // itself, whatever field lies beside it.
+        let mut b = TreeBuilder::new();
+        let app = b.app(element("app", "application", "editor"));
+        let win = b.child(app, element("win", "frame", "Forms"));
+        let mut canvas = placed("canvas", "text", "Notes", (10, 10));
+        canvas.states.remove(&deft_types::State::Editable);
+        b.child(win, canvas);
+        b.child(win, placed("entry", "text", "", (220, 10)));
+        assert_eq!(field_of(&FakeAccessibility::new(b.build()), "canvas"), None);
     }
 
     #[test]
