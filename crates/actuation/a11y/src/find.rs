@@ -257,7 +257,11 @@ fn scopes_for(apps: &[AppInfo], sel: &Selector, m: &Matcher) -> Result<Vec<Scope
             .collect();
         let Some(app) = &sel.app else { return Err(not_found(scored)) };
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let running = scored.into_iter().take(selector::MAX_CANDIDATES).map(|(_, c)| c).collect();
+        let running = scored
+            .into_iter()
+            .take(selector::MAX_CANDIDATES)
+            .map(|(score, c)| Candidate { similarity: (score.clamp(0.0, 1.0) * 100.0).floor() as u8, ..c })
+            .collect();
         let app = SelectorText(&Selector { app: Some(app.clone()), ..Selector::default() }).to_string();
         return Err(ResolveError::NoApp { app: format!("`{app}`"), running }.into());
     }

@@ -39,10 +39,11 @@ fn selectors_resolve_and_fail_clearly() {
     assert_eq!(err.class(), ErrorClass::Permanent);
     assert!(err.to_string().starts_with("no element matches"), "{err}");
 
-    // An app or window that is not there lists the ones that are.
+    // An app or window that is not there lists the ones that are, a near name first.
     let err = find("app=deft-fixtur name=Hello").unwrap_err();
-    let A11yError::Resolve(ResolveError::NotFound { candidates, .. }) = &err else { panic!("{err}") };
-    assert_eq!(candidates[0].name, "deft-fixture", "{err}");
+    let A11yError::Resolve(ResolveError::NoApp { running, .. }) = &err else { panic!("{err}") };
+    assert_eq!(running[0].name, "deft-fixture", "{err}");
+    assert!(err.to_string().contains(r#"did you mean "deft-fixture"?"#), "{err}");
     let err = find(r#"window="Deft Fixtures" name=Hello"#).unwrap_err();
     assert!(err.to_string().contains(r#"frame "Deft Fixture""#), "{err}");
 

@@ -89,13 +89,17 @@ impl<A: Accessibility> Executor<A> {
                 run.pending.receipt_pixels = self.watch_pixels(region, None).await;
             }
         }
-        // A toggle draws its state as well as reporting it: the drawing is a second channel,
-        // for the toggles whose reported state never follows (evince's Night Mode, a model
-        // button in a GTK 3 popover, toggled three times when its unchanged state sent the
-        // chain on). The pointer already rests on the target, so its hover look is taken in.
+        // A toggle in a menu or popover draws its state as well as reporting it: the drawing
+        // is a second channel there, for the toggles whose reported state never follows
+        // (evince's Night Mode, a model button in a GTK 3 popover, toggled three times when
+        // its unchanged state sent the chain on). The pointer already rests on the target, so
+        // its hover look is taken in. Not for a toggle in a page: there a dropped press still
+        // changes its look (Firefox draws a check box pressed or focused whether or not its
+        // page took the click), which passed for receipt, and the state does follow.
         if run.verify
             && run.toggle == ToggleMode::State
             && run.pending.receipt_pixels.is_none()
+            && in_popup_surface(run.pending.pre.as_ref(), run.target.as_ref().and_then(Resolved::id))
             && let Some(t) = run.target.as_ref()
             && let Some(bounds) = t.element.as_ref().and_then(|e| e.bounds).filter(|b| !b.is_empty())
         {
@@ -231,4 +235,15 @@ impl<A: Accessibility> Executor<A> {
             }
         }
     }
+}
+
+/// Whether the target lies in a menu or a popover: something between it and its window
+/// that says `modal` (GTK 3's popovers), or a menu.
+fn in_popup_surface(pre: Option<&Reading>, id: Option<&deft_types::ElementId>) -> bool {
+    let (Some(pre), Some(id)) = (pre, id) else { return false };
+    let chain: Vec<&deft_types::Element> =
+        pre.snap.ancestors(id).map(|n| n.element()).filter(|e| e.role.as_str() != "application").collect();
+    // The last is the window: a dialog says modal too.
+    let Some((_, inside)) = chain.split_last() else { return false };
+    inside.iter().any(|e| e.has(deft_types::State::Modal) || matches!(e.role.as_str(), "menu" | "popup_menu"))
 }

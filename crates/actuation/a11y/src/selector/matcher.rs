@@ -106,8 +106,10 @@ pub enum ResolveError {
 /// give no accessibility at all, or have it turned off; what shows on screen still serves.
 fn no_app(app: &str, running: &[Candidate]) -> String {
     let there = match running {
-        [] => "it lists none at all",
-        _ => "those that are, are listed",
+        [] => "it lists none at all".to_string(),
+        // A name mistyped is likelier than an app without accessibility.
+        [c, ..] if c.similarity >= 60 => format!("did you mean {:?}? those that are, are listed", c.name),
+        _ => "those that are, are listed".to_string(),
     };
     format!(
         "no application {app} is on the accessibility bus ({there}). If it is running, it gives no accessibility \
