@@ -242,28 +242,20 @@ fn app_as_window_among<'a>(
 
 /// The snapshot scopes a selector's `app` and `window` terms name.
 fn scopes_for(apps: &[AppInfo], sel: &Selector, m: &Matcher) -> Result<Vec<Scope>, A11yError> {
-    let not_found = |mut scored: Vec<(f64, Candidate)>| -> A11yError {
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let candidates = scored.into_iter().take(selector::MAX_CANDIDATES).map(|(_, c)| c).collect();
+    let not_found = |scored: Vec<(f64, Candidate)>| -> A11yError {
         let scope = Selector { app: sel.app.clone(), window: sel.window.clone(), ..Selector::default() };
-        ResolveError::NotFound { selector: SelectorText(&scope).to_string(), candidates }.into()
+        ResolveError::NotFound { selector: SelectorText(&scope).to_string(), candidates: ranked(scored) }.into()
     };
     let chosen: Vec<&AppInfo> = apps.iter().filter(|a| m.matches_app(&a.name)).collect();
     if chosen.is_empty() {
         let app_role = Role::new("application");
-        let mut scored: Vec<(f64, Candidate)> = apps
+        let scored: Vec<(f64, Candidate)> = apps
             .iter()
             .map(|a| (m.app_similarity(&a.name), scope_candidate(&a.id, &app_role, &a.name, &a.name, None)))
             .collect();
         let Some(app) = &sel.app else { return Err(not_found(scored)) };
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let running = scored
-            .into_iter()
-            .take(selector::MAX_CANDIDATES)
-            .map(|(score, c)| Candidate { similarity: (score.clamp(0.0, 1.0) * 100.0).floor() as u8, ..c })
-            .collect();
         let app = SelectorText(&Selector { app: Some(app.clone()), ..Selector::default() }).to_string();
-        return Err(ResolveError::NoApp { app: format!("`{app}`"), running }.into());
+        return Err(ResolveError::NoApp { app: format!("`{app}`"), running: ranked(scored) }.into());
     }
     if sel.window.is_none() {
         return Ok(chosen.iter().map(|a| Scope::App(a.id.clone())).collect());
@@ -284,6 +276,14 @@ fn scopes_for(apps: &[AppInfo], sel: &Selector, m: &Matcher) -> Result<Vec<Scope
         return Err(not_found(near));
     }
     Ok(scopes)
+}
+
+/// Scored candidates, most similar first, at most [`selector::MAX_CANDIDATES`], each with
+/// its similarity.
+fn ranked(mut scored: Vec<(f64, Candidate)>) -> Vec<Candidate> {
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let take = scored.into_iter().take(selector::MAX_CANDIDATES);
+    take.map(|(score, c)| Candidate { similarity: selector::similarity_percent(score), ..c }).collect()
 }
 
 /// An application or window named as a candidate for a scope that matched nothing.

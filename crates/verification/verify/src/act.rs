@@ -241,9 +241,6 @@ impl<A: Accessibility> Executor<A> {
 /// that says `modal` (GTK 3's popovers), or a menu.
 fn in_popup_surface(pre: Option<&Reading>, id: Option<&deft_types::ElementId>) -> bool {
     let (Some(pre), Some(id)) = (pre, id) else { return false };
-    let chain: Vec<&deft_types::Element> =
-        pre.snap.ancestors(id).map(|n| n.element()).filter(|e| e.role.as_str() != "application").collect();
-    // The last is the window: a dialog says modal too.
-    let Some((_, inside)) = chain.split_last() else { return false };
-    inside.iter().any(|e| e.has(deft_types::State::Modal) || matches!(e.role.as_str(), "menu" | "popup_menu"))
+    crate::popup::modal_surface(pre, id).is_some()
+        || pre.snap.ancestors(id).any(|n| matches!(n.element().role.as_str(), "menu" | "popup_menu"))
 }

@@ -15,7 +15,7 @@
 use deft_a11y::Hit;
 use deft_capture::CaptureTarget;
 use deft_retry::{Report, Symptoms};
-use deft_types::{Element, Logical, Method, Physical, Point, Rect, State, TextMatch};
+use deft_types::{Element, ElementId, Logical, Method, Physical, Point, Rect, State, TextMatch};
 
 use crate::executor::{Executor, lock};
 use crate::read::Reading;
@@ -177,4 +177,14 @@ fn in_popup(target: &Resolved) -> bool {
         .as_ref()
         .is_some_and(|e| matches!(e.role.as_str(), "menu_item" | "check_menu_item" | "radio_menu_item" | "menu"));
     popup_window && menu_item
+}
+
+/// The surface inside the target's window that holds it and says `modal`, and is shown
+/// (GTK 3's popovers: a `panel` over the window's content), if any. The window itself is
+/// not one: a dialog says modal too.
+pub(crate) fn modal_surface<'a>(pre: &'a Reading, target: &ElementId) -> Option<&'a Element> {
+    let chain: Vec<&Element> =
+        pre.snap.ancestors(target).map(|n| n.element()).filter(|e| e.role.as_str() != "application").collect();
+    let (_, inside) = chain.split_last()?;
+    inside.iter().copied().find(|e| e.has(State::Modal) && e.has(State::Showing))
 }

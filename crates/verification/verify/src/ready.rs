@@ -427,12 +427,11 @@ fn holds_target(pre: Option<&Reading>, target: &ElementId, hit: &Hit, point: Poi
 /// is another window's matter, for the display server).
 fn beneath_modal_surface(pre: Option<&Reading>, target: &ElementId, hit: &Hit, point: Point<Logical>) -> bool {
     let Some(pre) = pre else { return false };
-    let chain: Vec<&Element> =
-        pre.snap.ancestors(target).map(|n| n.element()).filter(|e| e.role.as_str() != "application").collect();
-    let Some((window, inside)) = chain.split_last() else { return false };
-    let modal = inside.iter().find(|e| e.has(State::Modal) && e.has(State::Showing));
-    modal.is_some_and(|m| {
-        m.bounds.is_some_and(|b| b.contains(point)) && !hit.is_within(&m.id) && hit.is_within(&window.id)
+    let window = pre.snap.ancestors(target).map(|n| n.element()).filter(|e| e.role.as_str() != "application").last();
+    crate::popup::modal_surface(pre, target).is_some_and(|m| {
+        m.bounds.is_some_and(|b| b.contains(point))
+            && !hit.is_within(&m.id)
+            && window.is_some_and(|w| hit.is_within(&w.id))
     })
 }
 

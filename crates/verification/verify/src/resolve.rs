@@ -198,17 +198,16 @@ impl<A: Accessibility> Executor<A> {
     /// `ocr` says so (see `resolve_waiting`).
     pub(crate) async fn find_target(&self, how: &How, ocr: bool) -> Result<Resolved, Miss> {
         match how {
-            How::Selector(sel) => match self.find_by_selector(how, sel).await {
+            How::Selector(sel) => match (self.find_by_selector(how, sel).await, text_in_scope(sel)) {
                 // Text a person sees, in an application or window: looked for on screen in
                 // that application's windows only (zenity's calendar days are not elements).
-                Err(miss @ Miss::Resolve(ResolveError::NotFound { .. })) if ocr && text_in_scope(sel).is_some() => {
-                    let Some(t) = text_in_scope(sel) else { return Err(miss) };
+                (Err(miss @ Miss::Resolve(ResolveError::NotFound { .. })), Some(t)) if ocr => {
                     match self.find_by_ocr_in(t, sel).await {
                         Some(found) => Ok(self.find_by_selector(how, sel).await.unwrap_or(found)),
                         None => Err(miss),
                     }
                 }
-                other => other,
+                (other, _) => other,
             },
             How::Text(t) => {
                 let sel = Selector { text: Some(t.clone()), ..Selector::default() };
@@ -367,7 +366,6 @@ impl<A: Accessibility> Executor<A> {
         Ok(r)
     }
 
-    /// Text on screen through OCR, when a recogniser and a capturer are configured.
     /// [`Self::find_by_ocr`] within the windows of the application (and window) `sel`
     /// names, as accessibility places them.
     async fn find_by_ocr_in(&self, t: &TextMatch, sel: &Selector) -> Option<Resolved> {
@@ -381,30 +379,26 @@ impl<A: Accessibility> Executor<A> {
             .filter_map(|(pid, w)| Some(self.scale_of(pid, &w.title, w.bounds).rect_to_physical(w.bounds?)))
             .collect();
         let best = regions.into_iter().find_map(|r| self.ocr_region(r, t))?;
-        Some(Resolved {
-            point: Some(best.bounds.center()),
-            channel: Channel::Ocr,
-            ..Resolved::bare(How::Text(t.clone()))
-        })
+        Some(read_on_screen(t, &best))
     }
 
+    /// Text on screen through OCR, when a recogniser and a capturer are configured.
     async fn find_by_ocr(&self, t: &TextMatch) -> Option<Resolved> {
-        let best = self.ocr_screen(t)?;
-        Some(Resolved {
-            point: Some(best.bounds.center()),
-            channel: Channel::Ocr,
-            ..Resolved::bare(How::Text(t.clone()))
-        })
+        Some(read_on_screen(t, &self.ocr_screen(t)?))
     }
+}
+
+/// The target `t` names, where OCR read it.
+fn read_on_screen(t: &TextMatch, hit: &crate::TextHit) -> Resolved {
+    Resolved { point: Some(hit.bounds.center()), channel: Channel::Ocr, ..Resolved::bare(How::Text(t.clone())) }
 }
 
 /// The text of a selector that names only text and where to look for it (an application,
 /// a window): what a person sees there, which OCR may find when accessibility does not.
 fn text_in_scope(sel: &Selector) -> Option<&TextMatch> {
-    let scope_only =
-        Selector { app: sel.app.clone(), window: sel.window.clone(), text: sel.text.clone(), ..Selector::default() };
-    (sel.text.is_some() && (sel.app.is_some() || sel.window.is_some()) && *sel == scope_only)
-        .then_some(sel.text.as_ref()?)
+    let rest = Selector { app: None, window: None, text: None, ..sel.clone() };
+    let scoped = sel.app.is_some() || sel.window.is_some();
+    if scoped && rest.is_empty() { sel.text.as_ref() } else { None }
 }
 
 #[cfg(test)]

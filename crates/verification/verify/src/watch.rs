@@ -153,11 +153,7 @@ impl<A: Accessibility> Executor<A> {
             let toggle_pending = run.toggle == ToggleMode::State && seen.toggle != Toggle::Changed;
             // Confirmed from the first read that showed it, not from the input: on a loaded
             // machine the first read after the input may come later than the confirmation.
-            let first_gone = match (seen.gone_only && seen.verified.is_some(), run.pending.gone_since) {
-                (true, Some(at)) => Some(at),
-                (true, None) => Some(Instant::now()),
-                (false, _) => None,
-            };
+            let first_gone = held_since(seen.gone_only && seen.verified.is_some(), run.pending.gone_since);
             run.pending.gone_since = first_gone;
             let confirm = if seen.emptied_in_place { EMPTIED_CONFIRM } else { GONE_CONFIRM };
             let gone_until = negatives_from
@@ -217,11 +213,8 @@ impl<A: Accessibility> Executor<A> {
             // Held a moment for the effect to show (a dialog the entry opens), then told as
             // receipt, at the window's end at the latest (never "no change": the entry took
             // the click, and a second one could double an effect that does not show).
-            let menu_since = match (seen.menu_closed_only && seen.verified.is_some(), run.pending.menu_closed_since) {
-                (true, Some(at)) => Some(at),
-                (true, None) => Some(Instant::now()),
-                (false, _) => None,
-            };
+            let menu_since =
+                held_since(seen.menu_closed_only && seen.verified.is_some(), run.pending.menu_closed_since);
             run.pending.menu_closed_since = menu_since;
             let menu_until = menu_since.map(|at| (at + MENU_EFFECT_WAIT).min(until));
             if let (Some(t), Some(closed)) = (menu_until, seen.verified.as_ref())
@@ -237,11 +230,7 @@ impl<A: Accessibility> Executor<A> {
             // menu closing is. Held the same moment for an effect to show (the page the
             // reload brings), then told as receipt, never "no change".
             let rebuilt_since =
-                match (seen.rebuilt_in_place.is_some() && seen.verified.is_none(), run.pending.rebuilt_since) {
-                    (true, Some(at)) => Some(at),
-                    (true, None) => Some(Instant::now()),
-                    (false, _) => None,
-                };
+                held_since(seen.rebuilt_in_place.is_some() && seen.verified.is_none(), run.pending.rebuilt_since);
             run.pending.rebuilt_since = rebuilt_since;
             if let Some(what) = seen.rebuilt_in_place.as_ref()
                 && rebuilt_since.is_some_and(|at| Instant::now() >= (at + MENU_EFFECT_WAIT).min(until))
@@ -302,11 +291,7 @@ impl<A: Accessibility> Executor<A> {
                 && seen.toggle == Toggle::Unchanged
                 && seen.verified.is_none()
                 && run.pending.pixels_changed;
-            let drawn_since = match (drawn_only, run.pending.toggle_drawn_since) {
-                (true, Some(at)) => Some(at),
-                (true, None) => Some(Instant::now()),
-                (false, _) => None,
-            };
+            let drawn_since = held_since(drawn_only, run.pending.toggle_drawn_since);
             run.pending.toggle_drawn_since = drawn_since;
             if drawn_since.is_some_and(|at| Instant::now() >= (at + MENU_EFFECT_WAIT).min(until)) {
                 let observed = "its look changed where it is drawn, while the state it reports still reads unchanged \
@@ -366,11 +351,7 @@ impl<A: Accessibility> Executor<A> {
                     .as_ref()
                     .and_then(|t| post.element(t))
                     .is_some_and(|e| crate::observe::is_menu_item(e) && e.has(deft_types::State::Showing));
-            let over_menu_since = match (over_open_menu, run.pending.dialog_over_open_menu_since) {
-                (true, Some(at)) => Some(at),
-                (true, None) => Some(Instant::now()),
-                (false, _) => None,
-            };
+            let over_menu_since = held_since(over_open_menu, run.pending.dialog_over_open_menu_since);
             run.pending.dialog_over_open_menu_since = over_menu_since;
             let menu_open_until = over_menu_since.map(|at| (at + MENU_EFFECT_WAIT).min(until));
             let wait_menu = menu_open_until.is_some_and(|t| Instant::now() < t);
@@ -454,6 +435,12 @@ impl<A: Accessibility> Executor<A> {
         }
         true
     }
+}
+
+/// Since when something has held: `was` while it still holds, now when it begins, `None`
+/// once it no longer does.
+fn held_since(holds: bool, was: Option<Instant>) -> Option<Instant> {
+    holds.then(|| was.unwrap_or_else(Instant::now))
 }
 
 /// What `id` shows in `r`: the text a person sees on it, and on its leaves (a section's

@@ -22,9 +22,13 @@ pub fn candidate_of(node: &Node, score: f64) -> Candidate {
         window: node.window.clone(),
         path: node.path.clone(),
         selector: picking_selector(&node.app, node.window.as_deref(), &node.path, &node.element.id),
-        // Floored, so that only an actual match reads 100.
-        similarity: (score.clamp(0.0, 1.0) * 100.0).floor() as u8,
+        similarity: similarity_percent(score),
     }
+}
+
+/// A similarity in `0..=1` as a percentage, floored, so that only an actual match reads 100.
+pub fn similarity_percent(score: f64) -> u8 {
+    (score.clamp(0.0, 1.0) * 100.0).floor() as u8
 }
 
 /// A selector that names exactly this element and survives the app restarting: app, window

@@ -18,7 +18,7 @@ pub use condition::{
 pub use lex::{Grammar, SyntaxError};
 pub use matcher::{
     CandidateText, MAX_CANDIDATES, Matcher, Pick, ResolveError, candidate_of, closest_candidates, find_all,
-    natural_matches, pick, picking_selector, resolve, shows_text_only, text_similarity,
+    natural_matches, pick, picking_selector, resolve, shows_text_only, similarity_percent, text_similarity,
 };
 pub use parse::{KEYS, SelectorText, format, format_path, parse};
 
