@@ -37,6 +37,11 @@ impl FakeAccessibility {
         *self.tree.lock().unwrap_or_else(|p| p.into_inner()) = tree;
     }
 
+    /// The tree shown now.
+    pub fn tree(&self) -> Tree {
+        self.with_tree(|t| t.clone())
+    }
+
     /// Every operation performed so far, in order.
     pub fn performed(&self) -> Vec<(ElementId, Operation)> {
         self.performed.lock().unwrap_or_else(|p| p.into_inner()).clone()

@@ -54,6 +54,7 @@ mod condition;
 mod config;
 mod desktop;
 mod dismiss;
+mod editor_inside;
 mod error;
 mod event;
 mod executor;

@@ -14,7 +14,7 @@ use crate::attribution::{menu_closing, own_motion, rebuilt_in_place, said_only};
 use crate::condition;
 use crate::read::Reading;
 use crate::ready::popup_texts;
-use crate::typed::{describe_strays, in_place_editor, inserted, strays};
+use crate::typed::{describe_strays, garbled_inside, in_place_editor, inserted, strays};
 
 /// What the action must achieve to count as verified.
 #[derive(Clone, Debug)]
@@ -363,6 +363,9 @@ pub(crate) fn observe(
             } else {
                 seen.strays = strays(&d, target, typed, pre, post);
                 seen.note = join(seen.note.take(), describe_strays(&seen.strays, target, post));
+                let garbled = garbled_inside(&d, target, typed, pre, post);
+                seen.feedback |= garbled.is_some();
+                seen.note = join(seen.note.take(), garbled);
             }
         }
         Goal::Set { value } => {

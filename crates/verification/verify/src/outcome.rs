@@ -72,7 +72,12 @@ impl<A: Accessibility> Executor<A> {
             attempts.iter().rev().find(|a| a.result == AttemptResult::Verified).and_then(|a| a.observed.clone());
         let observed = match (v.ok, verified_observed) {
             (true, Some(o)) => o,
-            (true, None) => v.summary.clone(),
+            // Sent or received, not verified: what was seen meanwhile is part of the answer
+            // (the keys reached a text inside the target that shows something else).
+            (true, None) => match run.notes.last().cloned().flatten() {
+                Some(note) if !v.summary.contains(&note) => format!("{}; {note}", v.summary),
+                _ => v.summary.clone(),
+            },
             (false, _) => match (&run.miss, &run.last_seen) {
                 (Some(m), _) if run.target.is_none() && !v.summary.contains(&m.message()) => {
                     format!("{}: {}", v.summary, m.message())

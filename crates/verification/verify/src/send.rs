@@ -202,6 +202,16 @@ impl<A: Accessibility> Executor<A> {
                      typed text appended; clear it first (set_value to \"\") or set its whole value",
                 ))
             }
+            // The text of a target that keeps it inside it is not its own: "all" of it could
+            // not be typed back, and selecting all would replace the text already there.
+            (Method::FocusSelectAllKeystrokes | Method::A11ySet, Action::Type { .. })
+                if target.and_then(|t| t.element.as_ref()).is_some_and(crate::editor_inside::holds_text_inside) =>
+            {
+                Err(refused(
+                    "the target keeps its text in an element inside it, which it does not give as its own, so \
+                     setting its whole text could replace the text already there",
+                ))
+            }
             // Text read on the screen gives a point, no element: nothing tells which field
             // holds the keyboard focus, and selecting all there could replace the text of
             // another field than the one meant.
@@ -324,6 +334,10 @@ impl<A: Accessibility> Executor<A> {
                 None => Ok(note),
             };
         };
+        // Before "it has the focus": a shape selected has it while its text is not open.
+        if let Some(opened) = self.open_editor_inside(t, e).await {
+            return opened.map(|words| format!("{words}{note}"));
+        }
         if t.how == crate::resolve::How::Focused || e.has(State::Focused) {
             return Ok(note);
         }

@@ -20,6 +20,7 @@ use deft_types::{
 use crate::{Backends, DismissRule, Executor, ExecutorConfig, VerifyEvent};
 
 mod covering;
+mod editor_inside;
 mod hidden;
 mod own_motion;
 mod screen_text;
@@ -41,6 +42,9 @@ struct Ui {
     scroll_refused: std::sync::atomic::AtomicBool,
     /// The tree shown after the first wheel turn.
     on_wheel: Mutex<Option<Tree>>,
+    /// Trees shown after text is typed while an element has the focus (first match wins,
+    /// used once); keys typed while none of them has it change nothing.
+    on_text: Mutex<Vec<(ElementId, Tree)>>,
     snapshots: AtomicUsize,
     hit_tests: AtomicUsize,
     /// The hit test stops at this container instead of going down to what lies inside it
@@ -183,7 +187,17 @@ impl Input for ClickInput {
         Ok(())
     }
     fn text(&mut self, text: &str) -> Result<(), InputError> {
-        self.rec.lock().unwrap().text(text)
+        self.rec.lock().unwrap().text(text)?;
+        let shown = self.ui.fake.tree();
+        let focused = |id: &ElementId| shown.nodes.iter().any(|n| n.element.id == *id && n.element.has(State::Focused));
+        let next = {
+            let mut rules = self.ui.on_text.lock().unwrap();
+            rules.iter().position(|(id, _)| focused(id)).map(|i| rules.remove(i).1)
+        };
+        if let Some(tree) = next {
+            self.ui.fake.set_tree(tree);
+        }
+        Ok(())
     }
     fn chord(&mut self, chord: &Chord) -> Result<(), InputError> {
         self.rec.lock().unwrap().chord(chord)
@@ -247,6 +261,7 @@ fn fixture_with(
         screen: Mutex::new(None),
         scroll_refused: std::sync::atomic::AtomicBool::new(false),
         on_wheel: Mutex::new(None),
+        on_text: Mutex::new(Vec::new()),
         snapshots: AtomicUsize::new(0),
         hit_tests: AtomicUsize::new(0),
         hit_stops_at: Mutex::new(None),

@@ -37,7 +37,9 @@ pub(crate) fn in_place_editor<'a>(
 /// while typing: keys go where the focus is). A field that shows the typed text without
 /// the focus mirrors an editor (LibreOffice's input line shows what its cell editor
 /// holds): setting it back cleared the cell being typed into. Password fields are left
-/// out: their text is masked, so it could not be put back.
+/// out: their text is masked, so it could not be put back. A text inside the target is
+/// where its keys go, never astray: setting it back wrote what it showed before (Impress's
+/// prompt "Click to add Title") into the title as its text.
 pub(crate) fn strays(
     d: &deft_snapshot::SnapshotDiff,
     target: Option<&ElementId>,
@@ -49,6 +51,7 @@ pub(crate) fn strays(
     d.changed
         .iter()
         .filter(|c| Some(&c.id) != target)
+        .filter(|c| !post.snap.ancestors(&c.id).any(|a| Some(&a.element().id) == target))
         .filter_map(|c| {
             let element = post.element(&c.id)?;
             let now = text_of(element);
@@ -58,6 +61,31 @@ pub(crate) fn strays(
             stray.then(|| Stray { id: c.id.clone(), field: element.describe(), was, now })
         })
         .collect()
+}
+
+/// A text inside the target whose text the keys changed without showing them as typed
+/// (they landed out of order): what it shows, in words. The keys arrived, so no second
+/// input may follow; the caller is told what they made.
+pub(crate) fn garbled_inside(
+    d: &deft_snapshot::SnapshotDiff,
+    target: Option<&ElementId>,
+    typed: &str,
+    pre: &Reading,
+    post: &Reading,
+) -> Option<String> {
+    let target = target?;
+    d.changed.iter().find_map(|c| {
+        let inside = post.snap.ancestors(&c.id).any(|a| a.element().id == *target);
+        let element = post.element(&c.id)?;
+        let (was, now) = (pre.element(&c.id).map(text_of).unwrap_or_default(), text_of(element));
+        let garbled = inside && was != now && !now.contains(typed) && element.has(State::Editable);
+        garbled.then(|| {
+            format!(
+                "the keys reached {} inside the target, which shows {now:?}, not the typed text",
+                element.describe()
+            )
+        })
+    })
 }
 
 pub(crate) fn describe_strays(strays: &[Stray], target: Option<&ElementId>, post: &Reading) -> Option<String> {
