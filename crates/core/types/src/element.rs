@@ -65,6 +65,14 @@ impl Role {
     pub fn is_dialog_like(&self) -> bool {
         matches!(self.as_str(), "dialog" | "alert" | "file_chooser" | "color_chooser")
     }
+
+    /// Whether an element of this role is one asked for as `asked` (a selector's or a
+    /// condition's role): the same role, or `dialog`, which is what a person calls any of
+    /// the dialog-like ones (a Save dialog is a `file_chooser`); a narrower role is only
+    /// itself. The one rule for selectors and conditions alike.
+    pub fn answers_to(&self, asked: &Role) -> bool {
+        self == asked || (asked.as_str() == "dialog" && self.is_dialog_like())
+    }
 }
 
 impl fmt::Display for Role {

@@ -266,7 +266,7 @@ impl Matcher {
     fn matches_but_text(&self, node: &Node) -> bool {
         let e = &node.element;
         let s = &self.selector;
-        s.role.as_ref().is_none_or(|r| *r == e.role)
+        s.role.as_ref().is_none_or(|r| e.role.answers_to(r))
             && s.id.as_ref().is_none_or(|id| *id == e.id)
             && s.path.as_ref().is_none_or(|p| node.window.is_some() && *p == node.path)
             && self.name.as_ref().is_none_or(|t| t.matches(&e.name))
@@ -302,7 +302,7 @@ impl Matcher {
         // (weight, similarity): what a person reads (name, text) counts double.
         let mut parts: Vec<(f64, f64)> = Vec::new();
         if let Some(r) = &s.role {
-            let sim = if *r == e.role { 1.0 } else { 0.5 * text_similarity(r.as_str(), e.role.as_str()) };
+            let sim = if e.role.answers_to(r) { 1.0 } else { 0.5 * text_similarity(r.as_str(), e.role.as_str()) };
             parts.push((1.0, sim));
         }
         if let Some(id) = &s.id {

@@ -342,3 +342,16 @@ fn text_no_element_shows_is_looked_for_in_descriptions() {
     let found = pick(&tree, &by("Paused"), Pick::Natural).unwrap();
     assert_eq!(tree.nodes[found].element.id.0, "l");
 }
+
+#[test]
+fn role_dialog_finds_any_dialog_and_a_narrower_role_only_itself() {
+    // LibreOffice's and Geany's Save dialogs are file choosers: `role=dialog` found none.
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "soffice"));
+    b.child(app, element("main", "frame", "Untitled 1 - LibreOffice Impress"));
+    b.child(app, element("save", "file chooser", "Save"));
+    let t = b.build();
+    check("role=dialog", &t, "save");
+    check("role=file_chooser", &t, "save");
+    check("role=alert", &t, "no element matches");
+}
