@@ -33,7 +33,7 @@ pub(crate) fn start(desktop: &Desktop, app: CorpusApp) -> Option<RunningApp> {
 
 /// The bytes of `file` once `app` has written it: there, and its size unchanged for 200 ms
 /// (up to 10 s).
-fn saved(file: &std::path::Path, app: &str) -> Vec<u8> {
+pub(crate) fn saved(file: &std::path::Path, app: &str) -> Vec<u8> {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     let size = || std::fs::metadata(file).map(|m| m.len()).ok();
     let mut last = (None, 0);
@@ -273,7 +273,7 @@ fn gtk4_types_sets_values_picks_a_radio_and_a_tab_and_does_not_claim_a_blank_cli
 
 /// How many elements of `role` named `name` an independent AT-SPI client (pyatspi) reads
 /// in application `app`.
-fn count_in(desktop: &Desktop, app: &str, role: &str, name: &str) -> usize {
+pub(crate) fn count_in(desktop: &Desktop, app: &str, role: &str, name: &str) -> usize {
     dump(desktop, app).iter().filter(|e| e["role"] == role && e["name"] == name).count()
 }
 

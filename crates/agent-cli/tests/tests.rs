@@ -9,6 +9,7 @@ mod campaign;
 mod covering;
 mod desktop;
 mod faces;
+mod impress;
 mod mcp;
 mod mcp_clients;
 mod real_apps;

@@ -33,6 +33,9 @@ pub enum CorpusApp {
     LibreOfficeWriter,
     /// LibreOffice Calc, the same way: a sheet that says it has 2^31 - 1 cells.
     LibreOfficeCalc,
+    /// LibreOffice Impress, the same way: its template dialog at start, slides whose
+    /// placeholders keep their text in a paragraph inside them.
+    LibreOfficeImpress,
     /// GNOME Calculator: GTK 4 with libadwaita (a header bar, popover menus).
     GnomeCalculator,
     /// KCalc: Qt 5 with KDE Frameworks (its display is a frame whose name is the number).
@@ -44,7 +47,7 @@ pub enum CorpusApp {
 
 impl CorpusApp {
     /// Every app of the corpus.
-    pub const ALL: [CorpusApp; 12] = [
+    pub const ALL: [CorpusApp; 13] = [
         CorpusApp::Gtk3WidgetFactory,
         CorpusApp::Gtk4WidgetFactory,
         CorpusApp::FeatherPad,
@@ -54,6 +57,7 @@ impl CorpusApp {
         CorpusApp::Firefox,
         CorpusApp::LibreOfficeWriter,
         CorpusApp::LibreOfficeCalc,
+        CorpusApp::LibreOfficeImpress,
         CorpusApp::GnomeCalculator,
         CorpusApp::KCalc,
         CorpusApp::Gtk2Demo,
@@ -71,7 +75,7 @@ impl CorpusApp {
             CorpusApp::Firefox => "/usr/bin/firefox-esr",
             // The program itself: `lowriter` goes through `oosplash`, which forks it, and
             // the harness tells the app on the bus by its process id.
-            CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc => LIBREOFFICE,
+            CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc | CorpusApp::LibreOfficeImpress => LIBREOFFICE,
             CorpusApp::GnomeCalculator => "/usr/bin/gnome-calculator",
             CorpusApp::KCalc => "/usr/bin/kcalc",
             CorpusApp::Gtk2Demo => "/usr/bin/gtk-demo",
@@ -90,6 +94,7 @@ impl CorpusApp {
             CorpusApp::Firefox => "firefox-esr",
             CorpusApp::LibreOfficeWriter => "libreoffice-writer",
             CorpusApp::LibreOfficeCalc => "libreoffice-calc",
+            CorpusApp::LibreOfficeImpress => "libreoffice-impress",
             CorpusApp::GnomeCalculator => "gnome-calculator",
             CorpusApp::KCalc => "kcalc",
             CorpusApp::Gtk2Demo => "gtk2.0-examples",
@@ -106,7 +111,7 @@ impl CorpusApp {
             CorpusApp::Mousepad => "mousepad",
             CorpusApp::Chromium => "Chromium",
             CorpusApp::Firefox => "Firefox",
-            CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc => "soffice",
+            CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc | CorpusApp::LibreOfficeImpress => "soffice",
             CorpusApp::GnomeCalculator => "gnome-calculator",
             CorpusApp::KCalc => "kcalc",
             CorpusApp::Gtk2Demo => "gtk-demo",
@@ -125,17 +130,22 @@ impl CorpusApp {
             CorpusApp::Firefox => "Firefox (web page)",
             CorpusApp::LibreOfficeWriter => "LibreOffice Writer (VCL)",
             CorpusApp::LibreOfficeCalc => "LibreOffice Calc (VCL)",
+            CorpusApp::LibreOfficeImpress => "LibreOffice Impress (VCL)",
             CorpusApp::GnomeCalculator => "GNOME Calculator (GTK 4 + libadwaita)",
             CorpusApp::KCalc => "KCalc (Qt 5 + KDE Frameworks)",
             CorpusApp::Gtk2Demo => "gtk-demo (GTK 2)",
         }
     }
 
-    /// Whether its program is installed (LibreOffice's modules share one program: Calc's
-    /// own library tells whether Calc is there).
+    /// Whether its program is installed (LibreOffice's modules share one program: a
+    /// module's own library tells whether that module is there).
     pub fn is_installed(self) -> bool {
-        let calc = self != CorpusApp::LibreOfficeCalc || std::path::Path::new(CALC_LIBRARY).exists();
-        std::path::Path::new(self.program()).exists() && calc
+        let module = match self {
+            CorpusApp::LibreOfficeCalc => Some(CALC_LIBRARY),
+            CorpusApp::LibreOfficeImpress => Some(IMPRESS_LIBRARY),
+            _ => None,
+        };
+        std::path::Path::new(self.program()).exists() && module.is_none_or(|m| std::path::Path::new(m).exists())
     }
 
     /// Why it cannot run here, or `None` when it can: what a test prints when it skips.
@@ -165,7 +175,9 @@ impl CorpusApp {
             CorpusApp::Firefox => vec![("MOZ_CRASHREPORTER_DISABLE", "1")],
             // Its accessibility goes through the GTK 3 plugin; left to itself, on a desktop
             // that names no desktop environment, it may pick the plain X11 one, which has none.
-            CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc => vec![("SAL_USE_VCLPLUGIN", "gtk3")],
+            CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc | CorpusApp::LibreOfficeImpress => {
+                vec![("SAL_USE_VCLPLUGIN", "gtk3")]
+            }
             _ => Vec::new(),
         }
     }
@@ -200,8 +212,12 @@ impl CorpusApp {
             CorpusApp::Firefox => {
                 vec!["--no-remote".into(), "--profile".into(), profile.display().to_string(), page]
             }
-            CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc => {
-                let module = if self == CorpusApp::LibreOfficeCalc { "--calc" } else { "--writer" };
+            CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc | CorpusApp::LibreOfficeImpress => {
+                let module = match self {
+                    CorpusApp::LibreOfficeCalc => "--calc",
+                    CorpusApp::LibreOfficeImpress => "--impress",
+                    _ => "--writer",
+                };
                 let mut args: Vec<String> = [module, "--norestore", "--nologo"].map(String::from).to_vec();
                 args.push(libreoffice_profile(profile));
                 args
@@ -229,7 +245,7 @@ impl CorpusApp {
             let text: String = prefs.iter().map(|(k, v)| format!("user_pref(\"{k}\", {v});\n")).collect();
             std::fs::write(profile.join("user.js"), text)?;
         }
-        if matches!(self, CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc) {
+        if matches!(self, CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc | CorpusApp::LibreOfficeImpress) {
             // On a fresh profile LibreOffice exits with 81 ("restart me") once it has set the
             // profile up, which `oosplash` would handle; the harness starts the program
             // itself, so it sets the profile up first, headless (0.1 s here).
@@ -254,6 +270,9 @@ const LIBREOFFICE: &str = "/usr/lib/libreoffice/program/soffice.bin";
 
 /// A file of the `libreoffice-calc` package: Calc's own library.
 const CALC_LIBRARY: &str = "/usr/lib/libreoffice/program/libsclo.so";
+
+/// A file of the `libreoffice-impress` package: Impress's slide show.
+pub const IMPRESS_LIBRARY: &str = "/usr/lib/libreoffice/program/libslideshowlo.so";
 
 /// LibreOffice's argument that puts its settings in `profile`.
 fn libreoffice_profile(profile: &std::path::Path) -> String {
@@ -411,6 +430,20 @@ impl RunningApp {
             return Err(format!("{} has no visible X window any more", self.app.program()));
         }
         Ok(())
+    }
+
+    /// How the app ended, when it exits within `limit` (told to quit); `None` while it runs.
+    pub fn exited_within(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let until = std::time::Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().ok().flatten() {
+                return Some(status);
+            }
+            if std::time::Instant::now() >= until {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     /// The last lines of the app's output, for error messages.

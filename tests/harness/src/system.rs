@@ -70,7 +70,7 @@ pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 /// How many of [`RUNTIME_ALL`] come before the corpus.
 const RUNTIME_BASE: usize = 20;
 
-const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 18] = [
+const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 19] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
     Requirement { package: "dbus", probe: Probe::File("/usr/bin/dbus-daemon"), why: "the session bus" },
     Requirement {
@@ -199,6 +199,11 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 18] = [
         package: "libreoffice-calc",
         probe: Probe::File("/usr/lib/libreoffice/program/libsclo.so"),
         why: "corpus: LibreOffice Calc, whose sheet says it has 2^31 - 1 cells",
+    },
+    Requirement {
+        package: "libreoffice-impress",
+        probe: Probe::File(crate::apps::IMPRESS_LIBRARY),
+        why: "corpus: LibreOffice Impress, its template dialog and slides whose text is inside their shapes",
     },
     Requirement {
         package: "libreoffice-gtk3",
