@@ -6,7 +6,8 @@
 //! (`deft_harness::unseen`), and every app must be alive and answering afterwards. The table
 //! goes to stdout and to `target/unseen-report.md`.
 //!
-//! `DEFT_UNSEEN_APPS=kcalc,gtk-demo` runs only the apps whose accessible name is listed;
+//! `DEFT_UNSEEN_APPS=kcalc,gtk-demo,impress` runs only the apps whose accessible name (or
+//! a word of whose label) is listed;
 //! `DEFT_FAULTS_BINARY=path/to/agent-cli` runs that binary instead of building one.
 
 use std::time::Duration;
@@ -27,7 +28,12 @@ fn apps() -> anyhow::Result<Vec<CorpusApp>> {
     list.split(',')
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
-            with_script.iter().copied().find(|a| a.accessible_name().eq_ignore_ascii_case(l.trim())).ok_or_else(|| {
+            // By accessible name, or by a word of the label (LibreOffice's modules share one name).
+            let named = |a: &CorpusApp| {
+                a.accessible_name().eq_ignore_ascii_case(l.trim())
+                    || a.label().to_lowercase().split([' ', '(', ')']).any(|w| w == l.trim().to_lowercase())
+            };
+            with_script.iter().copied().find(named).ok_or_else(|| {
                 let known: Vec<&str> = with_script.iter().map(|a| a.accessible_name()).collect();
                 anyhow::anyhow!("no script for `{l}` in DEFT_UNSEEN_APPS; known: {}", known.join(", "))
             })

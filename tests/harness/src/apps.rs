@@ -137,6 +137,12 @@ impl CorpusApp {
         }
     }
 
+    /// Whether its accessibility places elements relative to their window rather than on
+    /// the screen (GTK 4 on X11).
+    pub fn places_relative_to_window(self) -> bool {
+        matches!(self, CorpusApp::Gtk4WidgetFactory | CorpusApp::GnomeCalculator)
+    }
+
     /// Whether its program is installed (LibreOffice's modules share one program: a
     /// module's own library tells whether that module is there).
     pub fn is_installed(self) -> bool {

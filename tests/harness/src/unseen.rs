@@ -191,14 +191,14 @@ pub fn run(desktop: &Desktop, script: &Script, driver: &Driver) -> Result<AppRun
     let name = script.app.accessible_name();
     settled(desktop, name);
     for (element, opens) in &script.setup {
-        set_up(desktop, name, app.pid(), element, opens)?;
+        set_up(desktop, script.app, app.pid(), element, opens)?;
     }
     let mut records = Vec::new();
     let mut harm = None;
     for step in &script.steps {
         let before = dump(desktop, name);
         let started = Instant::now();
-        let reported = perform(desktop, driver, (name, app.pid()), step, &before, &home);
+        let reported = perform(desktop, driver, (script.app, app.pid()), step, &before, &home);
         let elapsed = started.elapsed();
         std::thread::sleep(SETTLE);
         let after = dump(desktop, name);
@@ -223,9 +223,10 @@ pub fn run(desktop: &Desktop, script: &Script, driver: &Driver) -> Result<AppRun
 }
 
 /// Double-click `element` and wait for the window `opens` to show (10 s).
-fn set_up(desktop: &Desktop, app: &str, pid: u32, element: &Sel, opens: &str) -> Result<(), HarnessError> {
+fn set_up(desktop: &Desktop, corpus: CorpusApp, pid: u32, element: &Sel, opens: &str) -> Result<(), HarnessError> {
+    let app = corpus.accessible_name();
     let before = dump(desktop, app);
-    let offset = window_offset(desktop, pid, &before);
+    let offset = window_offset(desktop, corpus, pid, &before);
     let Some((x, y)) = judge::find(&before, element).and_then(judge::centre) else {
         return Err(HarnessError::Other(format!("setup: {} not found on the screen", element.describe())));
     };
@@ -275,13 +276,14 @@ pub fn dump(desktop: &Desktop, app: &str) -> Vec<Value> {
 fn perform(
     desktop: &Desktop,
     driver: &Driver,
-    (app, pid): (&str, u32),
+    (corpus, pid): (CorpusApp, u32),
     step: &Step,
     before: &[Value],
     home: &Path,
 ) -> Reported {
     match driver {
         Driver::AgentCli { binary, verify } => {
+            let app = corpus.accessible_name();
             let mut cmd = agent_cli(desktop, binary, home);
             let target = |cmd: &mut std::process::Command, s: &Sel| {
                 cmd.args(["--role", s.role, "--index", &s.index.to_string(), "--app", app]);
@@ -318,7 +320,7 @@ fn perform(
             Reported::from_cli(cmd)
         }
         Driver::OpenLoop { sleep } => {
-            let ok = open_loop(desktop, step, before, window_offset(desktop, pid, before));
+            let ok = open_loop(desktop, step, before, window_offset(desktop, corpus, pid, before));
             std::thread::sleep(*sleep);
             Reported { ok, exit: Some(if ok { 0 } else { 1 }), ..Reported::default() }
         }
@@ -327,8 +329,13 @@ fn perform(
 
 /// Where the app's window is on the screen, when its accessibility says (0, 0) for it and
 /// the window manager says otherwise: GTK 4 gives positions relative to its window. A
-/// script that clicks by coordinates learns this once; the baseline is given it.
-fn window_offset(desktop: &Desktop, pid: u32, before: &[Value]) -> (i64, i64) {
+/// script that clicks by coordinates learns this once; the baseline is given it. Other
+/// toolkits give screen positions even for a window at (0, 0) (LibreOffice's maximised
+/// one: moved by its title bar, every open-loop click landed a bar too low).
+fn window_offset(desktop: &Desktop, app: CorpusApp, pid: u32, before: &[Value]) -> (i64, i64) {
+    if !app.places_relative_to_window() {
+        return (0, 0);
+    }
     let frame = before.iter().find(|e| e["role"] == "frame").and_then(|e| e["extents"].as_array().cloned());
     if frame.is_none_or(|x| x.first().and_then(Value::as_i64) != Some(0) || x.get(1).and_then(Value::as_i64) != Some(0))
     {

@@ -19,6 +19,7 @@ pub fn script(app: CorpusApp) -> Option<Script> {
         CorpusApp::Chromium | CorpusApp::Firefox => web_page(),
         CorpusApp::QtDesigner => qt_designer(),
         CorpusApp::LibreOfficeWriter => writer(),
+        CorpusApp::LibreOfficeImpress => impress(),
         CorpusApp::GnomeCalculator => gnome_calculator(),
         CorpusApp::KCalc => kcalc(),
         CorpusApp::Gtk2Demo => return Some(gtk2_demo()),
@@ -115,6 +116,27 @@ fn writer() -> Vec<Step> {
         step(Verb::Type(paragraph.clone(), "Hello Writer".into()), Truth::Gains(paragraph, "Hello Writer".into())),
         step(Verb::Click(bold.clone()), Truth::Gets(bold, "checked")),
         step(Verb::Click(sel("menu", "File")), Truth::Placed(sel("menu_item", "Save As..."))),
+    ]
+}
+
+/// LibreOffice Impress (VCL on GTK 3): its template dialog's check box and Close, a title
+/// typed into the slide's placeholder (a shape whose text is a paragraph inside it, named
+/// with a trailing space as Impress names it), the Character dialog from the Format menu
+/// and Escape, Save As by its key and Escape.
+fn impress() -> Vec<Step> {
+    let templates = "Select a Template";
+    let show = sel("check_box", "Show this dialog at startup").within(templates);
+    let title = sel("panel", "PresentationTitle ");
+    let paragraph = sel("paragraph", "");
+    vec![
+        step(Verb::Click(show.clone()), Truth::Loses(show, "checked")),
+        step(Verb::Click(sel("push_button", "Close").within(templates)), Truth::Closes("dialog", templates.into())),
+        step(Verb::Type(title, "Hello Impress".into()), Truth::Gains(paragraph, "Hello Impress".into())),
+        step(Verb::Click(sel("menu", "Format")), Truth::Placed(sel("menu_item", "Character..."))),
+        step(Verb::Click(sel("menu_item", "Character...")), Truth::Opens("dialog", "Character".into())),
+        step(Verb::Key("Escape".into()), Truth::Closes("dialog", "Character".into())),
+        step(Verb::Key("ctrl+shift+s".into()), Truth::Opens("file chooser", "Save".into())),
+        step(Verb::Key("Escape".into()), Truth::Closes("file chooser", "Save".into())),
     ]
 }
 
