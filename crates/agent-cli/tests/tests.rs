@@ -10,6 +10,7 @@ mod covering;
 mod desktop;
 mod faces;
 mod impress;
+mod lists;
 mod mcp;
 mod mcp_clients;
 mod real_apps;

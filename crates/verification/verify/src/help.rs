@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use deft_a11y::Accessibility;
 use deft_input::{WindowGeometry, WindowQuery};
-use deft_types::{Element, Logical, Point, Rect};
+use deft_types::{Element, ElementId, Logical, Point, Rect};
 
 use crate::executor::{Executor, lock};
 use crate::ready::Waiting;
@@ -176,18 +176,17 @@ impl<A: Accessibility> Executor<A> {
         let target = run.target.as_ref()?;
         let reading = self.read(&run.scope()).await.ok()?;
         let snap = &reading.snap;
-        let at = element.bounds.or_else(|| snap.get(&element.id).and_then(|e| e.bounds))?;
+        let at = element.bounds.or_else(|| snap.get(&element.id).and_then(|e| e.bounds)).filter(|b| !b.is_empty());
         let container = snap
             .ancestors(&element.id)
             .map(|n| n.element())
             .find(|e| SCROLLERS.contains(&e.role.as_str()) && e.bounds.is_some_and(|b| !b.is_empty()))?;
         let view = container.bounds?;
-        let dy = if at.y >= view.y + view.h as i32 {
-            WHEEL_NOTCHES
-        } else if at.y + at.h as i32 <= view.y {
-            -WHEEL_NOTCHES
-        } else {
-            return None;
+        let dy = match at {
+            Some(at) if at.y >= view.y + view.h as i32 => WHEEL_NOTCHES,
+            Some(at) if at.y + at.h as i32 <= view.y => -WHEEL_NOTCHES,
+            Some(_) => return None,
+            None => way_from_siblings(snap, &element.id)? * WHEEL_NOTCHES,
         };
         for p in wheel_points(view) {
             let Ok(hit) = self.a11y.hit_test(p).await else { continue };
@@ -212,6 +211,21 @@ impl<A: Accessibility> Executor<A> {
             });
         }
         None
+    }
+}
+
+/// Which way a target with no place at all lies, from its siblings: down (1) when only
+/// siblings before it have places, up (-1) when only siblings after it do. A long list's row
+/// scrolled out of view has no extents in GTK 3 (and says it is showing): zenity's 40th
+/// row of 60 waited 10 s for bounds that nothing would give it.
+pub(crate) fn way_from_siblings(snap: &deft_snapshot::Snapshot, id: &ElementId) -> Option<i32> {
+    let siblings = snap.node(snap.node(id)?.parent()?)?.children();
+    let at = siblings.iter().position(|s| s == id)?;
+    let placed = |s: &ElementId| snap.get(s).and_then(|e| e.bounds).is_some_and(|b| !b.is_empty());
+    match (siblings[..at].iter().any(placed), siblings[at + 1..].iter().any(placed)) {
+        (true, false) => Some(1),
+        (false, true) => Some(-1),
+        _ => None,
     }
 }
 

@@ -67,3 +67,50 @@ async fn the_wheel_is_not_turned_where_accessibility_scrolled_or_the_way_is_unkn
     assert!(wheel_turns(&rec).is_empty(), "a hidden target inside the view is not scrolled for: {:?}", rec.calls);
     assert!(f.actions().contains(&deft_a11y::Operation::ScrollIntoView));
 }
+
+/// A list (0, 0, 400, 300) of ten rows, the first `placed` of them with a place (21 px
+/// high), the rest with none at all, as GTK 3 gives rows scrolled out of a tree view.
+fn rows(placed: usize) -> Tree {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "zenity"));
+    let mut main = placed_el("main", "frame", "Select items from the list", (0, 0, 400, 300));
+    main.states.insert(State::Active);
+    let main = b.child(app, main);
+    let table = b.child(main, placed_el("table", "table", "", (0, 0, 400, 300)));
+    for i in 0..10 {
+        let mut row = element(&format!("row{i}"), "table_cell", &format!("item{i}"));
+        row.actions = vec!["activate".into()];
+        if i < placed {
+            row.bounds = Some(deft_types::Rect::new(0, (i * 21) as i32, 400, 21));
+        }
+        b.child(table, row);
+    }
+    b.build()
+}
+
+fn placed_el(id: &str, role: &str, name: &str, r: (i32, i32, u32, u32)) -> deft_types::Element {
+    placed(id, role, name, r, &[])
+}
+
+#[tokio::test]
+async fn a_row_with_no_place_after_the_placed_ones_is_wheeled_down_toward() {
+    // zenity's 40th row of 60: no extents at all, "showing", and accessibility cannot
+    // scroll a GTK 3 cell into view. The rows before it have places: it lies below.
+    let f = fixture(rows(4), |c| c);
+    f.ui.scroll_refused.store(true, std::sync::atomic::Ordering::Relaxed);
+    *f.ui.on_wheel.lock().unwrap() = Some(rows(10));
+    f.exec.perform(&super::click("item8")).await;
+    let turns = wheel_turns(&f.rec.lock().unwrap());
+    assert!(!turns.is_empty() && turns[0].1 > 0, "down, toward the row: {turns:?}");
+    assert_eq!(f.clicks().first(), Some(&Point::new(200, 178)), "then clicked where it shows");
+}
+
+#[test]
+fn the_way_to_a_row_with_no_place_comes_from_its_placed_siblings() {
+    use crate::help::way_from_siblings;
+    let snap = |t: Tree| crate::read::to_snapshot(&t);
+    let id = |s: &str| deft_types::ElementId(s.into());
+    assert_eq!(way_from_siblings(&snap(rows(4)), &id("row8")), Some(1));
+    assert_eq!(way_from_siblings(&snap(rows(0)), &id("row8")), None, "nothing placed: no way known");
+    assert_eq!(way_from_siblings(&snap(rows(10)), &id("row8")), None, "placed on both sides");
+}
