@@ -8,9 +8,10 @@ use crate::observe::only_lost;
 use crate::read::Reading;
 
 /// The elements of `effects` if each is only a change of what an element says, away from
-/// the target (the target's own change is its own evidence). A text leaf that came or went
-/// under one of them is part of its change (Chromium replaces a section's text node).
-pub(crate) fn said_only(effects: &[&Effect], pre: &Reading) -> Vec<ElementId> {
+/// the target (the target's own change is its own evidence; inside a `backdrop` target, the
+/// container a click on empty space lands on, nothing is its own). A text leaf that came or
+/// went under one of them is part of its change (Chromium replaces a section's text node).
+pub(crate) fn said_only(effects: &[&Effect], pre: &Reading, backdrop: bool) -> Vec<ElementId> {
     let says = |c: &FieldChange| {
         matches!(
             c,
@@ -23,7 +24,9 @@ pub(crate) fn said_only(effects: &[&Effect], pre: &Reading) -> Vec<ElementId> {
     let mut ids = Vec::new();
     for e in effects {
         match &e.kind {
-            _ if matches!(e.relation, Relation::Target | Relation::InsideTarget) => return Vec::new(),
+            _ if e.relation == Relation::Target || (e.relation == Relation::InsideTarget && !backdrop) => {
+                return Vec::new();
+            }
             EffectKind::Changed { id, changes, .. } if changes.iter().all(says) => ids.push(id.clone()),
             EffectKind::Changed { .. } => return Vec::new(),
             _ => {}
@@ -110,4 +113,24 @@ pub(crate) fn rebuilt_in_place(target: &ElementId, pre: &Reading, post: &Reading
         .map(|n| n.element())
         .find(|e| e.id != was.id && e.role == was.role && e.name == was.name && e.bounds == Some(at))?;
     Some(format!("the target {} was rebuilt where it was, at {at}", twin.describe()))
+}
+
+/// Whether `e` is a backdrop: a plain container with nothing to act on (a window's panel, a
+/// filler, a tool bar), which is what a click on empty space lands on. What changes inside
+/// it is not its own reaction.
+pub(crate) fn is_backdrop(e: &Element) -> bool {
+    e.actions.is_empty()
+        && !e.has(deft_types::State::Editable)
+        && matches!(
+            e.role.as_str(),
+            "panel"
+                | "filler"
+                | "frame"
+                | "window"
+                | "layered_pane"
+                | "root_pane"
+                | "tool_bar"
+                | "status_bar"
+                | "unknown"
+        )
 }

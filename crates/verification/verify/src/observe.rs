@@ -10,7 +10,7 @@ use deft_snapshot::{
 };
 use deft_types::{Blocking, Condition, Element, ElementId, Logical, Rect, State};
 
-use crate::attribution::{menu_closing, own_motion, rebuilt_in_place, said_only};
+use crate::attribution::{is_backdrop, menu_closing, own_motion, rebuilt_in_place, said_only};
 use crate::condition;
 use crate::read::Reading;
 use crate::ready::popup_texts;
@@ -284,7 +284,7 @@ pub(crate) fn observe(
         }
         Goal::AnyChange if !others.is_empty() => {
             seen.verified = seen.changes.clone();
-            seen.said_only = said_only(&others, pre);
+            seen.said_only = said_only(&others, pre, before.is_some_and(is_backdrop));
             // A menu entry whose menu closed, and nothing else: the entry took the click
             // (a click anywhere closes a menu, but the geometry checks before the input put
             // this one on the entry), yet its effect shows nowhere (Copy). Receipt, once no

@@ -37,6 +37,9 @@ const MOVING_CONFIRM: Duration = Duration::from_millis(1000);
 /// itself to be known well enough: less, and a change of texts alone is watched for the
 /// rest of it after the input (a counter ticking a few times a second shows itself).
 const LISTEN_BEFORE: Duration = Duration::from_millis(300);
+/// How long a change of numbers alone is held when the app was listened to for less before
+/// the input: a clock that ticks once a second ticks again within it.
+const TICK_CONFIRM: Duration = Duration::from_millis(1200);
 /// How long after a menu entry's menu closed, with nothing else changed, its effect is
 /// awaited before the click is told as received only (a dialog the entry opens comes a
 /// frame or a few hundred milliseconds after its menu closed).
@@ -137,6 +140,11 @@ impl<A: Accessibility> Executor<A> {
                 return Report::Verified { observed };
             }
             let mut seen = observe(pre, &post, target.as_ref(), resolved, &run.goal, run.toggle, &run.relevance);
+            let numbers_only = !seen.said_only.is_empty()
+                && seen
+                    .said_only
+                    .iter()
+                    .all(|id| deft_snapshot::only_numbers_changed(&says(pre, id), &says(&post, id)));
             crate::strays::merge(&mut run.pending.strays, &seen.strays);
             if let Some(watch) = &run.pending.pixels {
                 // Accessibility does not know the target: only the pixels around it tell
@@ -182,12 +190,19 @@ impl<A: Accessibility> Executor<A> {
             // no tick.
             let before = run.said_before.as_ref();
             let changed_once = |id: &ElementId| before.is_some_and(|b| b.changed_once.contains(id));
+            let watched = before.map_or(Duration::ZERO, |b| b.watched);
+            // Only numbers moved (a count, a position, a time), by an app listened to for
+            // less than a slow clock's tick: held for a tick. A media player's position
+            // ticks once a second; heard for 0.3 s, its next tick verified a click on an
+            // empty toolbar (qmmp, and VLC in the report).
             let confirm = if seen.said_only.is_empty() {
                 Duration::ZERO
             } else if seen.said_only.iter().all(changed_once) {
                 MOVING_CONFIRM
+            } else if watched < TICK_CONFIRM && numbers_only {
+                TICK_CONFIRM
             } else {
-                LISTEN_BEFORE.saturating_sub(before.map_or(Duration::ZERO, |b| b.watched))
+                LISTEN_BEFORE.saturating_sub(watched)
             };
             let moving_until = match (confirm.is_zero(), &run.pending.moving) {
                 (true, _) => {

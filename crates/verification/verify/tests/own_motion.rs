@@ -54,3 +54,25 @@ fn a_click_whose_effect_shows_beside_a_ticking_counter_is_verified_once() {
     assert_eq!(w.app.count("order_submitted", None), 1, "{:#?}", w.log());
     w.app.check_alive(&w._desktop, Duration::from_secs(5)).expect("the fixture still answers");
 }
+
+#[test]
+fn a_slow_clock_ticking_after_a_click_on_empty_space_does_not_verify_it() {
+    // A media player's position ticks once a second (qmmp; VLC in the report): a
+    // click on empty space, by an executor that had listened for less than a tick, was
+    // "verified" by the next tick. Held for a tick, the counter is seen to move on its own:
+    // no effect, and nothing sent again.
+    let w = start(FixtureOptions { ticker: Some(Duration::from_millis(1000)), ..FixtureOptions::default() });
+    let (x, y) = w.app.ready().widget("hello").center();
+    // Between the first two rows of the fixture's layout: nothing there.
+    let empty = deft_types::Action::Click {
+        target: deft_types::Target::Point(deft_types::Point::new(x, y + 60)),
+        button: deft_types::MouseButton::Left,
+        count: 1,
+    };
+    let outcome = w.perform(&empty);
+    assert!(outcome.verified != Some(true), "a tick is no effect of the click: {outcome:#?}");
+    assert_eq!(outcome.attempts.len(), 1, "one input: {outcome:#?}");
+    w.quiet("activation", is_activation);
+    assert_eq!(w.app.count("button_activated", None), 0, "{:#?}", w.log());
+    w.app.check_alive(&w._desktop, Duration::from_secs(5)).expect("the fixture still answers");
+}
