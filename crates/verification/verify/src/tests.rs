@@ -72,11 +72,7 @@ impl Accessibility for Shared {
         }
         self.0.fake.perform(id, op).await?;
         if matches!(op, Operation::Action(_)) {
-            let next = {
-                let mut rules = self.0.on_action.lock().unwrap();
-                rules.iter().position(|(e, _)| e == id).map(|i| rules.remove(i).1)
-            };
-            if let Some(tree) = next {
+            if let Some(tree) = take(&self.0.on_action, |e| e == id) {
                 self.0.fake.set_tree(tree);
             }
         }
@@ -98,6 +94,12 @@ impl Accessibility for Shared {
     async fn events(&self, filter: &EventFilter) -> Result<EventStream, A11yError> {
         self.0.fake.events(filter).await
     }
+}
+
+/// The first of `rules` that `hit` picks, taken out: each rule is used once.
+fn take<K, V>(rules: &Mutex<Vec<(K, V)>>, hit: impl Fn(&K) -> bool) -> Option<V> {
+    let mut rules = rules.lock().unwrap();
+    rules.iter().position(|(k, _)| hit(k)).map(|i| rules.remove(i).1)
 }
 
 /// Records input and applies the UI's click rules.
@@ -163,17 +165,10 @@ impl Input for ClickInput {
         let mut rec = self.rec.lock().unwrap();
         rec.button(button, action)?;
         let at = rec.pointer;
-        let next = {
-            let mut rules = self.ui.on_click.lock().unwrap();
-            rules.iter().position(|(r, _)| r.contains(at)).map(|i| rules.remove(i).1)
-        };
-        if let Some(tree) = next {
+        if let Some(tree) = take(&self.ui.on_click, |r| r.contains(at)) {
             self.ui.fake.set_tree(tree);
         }
-        let paint = {
-            let mut rules = self.ui.on_click_paint.lock().unwrap();
-            rules.iter().position(|(r, _)| r.contains(at)).map(|i| rules.remove(i).1)
-        };
+        let paint = take(&self.ui.on_click_paint, |r| r.contains(at));
         if let (Some(frame), Some(screen)) = (paint, self.ui.screen.lock().unwrap().as_ref()) {
             screen.0.lock().unwrap().set_screen(frame);
         }
@@ -190,11 +185,7 @@ impl Input for ClickInput {
         self.rec.lock().unwrap().text(text)?;
         let shown = self.ui.fake.tree();
         let focused = |id: &ElementId| shown.nodes.iter().any(|n| n.element.id == *id && n.element.has(State::Focused));
-        let next = {
-            let mut rules = self.ui.on_text.lock().unwrap();
-            rules.iter().position(|(id, _)| focused(id)).map(|i| rules.remove(i).1)
-        };
-        if let Some(tree) = next {
+        if let Some(tree) = take(&self.ui.on_text, focused) {
             self.ui.fake.set_tree(tree);
         }
         Ok(())
