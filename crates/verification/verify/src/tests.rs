@@ -71,10 +71,10 @@ impl Accessibility for Shared {
             return Err(A11yError::NotSupported { id: id.clone(), what: "scrolling into view".into() });
         }
         self.0.fake.perform(id, op).await?;
-        if matches!(op, Operation::Action(_)) {
-            if let Some(tree) = take(&self.0.on_action, |e| e == id) {
-                self.0.fake.set_tree(tree);
-            }
+        if matches!(op, Operation::Action(_))
+            && let Some(tree) = take(&self.0.on_action, |e| e == id)
+        {
+            self.0.fake.set_tree(tree);
         }
         Ok(())
     }
