@@ -12,7 +12,7 @@ use std::time::Duration;
 use deft_harness::Desktop;
 use deft_harness::apps::CorpusApp;
 
-use super::real_apps::{cli, count_in, saved, start};
+use super::real_apps::{cli, count_in, judged_by, saved, start};
 use super::scratch;
 
 #[test]
@@ -55,10 +55,7 @@ xml = zipfile.ZipFile(sys.argv[1]).read("content.xml").decode()
 pages = re.findall(r'<draw:page\b.*?</draw:page>', xml, re.S)
 print(json.dumps([re.findall(r'<text:p[^>]*>([^<]*)</text:p>', p) for p in pages]))
 "#;
-    let out = desktop.command(deft_harness::python()).args(["-c", judge]).arg(&file).output().expect("python runs");
-    let slides: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{e}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-    });
+    let slides = judged_by(&desktop, judge, &file);
     assert_eq!(slides, serde_json::json!([["Hello Impress"], []]), "the slides Impress saved");
     impress.check_responsive(&desktop, Duration::from_secs(5)).expect("Impress still answers");
     // Quit by its key: the app leaving is what was asked for.

@@ -48,6 +48,15 @@ pub(crate) fn saved(file: &std::path::Path, app: &str) -> Vec<u8> {
     std::fs::read(file).unwrap_or_else(|e| panic!("{app} saved no {}: {e}", file.display()))
 }
 
+/// What the Python program `judge` prints as JSON about `file` (a document an app saved,
+/// read with Python's zipfile: no Deft in the judging).
+pub(crate) fn judged_by(desktop: &Desktop, judge: &str, file: &std::path::Path) -> serde_json::Value {
+    let out = desktop.command(deft_harness::python()).args(["-c", judge]).arg(file).output().expect("python runs");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    })
+}
+
 /// The text of `file` once `app` has written it.
 fn read_saved(file: &std::path::Path, app: &str) -> String {
     String::from_utf8_lossy(&saved(file, app)).into_owned()
@@ -463,10 +472,7 @@ xml = zipfile.ZipFile(sys.argv[1]).read("content.xml").decode()
 bold = set(re.findall(r'<style:style style:name="([^"]+)"[^>]*>(?:(?!</style:style>).)*fo:font-weight="bold"', xml))
 print(json.dumps([[text, style in bold] for style, text in re.findall(r'<text:p text:style-name="([^"]+)">([^<]*)</text:p>', xml)]))
 "#;
-    let out = desktop.command(deft_harness::python()).args(["-c", judge]).arg(&file).output().expect("python runs");
-    let paragraphs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{e}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-    });
+    let paragraphs = judged_by(&desktop, judge, &file);
     assert_eq!(paragraphs, serde_json::json!([["Hello Writer", true]]), "the document Writer saved");
     writer.check_responsive(&desktop, Duration::from_secs(5)).expect("Writer still answers");
 }
@@ -518,10 +524,7 @@ for rattrs, body in re.findall(r'<table:table-row([^>]*)>(.*?)</table:table-row>
     row += int((re.search(r'number-rows-repeated="(\d+)"', rattrs) or [0, 1])[1])
 print(json.dumps(found))
 "#;
-    let out = desktop.command(deft_harness::python()).args(["-c", judge]).arg(&file).output().expect("python runs");
-    let cells: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("{e}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-    });
+    let cells = judged_by(&desktop, judge, &file);
     assert_eq!(
         cells,
         serde_json::json!([["B3", "float", "42"], ["C3", "string", "hello"]]),
