@@ -67,11 +67,13 @@ impl Role {
     }
 
     /// Whether an element of this role is one asked for as `asked` (a selector's or a
-    /// condition's role): the same role, or `dialog`, which is what a person calls any of
-    /// the dialog-like ones (a Save dialog is a `file_chooser`); a narrower role is only
-    /// itself. The one rule for selectors and conditions alike.
-    pub fn answers_to(&self, asked: &Role) -> bool {
-        self == asked || (asked.as_str() == "dialog" && self.is_dialog_like())
+    /// condition's role): the same role, or `dialog`, which is what a person calls any
+    /// dialog-like window (a Save dialog is a `file_chooser`, a message box an `alert`);
+    /// only a top-level window (`is_window`) is one: a web page's `alert` is a notice in the
+    /// page, not a dialog. A narrower role is only itself. The one rule for selectors and
+    /// conditions alike.
+    pub fn answers_to(&self, asked: &Role, is_window: bool) -> bool {
+        self == asked || (asked.as_str() == "dialog" && is_window && self.is_dialog_like())
     }
 }
 

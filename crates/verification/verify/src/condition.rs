@@ -176,7 +176,7 @@ pub(crate) fn check(c: &Condition, tree: &Tree) -> Check {
 /// a file or colour chooser too (Geany's ctrl+s opened a `file_chooser`, and
 /// `role:dialog` said "not the one expected"); a narrower role is matched as it is.
 fn role_shown(n: &Node, role: &Role) -> bool {
-    let matches = n.element.role.answers_to(role);
+    let matches = n.element.role.answers_to(role, n.window.is_some() && n.path.is_empty());
     matches && showing(n)
 }
 

@@ -266,7 +266,7 @@ impl Matcher {
     fn matches_but_text(&self, node: &Node) -> bool {
         let e = &node.element;
         let s = &self.selector;
-        s.role.as_ref().is_none_or(|r| e.role.answers_to(r))
+        s.role.as_ref().is_none_or(|r| e.role.answers_to(r, is_window(node)))
             && s.id.as_ref().is_none_or(|id| *id == e.id)
             && s.path.as_ref().is_none_or(|p| node.window.is_some() && *p == node.path)
             && self.name.as_ref().is_none_or(|t| t.matches(&e.name))
@@ -302,7 +302,11 @@ impl Matcher {
         // (weight, similarity): what a person reads (name, text) counts double.
         let mut parts: Vec<(f64, f64)> = Vec::new();
         if let Some(r) = &s.role {
-            let sim = if e.role.answers_to(r) { 1.0 } else { 0.5 * text_similarity(r.as_str(), e.role.as_str()) };
+            let sim = if e.role.answers_to(r, is_window(node)) {
+                1.0
+            } else {
+                0.5 * text_similarity(r.as_str(), e.role.as_str())
+            };
             parts.push((1.0, sim));
         }
         if let Some(id) = &s.id {
@@ -501,4 +505,9 @@ pub fn pick(tree: &Tree, selector: &Selector, rule: Pick) -> Result<usize, Resol
         }
     }
     Err(ResolveError::Ambiguous { selector: text, matches: listed(&found) })
+}
+
+/// Whether `node` is a top-level window (of its application).
+fn is_window(node: &Node) -> bool {
+    node.window.is_some() && node.path.is_empty()
 }
