@@ -12,7 +12,7 @@ use std::time::Duration;
 use deft_harness::Desktop;
 use deft_harness::apps::CorpusApp;
 
-use super::real_apps::{cli, count_in, judged_by, saved, start};
+use super::real_apps::{cli, count_in, judged_by, save_in_chooser, start};
 use super::scratch;
 
 #[test]
@@ -44,10 +44,7 @@ fn impress_closes_its_template_dialog_types_a_title_adds_a_slide_saves_and_quits
     // Save As by its key: the dialog it opens is its effect, not something blocking it.
     let save_as = cli(&desktop, &["key", "ctrl+shift+s", "--verify"]);
     save_as.expect_code(0);
-    act(&["set-value", "--window", "Save", "--role", "text", "--index", "0", "--value", file.to_str().unwrap()])
-        .expect_code(0);
-    act(&["click", "--window", "Save", "--role", "push_button", "--name", "Save"]).expect_code(0);
-    saved(&file, "Impress");
+    save_in_chooser(&act, &file, "Impress");
     // Each slide's text, as Impress wrote it.
     let judge = r#"
 import json, re, sys, zipfile

@@ -48,13 +48,20 @@ pub(crate) fn saved(file: &std::path::Path, app: &str) -> Vec<u8> {
     std::fs::read(file).unwrap_or_else(|e| panic!("{app} saved no {}: {e}", file.display()))
 }
 
-/// What the Python program `judge` prints as JSON about `file` (a document an app saved,
-/// read with Python's zipfile: no Deft in the judging).
+/// What the Python program `judge` prints as JSON about `file` (no Deft in the judging).
 pub(crate) fn judged_by(desktop: &Desktop, judge: &str, file: &std::path::Path) -> serde_json::Value {
     let out = desktop.command(deft_harness::python()).args(["-c", judge]).arg(file).output().expect("python runs");
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!("{e}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
     })
+}
+
+/// `file` named in GTK's file chooser and Save clicked through `act`; the bytes `app` wrote.
+pub(crate) fn save_in_chooser(act: &dyn Fn(&[&str]) -> Run, file: &std::path::Path, app: &str) -> Vec<u8> {
+    act(&["set-value", "--window", "Save", "--role", "text", "--index", "0", "--value", file.to_str().unwrap()])
+        .expect_code(0);
+    act(&["click", "--window", "Save", "--role", "push_button", "--name", "Save"]).expect_code(0);
+    saved(file, app)
 }
 
 /// The text of `file` once `app` has written it.
@@ -461,10 +468,7 @@ fn libreoffice_writer_types_bolds_and_saves_through_menus() {
     act(&["click", "--role", "toggle_button", "--name", "Bold"]).expect_code(0);
     act(&["click", "--role", "menu", "--name", "File"]).expect_code(0);
     act(&["click", "--role", "menu_item", "--name", "Save As..."]).expect_code(0);
-    act(&["set-value", "--window", "Save", "--role", "text", "--index", "0", "--value", file.to_str().unwrap()])
-        .expect_code(0);
-    act(&["click", "--window", "Save", "--role", "push_button", "--name", "Save"]).expect_code(0);
-    saved(&file, "Writer");
+    save_in_chooser(&act, &file, "Writer");
     // The paragraphs and whether each one's style is bold, as Writer wrote them.
     let judge = r#"
 import json, re, sys, zipfile
@@ -504,10 +508,7 @@ fn libreoffice_calc_enters_a_number_types_into_a_cell_and_saves_through_menus() 
     cli(&desktop, &["key", "Return", "--verify"]).expect_code(0);
     act(&["click", "--role", "menu", "--name", "File"]).expect_code(0);
     act(&["click", "--role", "menu_item", "--name", "Save As..."]).expect_code(0);
-    act(&["set-value", "--window", "Save", "--role", "text", "--index", "0", "--value", file.to_str().unwrap()])
-        .expect_code(0);
-    act(&["click", "--window", "Save", "--role", "push_button", "--name", "Save"]).expect_code(0);
-    saved(&file, "Calc");
+    save_in_chooser(&act, &file, "Calc");
     // The cells that hold something, as Calc wrote them: [cell, type, text], with the runs
     // of empty rows and cells it writes once (`number-*-repeated`) counted.
     let judge = r#"

@@ -53,9 +53,8 @@ impl<A: Accessibility> Executor<A> {
         if texts.is_empty() {
             return None;
         }
-        match self.editor_opened(&texts, Duration::ZERO).await {
-            Some(true) => Some(Ok(String::new())),
-            Some(false) => Some(Ok(", after ctrl+End to type after the text inside it".into())),
+        match self.focused_among(&texts, Duration::ZERO).await {
+            Some(open) => Some(self.caret_to_end(&open).map(|end| end.to_string())),
             None => Some(self.click_into(t, target, &texts).await),
         }
     }
@@ -72,8 +71,8 @@ impl<A: Accessibility> Executor<A> {
             let at = self.point_to_edit(t, target, texts).await?;
             self.click(at, MouseButton::Left, 1)?;
             clicks.push(format!("({}, {})", at.x, at.y));
-            if let Some(at_end) = self.editor_opened(texts, wait).await {
-                let end = if at_end { "" } else { ", then ctrl+End to type after its text" };
+            if let Some(open) = self.focused_among(texts, wait).await {
+                let end = self.caret_to_end(&open)?;
                 return Ok(format!(", after a click at {} that opened the text inside it{end}", clicks.join(" and ")));
             }
             let now = self.a11y.element(&target.id).await.ok();
@@ -109,23 +108,14 @@ impl<A: Accessibility> Executor<A> {
         mapping::click_point(bounds, t.scale).map_err(input_refused)
     }
 
-    /// Waits up to `limit` for a text of `texts` to take the focus. `Some(true)` when it did
-    /// and the keys go at its end (it is empty), `Some(false)` when ctrl+End was pressed to
-    /// put the caret there (the click placed it inside the text), `None` when none did.
-    async fn editor_opened(&self, texts: &[ElementId], limit: Duration) -> Option<bool> {
+    /// The first of `texts` to hold the keyboard focus within `limit`, as read then.
+    async fn focused_among(&self, texts: &[ElementId], limit: Duration) -> Option<Element> {
         let until = Instant::now() + limit;
         let mut waker = self.waker_if_listening();
         loop {
             for id in texts {
-                match self.a11y.element(id).await {
-                    Ok(e) if e.has(State::Focused) && e.text.as_deref().unwrap_or_default().is_empty() => {
-                        return Some(true);
-                    }
-                    Ok(e) if e.has(State::Focused) => {
-                        let end = Chord { modifiers: vec![Modifier::Ctrl], key: Key::Named(NamedKey::End) };
-                        return lock(&self.input).chord(&end).is_ok().then_some(false);
-                    }
-                    _ => {}
+                if let Some(e) = self.a11y.element(id).await.ok().filter(|e| e.has(State::Focused)) {
+                    return Some(e);
                 }
             }
             if Instant::now() >= until {
@@ -133,6 +123,17 @@ impl<A: Accessibility> Executor<A> {
             }
             waker.next(until).await;
         }
+    }
+
+    /// Puts the caret after the text of `open` when it holds any (the click placed it
+    /// inside), with ctrl+End; the words for the input's description.
+    fn caret_to_end(&self, open: &Element) -> Result<&'static str, Report> {
+        if open.text.as_deref().unwrap_or_default().is_empty() {
+            return Ok("");
+        }
+        let end = Chord { modifiers: vec![Modifier::Ctrl], key: Key::Named(NamedKey::End) };
+        lock(&self.input).chord(&end).map_err(input_refused)?;
+        Ok(", then ctrl+End to type after its text")
     }
 
     /// The editable texts inside `id` (see [`editable_texts`]); none when it cannot be read.

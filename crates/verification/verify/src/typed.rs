@@ -51,7 +51,7 @@ pub(crate) fn strays(
     d.changed
         .iter()
         .filter(|c| Some(&c.id) != target)
-        .filter(|c| !post.snap.ancestors(&c.id).any(|a| Some(&a.element().id) == target))
+        .filter(|c| !target.is_some_and(|t| inside(post, &c.id, t)))
         .filter_map(|c| {
             let element = post.element(&c.id)?;
             let now = text_of(element);
@@ -75,10 +75,9 @@ pub(crate) fn garbled_inside(
 ) -> Option<String> {
     let target = target?;
     d.changed.iter().find_map(|c| {
-        let inside = post.snap.ancestors(&c.id).any(|a| a.element().id == *target);
         let element = post.element(&c.id)?;
         let (was, now) = (pre.element(&c.id).map(text_of).unwrap_or_default(), text_of(element));
-        let garbled = inside && was != now && !now.contains(typed) && element.has(State::Editable);
+        let garbled = inside(post, &c.id, target) && was != now && !now.contains(typed) && element.has(State::Editable);
         garbled.then(|| {
             format!(
                 "the keys reached {} inside the target, which shows {now:?}, not the typed text",
@@ -86,6 +85,11 @@ pub(crate) fn garbled_inside(
             )
         })
     })
+}
+
+/// Whether `id` lies inside `target` in `r`.
+fn inside(r: &Reading, id: &ElementId, target: &ElementId) -> bool {
+    r.snap.ancestors(id).any(|a| a.element().id == *target)
 }
 
 pub(crate) fn describe_strays(strays: &[Stray], target: Option<&ElementId>, post: &Reading) -> Option<String> {

@@ -471,8 +471,6 @@ fn held_since(holds: bool, was: Option<Instant>) -> Option<Instant> {
     holds.then(|| was.unwrap_or_else(Instant::now))
 }
 
-/// What `id` shows in `r`: the text a person sees on it, and on its leaves (a section's
-/// text node, which Chromium replaces when the page sets the text).
 /// The windows shown before the input, in words, when none of the application's windows
 /// shows after it.
 pub(crate) fn last_windows_closed(pre: &crate::read::Reading, post: &crate::read::Reading) -> Option<String> {
@@ -484,6 +482,8 @@ pub(crate) fn last_windows_closed(pre: &crate::read::Reading, post: &crate::read
     (!before.is_empty() && shown(post).is_empty()).then(|| before.join(", "))
 }
 
+/// What `id` shows in `r`: the text a person sees on it, and on its leaves (a section's
+/// text node, which Chromium replaces when the page sets the text).
 fn says(r: &crate::read::Reading, id: &ElementId) -> String {
     let Some(node) = r.snap.node(id) else { return String::new() };
     let leaves = node.children().iter().filter_map(|c| r.snap.node(c)).filter(|n| n.children().is_empty());
