@@ -13,6 +13,7 @@ mod impress;
 mod lists;
 mod mcp;
 mod mcp_clients;
+mod qmmp;
 mod real_apps;
 mod redact;
 mod report;

@@ -43,11 +43,14 @@ pub enum CorpusApp {
     /// gtk-demo of GTK 2 (GAIL and the GTK 2 atk-bridge module): GTK 2's widgets, menus and
     /// dialogs, as GIMP 2 has them.
     Gtk2Demo,
+    /// qmmp: Qt 5 with custom widgets (a music player playing a generated tone to its null
+    /// output: a position that ticks by itself, sliders that follow only a person's input).
+    Qmmp,
 }
 
 impl CorpusApp {
     /// Every app of the corpus.
-    pub const ALL: [CorpusApp; 13] = [
+    pub const ALL: [CorpusApp; 14] = [
         CorpusApp::Gtk3WidgetFactory,
         CorpusApp::Gtk4WidgetFactory,
         CorpusApp::FeatherPad,
@@ -61,6 +64,7 @@ impl CorpusApp {
         CorpusApp::GnomeCalculator,
         CorpusApp::KCalc,
         CorpusApp::Gtk2Demo,
+        CorpusApp::Qmmp,
     ];
 
     /// The program started.
@@ -79,6 +83,7 @@ impl CorpusApp {
             CorpusApp::GnomeCalculator => "/usr/bin/gnome-calculator",
             CorpusApp::KCalc => "/usr/bin/kcalc",
             CorpusApp::Gtk2Demo => "/usr/bin/gtk-demo",
+            CorpusApp::Qmmp => "/usr/bin/qmmp",
         }
     }
 
@@ -98,6 +103,7 @@ impl CorpusApp {
             CorpusApp::GnomeCalculator => "gnome-calculator",
             CorpusApp::KCalc => "kcalc",
             CorpusApp::Gtk2Demo => "gtk2.0-examples",
+            CorpusApp::Qmmp => "qmmp",
         }
     }
 
@@ -115,6 +121,7 @@ impl CorpusApp {
             CorpusApp::GnomeCalculator => "gnome-calculator",
             CorpusApp::KCalc => "kcalc",
             CorpusApp::Gtk2Demo => "gtk-demo",
+            CorpusApp::Qmmp => "qmmp",
         }
     }
 
@@ -134,6 +141,7 @@ impl CorpusApp {
             CorpusApp::GnomeCalculator => "GNOME Calculator (GTK 4 + libadwaita)",
             CorpusApp::KCalc => "KCalc (Qt 5 + KDE Frameworks)",
             CorpusApp::Gtk2Demo => "gtk-demo (GTK 2)",
+            CorpusApp::Qmmp => "qmmp (Qt 5, custom widgets)",
         }
     }
 
@@ -170,7 +178,7 @@ impl CorpusApp {
         match self {
             // Qt joins the accessibility bus only when asked (or when it sees a screen
             // reader); without these it is invisible to AT-SPI clients.
-            CorpusApp::FeatherPad | CorpusApp::QtDesigner | CorpusApp::KCalc => {
+            CorpusApp::FeatherPad | CorpusApp::QtDesigner | CorpusApp::KCalc | CorpusApp::Qmmp => {
                 vec![("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"), ("QT_ACCESSIBILITY", "1"), ("QT_QPA_PLATFORM", "xcb")]
             }
             // GTK 4's GL renderer fails on Xvfb's llvmpipe and the app never registers.
@@ -228,6 +236,7 @@ impl CorpusApp {
                 args.push(libreoffice_profile(profile));
                 args
             }
+            CorpusApp::Qmmp => crate::qmmp::TRACKS.iter().map(|t| profile.join(t).display().to_string()).collect(),
             _ => Vec::new(),
         }
     }
@@ -250,6 +259,9 @@ impl CorpusApp {
             ];
             let text: String = prefs.iter().map(|(k, v)| format!("user_pref(\"{k}\", {v});\n")).collect();
             std::fs::write(profile.join("user.js"), text)?;
+        }
+        if self == CorpusApp::Qmmp {
+            crate::qmmp::prepare(profile)?;
         }
         if matches!(self, CorpusApp::LibreOfficeWriter | CorpusApp::LibreOfficeCalc | CorpusApp::LibreOfficeImpress) {
             // On a fresh profile LibreOffice exits with 81 ("restart me") once it has set the
@@ -296,6 +308,8 @@ pub struct RunningApp {
     app: CorpusApp,
     child: Child,
     log: PathBuf,
+    /// The fresh directory for its settings (and its `$HOME` where it keeps them there).
+    profile: PathBuf,
     started: Instant,
 }
 
@@ -319,18 +333,27 @@ impl RunningApp {
             .stdin(Stdio::null())
             .stdout(log_file.try_clone().map_err(io("duplicating a log file".into()))?)
             .stderr(log_file);
+        if app == CorpusApp::Qmmp {
+            // qmmp keeps its settings in $HOME/.qmmp, whatever XDG says.
+            cmd.env("HOME", &profile);
+        }
         let child = cmd.spawn().map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => {
                 HarnessError::Missing { program: app.program().into(), package: app.package().into() }
             }
             _ => HarnessError::Io { context: format!("starting {}", app.program()), source: e },
         })?;
-        Ok(RunningApp { app, child, log, started: Instant::now() })
+        Ok(RunningApp { app, child, log, profile, started: Instant::now() })
     }
 
     /// Which app this is.
     pub fn app(&self) -> CorpusApp {
         self.app
+    }
+
+    /// The directory its settings (and files it was given) are in.
+    pub fn profile(&self) -> &std::path::Path {
+        &self.profile
     }
 
     /// Its process id (the browsers' wrapper scripts exec the browser, keeping it).

@@ -14,6 +14,7 @@ pub mod campaign;
 pub mod desktop;
 pub mod fixture;
 mod procs;
+pub mod qmmp;
 pub mod swing;
 pub mod system;
 pub mod test_model;

@@ -70,7 +70,7 @@ pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 /// How many of [`RUNTIME_ALL`] come before the corpus.
 const RUNTIME_BASE: usize = 20;
 
-const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 19] = [
+const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
     Requirement { package: "dbus", probe: Probe::File("/usr/bin/dbus-daemon"), why: "the session bus" },
     Requirement {
@@ -219,6 +219,11 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 19] = [
         package: "kcalc",
         probe: Probe::File("/usr/bin/kcalc"),
         why: "corpus: Qt 5 with KDE Frameworks (KCalc)",
+    },
+    Requirement {
+        package: "qmmp",
+        probe: Probe::File("/usr/bin/qmmp"),
+        why: "corpus: Qt 5 with custom widgets (qmmp, a music player: a ticking clock, sliders a person drags)",
     },
     Requirement {
         package: "gtk2.0-examples",

@@ -144,6 +144,13 @@ impl<A: Accessibility> Executor<A> {
         match sent {
             Ok(what) => {
                 run.pending.sent_ms = run.clock.ms();
+                // An expectation is the caller's own channel for the effect.
+                run.pending.set_from_outside = matches!(run.goal, crate::observe::Goal::Set { .. })
+                    && crate::set_from_outside::applies(
+                        run.action,
+                        run.target.as_ref().and_then(|t| t.element.as_ref()),
+                        method,
+                    );
                 self.input_sent(run.target.as_ref().and_then(|t| t.id().cloned()));
                 if what.ends_with(crate::paste::NOT_ASKED) {
                     run.note(Some(format!("{}: nothing was pasted", crate::paste::NOT_ASKED)));

@@ -76,6 +76,7 @@ mod resolve;
 mod resolve_wait;
 mod run;
 mod send;
+mod set_from_outside;
 mod shot;
 mod strays;
 mod typed;

@@ -133,6 +133,10 @@ pub(crate) struct Pending {
     pub(crate) ocr_watch: Option<PixelWatch>,
     /// When the pending input was sent.
     pub(crate) sent_ms: u64,
+    /// The pending input set a control a person drags (a slider) through accessibility:
+    /// its value reading back says the control took it, not that the application acted on
+    /// it (see `set_from_outside.rs`).
+    pub(crate) set_from_outside: bool,
     /// The pointer already on the target and a first look at it, for a click that needs
     /// its pressed look (see `press.rs`): taken before the actionability checks.
     pub(crate) hover: Option<(Hover, Rect<Physical>)>,

@@ -267,6 +267,12 @@ impl<A: Accessibility> Executor<A> {
                 let observed = format!("{what}, and nothing else changed");
                 return Report::Received { observed };
             }
+            if let Some(held) = seen.verified.as_ref().filter(|_| !hold && run.pending.set_from_outside) {
+                let observed = crate::set_from_outside::received(held);
+                let e = run.evidence(Channel::Accessibility, format!("{}{observed}", deft_types::RECEIPT));
+                self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+                return Report::Received { observed };
+            }
             if let Some(observed) = seen.verified.clone().filter(|_| !hold && menu_since.is_none()) {
                 let e = run.evidence(Channel::Accessibility, observed.clone());
                 self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
