@@ -54,3 +54,9 @@ fn gnome_calculator_presses_types_and_keys_once() {
 fn gtk3_widget_factory_chooses_from_its_popover_menu_once() {
     every_verb_ends_right(CorpusApp::Gtk3WidgetFactory);
 }
+
+/// Qt with custom widgets, while its position ticks by itself.
+#[test]
+fn qmmp_pauses_plays_and_opens_its_jump_dialog_once_while_it_plays() {
+    every_verb_ends_right(CorpusApp::Qmmp);
+}

@@ -202,6 +202,12 @@ fn kcalc_and_gnome_calculator_survive_every_read() {
     read_everything(&[CorpusApp::KCalc, CorpusApp::GnomeCalculator]);
 }
 
+/// While it plays: its position slider and clock change under the reads.
+#[test]
+fn qmmp_survives_every_read_while_it_plays() {
+    read_everything(&[CorpusApp::Qmmp]);
+}
+
 #[test]
 fn libreoffice_writer_survives_every_read() {
     read_everything(&[CorpusApp::LibreOfficeWriter]);

@@ -22,6 +22,7 @@ pub fn script(app: CorpusApp) -> Option<Script> {
         CorpusApp::LibreOfficeImpress => impress(),
         CorpusApp::GnomeCalculator => gnome_calculator(),
         CorpusApp::KCalc => kcalc(),
+        CorpusApp::Qmmp => qmmp(),
         CorpusApp::Gtk2Demo => return Some(gtk2_demo()),
         _ => return None,
     };
@@ -184,6 +185,21 @@ fn kcalc() -> Vec<Step> {
         step(Verb::Click(sel("push_button", "2")), says("12")),
         step(Verb::Click(sel("push_button", "+/−")), says("-12")),
         step(Verb::Click(sel("push_button", "AC")), says("0")),
+    ]
+}
+
+/// qmmp (Qt 5, custom widgets) while it plays, its position ticking by itself: Pause and
+/// Play (its status label says which), its Jump To Track dialog by its key, a filter typed
+/// there, Escape.
+fn qmmp() -> Vec<Step> {
+    const JUMP: &str = "Jump To Track";
+    let filter = sel("text", "").within(JUMP);
+    vec![
+        step(Verb::Click(sel("push_button", "Pause")), Truth::Shows("Paused".into())),
+        step(Verb::Click(sel("push_button", "Play")), Truth::Shows("Playing".into())),
+        step(Verb::Key("j".into()), Truth::Opens("dialog", JUMP.into())),
+        step(Verb::Type(filter.clone(), "one".into()), Truth::Gains(filter, "one".into())),
+        step(Verb::Key("Escape".into()), Truth::Closes("dialog", JUMP.into())),
     ]
 }
 
