@@ -1,8 +1,9 @@
 //! qmmp (Qt 5 with custom widgets), as a new user drives it while it plays, each step its
 //! own agent-cli process: its transport buttons, its volume slider (set through
 //! accessibility, which qmmp does not follow, and with the wheel, which it does), a click
-//! on empty space while its position ticks by itself, its Jump To Track dialog opened by a
-//! key, filtered and used, and Quit by its key. Judged by what qmmp itself says it is
+//! on a label while its position ticks by itself, its Jump To Track dialog opened by a
+//! key, filtered and used, a new playlist by its key (which leaves the focus on an element
+//! that says it is not shown) and a key after it, and Quit by its key. Judged by what qmmp itself says it is
 //! doing (`qmmp --status`, `--volume-status`, `--nowplaying`, which ask the running player),
 //! an independent AT-SPI client (pyatspi) for the dialog, and the process's exit.
 
@@ -67,6 +68,15 @@ fn qmmp_pauses_plays_skips_keeps_its_volume_honest_jumps_to_a_track_and_quits() 
     assert_eq!(now, "one.wav", "qmmp jumped to the track the filter left");
     act(&["click", "--window", jump, "--role", "push_button", "--name", "Close"]).expect_code(0);
     assert_eq!(count_in(&desktop, "qmmp", "dialog", jump), 0, "the dialog closed");
+    // A new playlist by its key: the focus stays on a list item that then says it is not
+    // shown. Before, the next key waited 10 s for it to show and was never sent.
+    cli(&desktop, &["key", "ctrl+t", "--verify"]).expect_code(0);
+    let lists = ask_until(&desktop, &qmmp, &["--pl-list"], |l| l.lines().count() == 2);
+    assert_eq!(lists.lines().count(), 2, "one new playlist: {lists}");
+    cli(&desktop, &["key", "j", "--verify"]).expect_code(0);
+    assert_eq!(count_in(&desktop, "qmmp", "dialog", jump), 1, "the dialog opened by the next key");
+    cli(&desktop, &["key", "Escape", "--verify"]).expect_code(0);
+    assert_eq!(count_in(&desktop, "qmmp", "dialog", jump), 0, "and closed by Escape");
     qmmp.check_responsive(&desktop, Duration::from_secs(5)).expect("qmmp still answers");
 
     // Quit by its key: the app leaving is what was asked for.

@@ -145,8 +145,11 @@ impl<A: Accessibility> Executor<A> {
                 None => None,
             }
         };
-        let Some(id) = target.id().cloned() else {
-            // Raw coordinates and OCR text: nothing to check but the point itself.
+        let Some(id) = target.id().cloned().filter(|_| method != Method::KeyChord) else {
+            // Raw coordinates and OCR text: nothing to check but the point itself. A key chord
+            // goes wherever the keyboard focus is: the focused element is only where its
+            // effect is watched, and one that says it is not shown (qmmp's list item of a
+            // closed dock) does not stop the keys.
             return (Check::Ready, read_pre.await);
         };
         let aimed = if method.is_pointer() { st.bounds().map(|b| aim(b, method)) } else { None };

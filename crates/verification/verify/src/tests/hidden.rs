@@ -57,3 +57,20 @@ async fn an_entry_of_a_closed_menu_names_the_menu_to_open() {
     assert!(!outcome.ok && f.clicks().is_empty(), "{outcome:#?}");
     assert!(outcome.observed.contains("open it first (click menu \"View\")"), "{outcome:#?}");
 }
+
+#[tokio::test]
+async fn a_key_goes_to_the_focus_even_when_the_focused_element_says_it_is_not_shown() {
+    // qmmp after a new playlist: the focus stays on a list item of a closed dock, which
+    // says it is not shown. The key waited 10 s for it to show and was never sent.
+    let mut tree = preferences();
+    let hints = tree.find_id(&deft_types::ElementId("hints".into())).expect("the check box");
+    tree.nodes[hints].element.states.insert(State::Focused);
+    let config = |c| crate::ExecutorConfig { timeout_ms: Some(3000), ..c };
+    let f = fixture(tree, config);
+    let chord = deft_types::KeyChord { modifiers: Vec::new(), key: "j".into() };
+    let key = deft_types::Action::Key { chord };
+    let outcome = f.exec.perform_with(&key, &crate::config::ActionOptions::default()).await;
+    let chords = f.rec.lock().unwrap().calls.iter().filter(|c| matches!(c, deft_input::Recorded::Chord(_))).count();
+    assert_eq!(chords, 1, "the key went out once: {outcome:#?}");
+    assert!(outcome.ok, "{outcome:#?}");
+}
