@@ -407,8 +407,16 @@ pub(crate) fn observe(
     // button: evince's Properties), so the dialog is not over it.
     let closed_its_menu = (before.is_some_and(is_menu_item) && !after.is_some_and(|a| a.has(State::Showing)))
         || (before.is_some_and(|b| b.has(State::Showing)) && after.is_some_and(|a| !a.has(State::Showing)));
+    // The target's own window closed with the input (a dialog's button), and a dialog opened
+    // where it was: the next step of what the click did (KolourPaint's Discard, then its
+    // next question), not something over a target that is no longer there. A web page's
+    // modal leaves the page's window open.
+    let its_window_closed = target.is_some_and(|t| {
+        let window = pre.snap.ancestors(t).find(|n| pre.snap.window(n.id()).is_some()).map(|n| n.id().clone());
+        window.is_some_and(|w| effects.iter().any(|e| matches!(&e.kind, EffectKind::WindowClosed(c) if c.id == w)))
+    });
     if let (Goal::AnyChange, Some(p), false, false) =
-        (goal, over_target, seen.toggle == Toggle::Changed, closed_its_menu)
+        (goal, over_target, seen.toggle == Toggle::Changed, closed_its_menu || its_window_closed)
         && !others.is_empty()
     {
         seen.verified = None;

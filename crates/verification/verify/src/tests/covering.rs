@@ -364,3 +364,33 @@ async fn a_tab_whose_extents_are_its_title_still_holds_its_page() {
     assert!(!f.clicks().is_empty(), "clicked where the editor is: {outcome:#?}");
     assert!(outcome.blocking.is_none(), "not covered: {outcome:#?}");
 }
+
+/// A painter with a question in a dialog "Warning" (`dialog` its id) holding Save, Discard
+/// and Cancel: the question after the first one opens in a new dialog at the same place.
+fn question(dialog: &str, text: &str) -> Tree {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "painter"));
+    b.child(app, placed("main", "frame", "Painter", (0, 0, 800, 600), &[]));
+    let mut warning = placed(dialog, "dialog", "Warning", (200, 200, 300, 120), &[]);
+    warning.states.insert(State::Active);
+    warning.states.insert(State::Modal);
+    let warning = b.child(app, warning);
+    b.child(warning, placed(&format!("{dialog}-text"), "label", text, (210, 210, 280, 40), &[]));
+    for (i, name) in ["Save", "Discard", "Cancel"].iter().enumerate() {
+        let x = 210 + 90 * i32::try_from(i).unwrap();
+        b.child(warning, placed(&format!("{dialog}-{name}"), "push_button", name, (x, 280, 80, 24), &["click"]));
+    }
+    b.build()
+}
+
+#[tokio::test]
+async fn a_dialog_that_opens_where_the_target_s_own_dialog_closed_is_its_effect() {
+    // KolourPaint on quit: Discard the image, then "the palette was modified" in a new
+    // dialog at the same place. Reported `blocked` (exit 5), with advice to dismiss it.
+    let f = fixture(question("first", "Save the image?"), |c| c);
+    f.on_click((300, 280, 80, 24), question("second", "Save the palette?"));
+    let outcome = f.exec.perform(&click("Discard")).await;
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    assert!(outcome.blocking.is_none(), "{outcome:#?}");
+    assert_eq!(f.clicks().len(), 1);
+}
