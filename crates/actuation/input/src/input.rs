@@ -140,45 +140,101 @@ pub(crate) fn check_action(action: ButtonAction) -> Result<(), InputError> {
     }
 }
 
-impl<T: Input + ?Sized> Input for &mut T {
-    fn move_to(&mut self, to: Point<Physical>) -> Result<(), InputError> {
-        (**self).move_to(to)
-    }
-    fn button(&mut self, button: MouseButton, action: ButtonAction) -> Result<(), InputError> {
-        (**self).button(button, action)
-    }
-    fn scroll(&mut self, dx: i32, dy: i32) -> Result<(), InputError> {
-        (**self).scroll(dx, dy)
-    }
-    fn text(&mut self, text: &str) -> Result<(), InputError> {
-        (**self).text(text)
-    }
-    fn chord(&mut self, chord: &Chord) -> Result<(), InputError> {
-        (**self).chord(chord)
-    }
+/// Forwards every method of [`Input`], the provided ones too: a forwarding impl that left
+/// one to its default would silently refuse (`paste_at`) or not know (`position`) wherever
+/// the input is held behind a box or a reference, however the backend implements it.
+macro_rules! forward_input {
+    ($($ty:ty),+) => {$(
+        impl<T: Input + ?Sized> Input for $ty {
+            fn move_to(&mut self, to: Point<Physical>) -> Result<(), InputError> {
+                (**self).move_to(to)
+            }
+            fn position(&mut self) -> Result<Option<Point<Physical>>, InputError> {
+                (**self).position()
+            }
+            fn button(&mut self, button: MouseButton, action: ButtonAction) -> Result<(), InputError> {
+                (**self).button(button, action)
+            }
+            fn scroll(&mut self, dx: i32, dy: i32) -> Result<(), InputError> {
+                (**self).scroll(dx, dy)
+            }
+            fn text(&mut self, text: &str) -> Result<(), InputError> {
+                (**self).text(text)
+            }
+            fn chord(&mut self, chord: &Chord) -> Result<(), InputError> {
+                (**self).chord(chord)
+            }
+            fn paste_at(&mut self, at: Point<Physical>, text: &str) -> Result<bool, InputError> {
+                (**self).paste_at(at, text)
+            }
+            fn click_at(&mut self, at: Point<Physical>, button: MouseButton, count: u8) -> Result<(), InputError> {
+                (**self).click_at(at, button, count)
+            }
+            fn scroll_at(&mut self, at: Point<Physical>, dx: i32, dy: i32) -> Result<(), InputError> {
+                (**self).scroll_at(at, dx, dy)
+            }
+            fn drag(
+                &mut self,
+                from: Point<Physical>,
+                to: Point<Physical>,
+                button: MouseButton,
+                config: DragConfig,
+            ) -> Result<(), InputError> {
+                (**self).drag(from, to, button, config)
+            }
+            fn key_chord(&mut self, chord: &KeyChord) -> Result<(), InputError> {
+                (**self).key_chord(chord)
+            }
+        }
+    )+};
 }
 
-impl<T: Input + ?Sized> Input for Box<T> {
-    fn move_to(&mut self, to: Point<Physical>) -> Result<(), InputError> {
-        (**self).move_to(to)
-    }
-    fn button(&mut self, button: MouseButton, action: ButtonAction) -> Result<(), InputError> {
-        (**self).button(button, action)
-    }
-    fn scroll(&mut self, dx: i32, dy: i32) -> Result<(), InputError> {
-        (**self).scroll(dx, dy)
-    }
-    fn text(&mut self, text: &str) -> Result<(), InputError> {
-        (**self).text(text)
-    }
-    fn chord(&mut self, chord: &Chord) -> Result<(), InputError> {
-        (**self).chord(chord)
-    }
-}
+forward_input!(&mut T, Box<T>);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A backend that knows where its pointer is and can paste.
+    struct Knows;
+
+    impl Input for Knows {
+        fn move_to(&mut self, _: Point<Physical>) -> Result<(), InputError> {
+            Ok(())
+        }
+        fn position(&mut self) -> Result<Option<Point<Physical>>, InputError> {
+            Ok(Some(Point::new(7, 9)))
+        }
+        fn button(&mut self, _: MouseButton, _: ButtonAction) -> Result<(), InputError> {
+            Ok(())
+        }
+        fn scroll(&mut self, _: i32, _: i32) -> Result<(), InputError> {
+            Ok(())
+        }
+        fn text(&mut self, _: &str) -> Result<(), InputError> {
+            Ok(())
+        }
+        fn chord(&mut self, _: &Chord) -> Result<(), InputError> {
+            Ok(())
+        }
+        fn paste_at(&mut self, _: Point<Physical>, _: &str) -> Result<bool, InputError> {
+            Ok(true)
+        }
+    }
+
+    #[test]
+    fn a_boxed_or_borrowed_input_keeps_what_its_backend_can_do() {
+        // Before, the forwarding impls left these to their defaults: "cannot paste" and
+        // "position unknown" wherever the input was held behind a box.
+        let mut boxed: Box<dyn Input> = Box::new(Knows);
+        assert_eq!(boxed.position().unwrap(), Some(Point::new(7, 9)));
+        assert!(boxed.paste_at(Point::new(1, 1), "x").unwrap());
+        let mut plain = Knows;
+        let mut borrowed: &mut dyn Input = &mut plain;
+        let by_ref = &mut borrowed;
+        assert_eq!(Input::position(by_ref).unwrap(), Some(Point::new(7, 9)));
+        assert!(Input::paste_at(by_ref, Point::new(1, 1), "x").unwrap());
+    }
 
     #[test]
     fn drag_path_ends_at_the_target_and_moves_monotonically() {
