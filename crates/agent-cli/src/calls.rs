@@ -127,7 +127,12 @@ pub fn invoke(a: &ActionArgs) -> Result<ToolCall, CliError> {
 
 /// `key`.
 pub fn key(a: &KeyArgs) -> Result<ToolCall, CliError> {
-    Ok(ToolCall::Key(KeyParams { keys: a.chord.clone(), verify: verify(&a.verify)? }))
+    Ok(ToolCall::Key(KeyParams {
+        keys: a.chord.clone(),
+        app: a.app.clone(),
+        window: a.window.clone(),
+        verify: verify(&a.verify)?,
+    }))
 }
 
 /// `scroll`: one of --down/--up/--left/--right.
@@ -312,7 +317,13 @@ mod tests {
                 name: "toggle".into(),
             },
         );
-        check("key ctrl+S", Action::Key { chord: KeyChord { modifiers: vec!["ctrl".into()], key: "s".into() } });
+        check(
+            "key ctrl+S",
+            Action::Key {
+                chord: KeyChord { modifiers: vec!["ctrl".into()], key: "s".into() },
+                target: deft_types::Target::Focused,
+            },
+        );
         check(
             "scroll --name Items --up 2",
             Action::Scroll {

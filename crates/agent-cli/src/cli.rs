@@ -332,6 +332,13 @@ pub struct KeyArgs {
     /// The key or chord: Return, Tab, Escape, F5, ctrl+s, ctrl+shift+t, alt+F4
     #[arg(value_name = "CHORD", required = true)]
     pub chord: String,
+    /// Send the keys to this application (its name, or the title of one of its windows), not to
+    /// whatever has the focus: its window is activated first
+    #[arg(long, value_name = "APP", help_heading = "Target")]
+    pub app: Option<String>,
+    /// Send the keys to the top-level window with this title, activated first
+    #[arg(allow_hyphen_values = true, long, value_name = "TITLE", help_heading = "Target")]
+    pub window: Option<String>,
     /// Verification.
     #[command(flatten)]
     pub verify: VerifyArgs,

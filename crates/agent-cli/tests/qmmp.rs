@@ -13,7 +13,7 @@ use deft_harness::Desktop;
 use deft_harness::apps::CorpusApp;
 use deft_harness::qmmp::{ask, ask_until};
 
-use super::real_apps::{cli, count_in, start};
+use super::real_apps::{cli, count_in, dump, start};
 
 #[test]
 fn qmmp_pauses_plays_skips_keeps_its_volume_honest_jumps_to_a_track_and_quits() {
@@ -83,4 +83,46 @@ fn qmmp_pauses_plays_skips_keeps_its_volume_honest_jumps_to_a_track_and_quits() 
     cli(&desktop, &["key", "ctrl+q", "--verify"]).expect_code(0);
     let exit = qmmp.exited_within(Duration::from_secs(20));
     assert!(exit.is_some_and(|s| s.success()), "qmmp quit when told, cleanly: {exit:?}");
+}
+
+/// `key --app`: keys for qmmp reach qmmp while another application's field has the focus
+/// (its window is activated first), and nothing lands in that field. Before, `key` had no
+/// target: the keys went to whatever had the focus (ctrl+q to the wrong application).
+#[test]
+fn keys_for_qmmp_reach_qmmp_while_another_application_has_the_focus() {
+    let desktop = Desktop::start().expect("desktop");
+    let Some(mut qmmp) = start(&desktop, CorpusApp::Qmmp) else { return };
+    if !std::path::Path::new("/usr/bin/zenity").exists() {
+        eprintln!("skipped: zenity is not installed (cargo xtask setup installs it)");
+        return;
+    }
+    let mut other = desktop
+        .command("/usr/bin/zenity")
+        .args(["--entry", "--title", "Other", "--text", "Type here"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("zenity starts");
+    let focused_field = || {
+        dump(&desktop, "zenity")
+            .iter()
+            .any(|e| e["role"] == "text" && e["states"].as_array().is_some_and(|s| s.iter().any(|x| x == "focused")))
+    };
+    let until = std::time::Instant::now() + Duration::from_secs(20);
+    while !focused_field() && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(focused_field(), "the other application's field has the focus");
+    let jump = "Jump To Track";
+    cli(&desktop, &["key", "j", "--app", "qmmp", "--verify", "--json"]).expect_code(0);
+    assert_eq!(count_in(&desktop, "qmmp", "dialog", jump), 1, "qmmp got the key: its dialog opened once");
+    let texts: Vec<String> = dump(&desktop, "zenity")
+        .iter()
+        .filter(|e| e["role"] == "text")
+        .map(|e| e["text"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(texts.iter().all(String::is_empty), "nothing landed in the other application: {texts:?}");
+    qmmp.check_responsive(&desktop, Duration::from_secs(5)).expect("qmmp still answers");
+    let _ = other.kill();
+    let _ = other.wait();
 }

@@ -339,7 +339,7 @@ fn a_covered_window_is_raised_before_it_is_read() {
 
 /// What an independent AT-SPI client (pyatspi) reads in `app`: each element's role, name,
 /// states and text.
-fn dump(desktop: &Desktop, app: &str) -> Vec<serde_json::Value> {
+pub(crate) fn dump(desktop: &Desktop, app: &str) -> Vec<serde_json::Value> {
     let out = desktop
         .command(deft_harness::python())
         .arg(deft_harness::fixture::a11y_driver_script())

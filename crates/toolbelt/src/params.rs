@@ -179,6 +179,12 @@ pub struct ActionParams {
 pub struct KeyParams {
     /// A key or chord: Return, Escape, ctrl+s, alt+F4, ctrl+shift+t.
     pub keys: String,
+    /// Send to this application (its name, or a window title), not whatever has the focus: its window is activated first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    /// Send to this top-level window (its title), activated first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
     #[serde(flatten)]
     #[allow(missing_docs)]
     pub verify: VerifyParams,

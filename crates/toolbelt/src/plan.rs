@@ -311,8 +311,14 @@ impl Planner<'_> {
                     )));
                 }
                 let chord = Chord::parse(&k.keys).map_err(|e| ToolError::usage(e.to_string()))?.to_key_chord();
-                let asked = chord.to_string();
-                (act(Action::Key { chord }, self.options(&k.verify, verify_default)?), asked)
+                // An application or window: the keys go to its keyboard focus, never elsewhere.
+                let scope = TargetParams { app: k.app.clone(), window: k.window.clone(), ..TargetParams::default() };
+                let target = self.target(&scope)?.unwrap_or(Target::Focused);
+                let asked = match &target {
+                    Target::Focused => chord.to_string(),
+                    scoped => format!("{chord} in {}", describe_target(scoped)),
+                };
+                (act(Action::Key { chord, target }, self.options(&k.verify, verify_default)?), asked)
             }
             ToolCall::Scroll(s) => {
                 let amount = i32::from(s.amount.unwrap_or(3));

@@ -291,7 +291,7 @@ pub fn spec(name: ToolName) -> ToolSpec {
         ),
         ToolName::Key => (
             "Press keys",
-            "Press a key or chord in the focused window; verified only against `expect`.",
+            "Press a key or chord in the focused window, or in app/window (activated first); verified only against `expect`.",
             schema_of::<KeyParams>(),
             acts,
         ),

@@ -50,3 +50,18 @@ fn schemas_are_lean() {
     let dir = &deft_toolbelt::spec(ToolName::Scroll).input_schema["properties"]["direction"];
     assert_eq!(dir["enum"], json!(["up", "down", "left", "right"]), "{dir}");
 }
+
+#[test]
+fn keys_go_to_the_focus_or_to_the_application_named() {
+    use deft_toolbelt::Request;
+    use deft_types::{Action, Target};
+    let key_of = |args| match ToolCall::parse("key", args).unwrap().plan(&AsParams, None, false).unwrap().request {
+        Request::Act { action: Action::Key { target, .. }, .. } => target,
+        other => panic!("not a key: {other:?}"),
+    };
+    assert_eq!(key_of(json!({"keys": "ctrl+s"})), Target::Focused);
+    let Target::Selector(sel) = key_of(json!({"keys": "j", "app": "qmmp"})) else { panic!("a scope") };
+    assert_eq!(deft_a11y::selector::format(&sel), "app=qmmp");
+    let empty = ToolCall::parse("key", json!({"keys": "j", "app": " "})).unwrap();
+    assert!(empty.plan(&AsParams, None, false).unwrap_err().message.starts_with("`app` is empty"));
+}

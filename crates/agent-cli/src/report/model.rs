@@ -417,7 +417,7 @@ fn asked(action: &Action, verify: bool, found: Option<&deft_types::TargetInfo>) 
         Action::Type { target: t, text } => format!("type {text} into {}", target(t)),
         Action::SetValue { target: t, value } => format!("set {} to {value}", target(t)),
         Action::Invoke { target: t, name } => format!("{name:?} on {}", target(t)),
-        Action::Key { chord } => format!("key {}", compact(chord)),
+        Action::Key { chord, .. } => format!("key {}", compact(chord)),
         other => match other.target() {
             Some(t) => format!("{} {}", other.kind().verb(), target(t)),
             None => other.kind().verb().to_string(),

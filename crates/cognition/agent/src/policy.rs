@@ -81,7 +81,7 @@ fn matches(pattern: &str, value: &str) -> bool {
 pub fn normalise_chord(keys: &str) -> Option<String> {
     let call = ToolCall::parse("key", serde_json::json!({ "keys": keys })).ok()?;
     match call.plan(&AsParams, None, false).ok()? {
-        Plan { request: Request::Act { action: Action::Key { chord }, .. }, .. } => Some(chord.to_string()),
+        Plan { request: Request::Act { action: Action::Key { chord, .. }, .. }, .. } => Some(chord.to_string()),
         _ => None,
     }
 }

@@ -22,6 +22,11 @@ pub enum Target {
     Focused,
 }
 
+/// Where a key chord goes when nothing else is said: the keyboard focus.
+fn focused() -> Target {
+    Target::Focused
+}
+
 /// A mouse button.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -126,6 +131,11 @@ pub enum Action {
     Key {
         /// The chord.
         chord: KeyChord,
+        /// Where the keys go: whatever has the keyboard focus (`Focused`), or the keyboard
+        /// focus of the application or window a selector names (its window is activated
+        /// first, so the keys never land in another application).
+        #[serde(default = "focused")]
+        target: Target,
     },
     /// Scroll a target or the screen.
     Scroll {
@@ -144,7 +154,8 @@ pub enum Action {
 }
 
 impl Action {
-    /// What the action acts on; `None` for a key chord (whatever has the focus) and a wait.
+    /// What the action acts on; `None` for a key chord sent to whatever has the focus, and
+    /// a wait.
     pub fn target(&self) -> Option<&Target> {
         match self {
             Action::Click { target, .. }
@@ -152,7 +163,8 @@ impl Action {
             | Action::SetValue { target, .. }
             | Action::Invoke { target, .. }
             | Action::Scroll { target, .. } => Some(target),
-            Action::Key { .. } | Action::Wait { .. } => None,
+            Action::Key { target: Target::Focused, .. } | Action::Wait { .. } => None,
+            Action::Key { target, .. } => Some(target),
         }
     }
 

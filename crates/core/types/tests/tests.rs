@@ -117,7 +117,7 @@ fn actions_roundtrip() {
         Action::Type { target: Target::Focused, text: "héllo ✓".into() },
         Action::SetValue { target: Target::Text(TextMatch::Contains("name".into())), value: "x".into() },
         Action::Invoke { target: Target::Point(Point::new(3, 4)), name: "click".into() },
-        Action::Key { chord: KeyChord { modifiers: vec!["ctrl".into()], key: "s".into() } },
+        Action::Key { chord: KeyChord { modifiers: vec!["ctrl".into()], key: "s".into() }, target: Target::Focused },
         Action::Scroll { target: Target::Focused, dx: 0, dy: -3 },
         Action::Wait { condition: Condition::ElementState { selector: sel, state: State::Enabled, present: true } },
     ];
@@ -156,4 +156,18 @@ proptest! {
         prop_assert!(p.right() as f64 >= r.right() as f64 * k - 1e-9);
         prop_assert!(p.contains(s.to_physical(r.center())) || p.w <= 1 || p.h <= 1);
     }
+}
+
+#[test]
+fn a_key_written_before_keys_had_a_target_goes_to_the_focus() {
+    // Traces and policies written before: a key chord with no target.
+    let old = r#"{"key":{"chord":{"modifiers":["ctrl"],"key":"s"}}}"#;
+    let a: Action = serde_json::from_str(old).expect("an old key action reads");
+    assert!(matches!(&a, Action::Key { target: Target::Focused, .. }), "{a:?}");
+    assert_eq!(a.target(), None, "sent to whatever has the focus");
+    let scoped = Action::Key {
+        chord: KeyChord { modifiers: Vec::new(), key: "j".into() },
+        target: Target::Selector(Selector { app: Some(TextMatch::Exact("qmmp".into())), ..Selector::default() }),
+    };
+    assert!(scoped.target().is_some(), "a key for an application acts on it");
 }

@@ -41,6 +41,7 @@ impl<A: Accessibility> Executor<A> {
                 Some(How::Text(t)) => deft_a11y::selector::describe_text(t),
                 Some(How::Point(p)) => format!("point ({}, {})", p.x, p.y),
                 Some(How::Focused) => "the focused element".into(),
+                Some(How::FocusedIn(sel)) => format!("the focus in {}", deft_a11y::selector::format(sel)),
                 None => "the application".into(),
             },
             Resolved::describe,

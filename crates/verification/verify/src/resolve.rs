@@ -25,6 +25,9 @@ pub(crate) enum How {
     Point(Point<Logical>),
     /// Whatever has the keyboard focus.
     Focused,
+    /// The keyboard focus of the application or window a selector names (a key chord sent
+    /// there): its window, and what holds the focus in it.
+    FocusedIn(Selector),
 }
 
 impl How {
@@ -100,6 +103,7 @@ impl Resolved {
                     How::Text(t) => selector::describe_text(t),
                     How::Point(p) => format!("point ({}, {})", p.x, p.y),
                     How::Focused => "the focused element".into(),
+                    How::FocusedIn(sel) => format!("the focus in {}", deft_a11y::selector::format(sel)),
                     How::Selector(s) => selector::format(s),
                 },
                 bounds: self.point.map(|p| self.scale.rect_to_logical(Rect::new(p.x, p.y, 1, 1))),
@@ -225,6 +229,7 @@ impl<A: Accessibility> Executor<A> {
             }
             How::Point(p) => self.find_at_point(*p).await,
             How::Focused => self.find_focused().await,
+            How::FocusedIn(sel) => self.find_focused_in(sel).await,
         }
     }
 
@@ -363,6 +368,66 @@ impl<A: Accessibility> Executor<A> {
             r.window = Some(w.id.clone());
             self.place(&mut r, &apps);
         }
+        Ok(r)
+    }
+
+    /// The window `sel` names (an application, a window title), and what holds the focus in
+    /// it: the active one of its windows, else its only shown one. Several shown and none
+    /// active is ambiguous: the keys would go to a guess.
+    async fn find_focused_in(&self, sel: &Selector) -> Result<Resolved, Miss> {
+        let apps = self.a11y.applications().await.map_err(Miss::Backend)?;
+        let asked = selector::format(sel);
+        let not_found = || Miss::Resolve(ResolveError::NotFound { selector: asked.clone(), candidates: Vec::new() });
+        let m = selector::Matcher::new(sel).map_err(|_| not_found())?;
+        // `app` is the application's name, or the title of one of its windows.
+        let by_title = Selector { window: sel.app.clone(), ..Selector::default() };
+        let app_title = selector::Matcher::new(&by_title).map_err(|_| not_found())?;
+        let titled = |w: &deft_a11y::WindowInfo, m: &selector::Matcher| {
+            m.matches_window(&w.title) || w.display_title.as_deref().is_some_and(|d| m.matches_window(d))
+        };
+        let windows: Vec<&deft_a11y::WindowInfo> = apps
+            .iter()
+            .filter(|a| m.matches_app(&a.name) || a.windows.iter().any(|w| sel.app.is_some() && titled(w, &app_title)))
+            .flat_map(|a| a.windows.iter())
+            .filter(|w| w.bounds.is_some() && titled(w, &m))
+            .collect();
+        let candidate = |w: &deft_a11y::WindowInfo| {
+            let app = apps.iter().find(|a| a.windows.iter().any(|x| x.id == w.id)).map(|a| a.name.clone());
+            deft_types::Candidate {
+                id: w.id.clone(),
+                role: w.role.clone(),
+                name: w.title.clone(),
+                app: app.clone().unwrap_or_default(),
+                window: Some(w.title.clone()),
+                path: Vec::new(),
+                selector: selector::format(&Selector {
+                    app: app.map(TextMatch::Exact),
+                    window: Some(TextMatch::Exact(w.title.clone())),
+                    ..Selector::default()
+                }),
+                similarity: 100,
+            }
+        };
+        let window = match windows.iter().find(|w| w.states.contains(&State::Active)) {
+            Some(w) => *w,
+            None if windows.len() == 1 => windows[0],
+            None if windows.is_empty() => return Err(not_found()),
+            None => {
+                let matches = windows.iter().map(|w| candidate(w)).collect();
+                return Err(Miss::Resolve(ResolveError::Ambiguous { selector: asked, matches }));
+            }
+        };
+        let mut r = Resolved::bare(How::FocusedIn(sel.clone()));
+        let tree = self.a11y.snapshot(&Scope::Subtree(window.id.clone()), &SnapshotOptions::default()).await;
+        r.element = match tree {
+            Ok(tree) => (0..tree.len())
+                .find(|&i| tree.nodes[i].element.has(State::Focused))
+                .or_else(|| (!tree.is_empty()).then_some(0))
+                .map(|i| tree.nodes[i].element.clone()),
+            Err(_) => None,
+        };
+        r.window = Some(window.id.clone());
+        self.place(&mut r, &apps);
         Ok(r)
     }
 

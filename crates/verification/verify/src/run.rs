@@ -2,7 +2,7 @@
 
 use deft_a11y::{Accessibility, Scope};
 use deft_retry::{ActionContext, Engine, Observation, Report, Step};
-use deft_types::{Action, ActionKind, Channel, Evidence, Outcome, Physical, Rect, Role};
+use deft_types::{Action, ActionKind, Channel, Evidence, Outcome, Physical, Rect, Role, Target};
 
 use deft_snapshot::RelevanceConfig;
 
@@ -297,7 +297,12 @@ impl<A: Accessibility> Executor<A> {
             clock,
             action,
             verify,
-            how: action.target().map(How::of).or((key && verify).then_some(How::Focused)),
+            how: match action {
+                // Keys for an application or window: its focus, found even unverified (its
+                // window is activated before the keys).
+                Action::Key { target: Target::Selector(sel), .. } => Some(How::FocusedIn(sel.clone())),
+                _ => action.target().map(How::of).or((key && verify).then_some(How::Focused)),
+            },
             target: None,
             miss: None,
             goal,

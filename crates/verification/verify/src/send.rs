@@ -281,10 +281,16 @@ impl<A: Accessibility> Executor<A> {
                 })
             }
             (Method::A11yScroll, Action::Scroll { dy, .. }) => self.a11y_scroll(target, *dy).await,
-            (Method::KeyChord, Action::Key { chord }) => {
+            (Method::KeyChord, Action::Key { chord, .. }) => {
                 let c = Chord::from_key_chord(chord).map_err(input_refused)?;
+                // Keys for an application or window go only once its window holds the
+                // keyboard focus; never to whatever else has it.
+                let reached = match target.filter(|t| matches!(t.how, crate::resolve::How::FocusedIn(_))) {
+                    Some(t) => self.keys_reach(t).await?.map(|w| format!("; {w}")).unwrap_or_default(),
+                    None => String::new(),
+                };
                 lock(&self.input).chord(&c).map_err(|e| Report::SendUncertain { message: e.to_string() })?;
-                Ok(format!("pressed {chord}"))
+                Ok(format!("pressed {chord}{reached}"))
             }
             (m, a) => Err(refused(format!("{} cannot carry out `{}`", m.as_str(), a.kind().verb()))),
         }

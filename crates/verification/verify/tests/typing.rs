@@ -140,7 +140,7 @@ fn a_verified_key_watches_the_focused_application() {
     assert!(typed.ok, "{typed:#?}");
     w.app.wait_for(|e| e.is("text_changed", Some("name")) && e.str("value") == Some("xy"), WAIT).expect("typed");
     let chord = deft_types::KeyChord { modifiers: Vec::new(), key: "BackSpace".into() };
-    let outcome = w.perform(&Action::Key { chord });
+    let outcome = w.perform(&Action::Key { chord, target: deft_types::Target::Focused });
     assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
     assert!(outcome.observed.contains("\"xy\" -> \"x\""), "{outcome:#?}");
     // The app's own log: one key, one character gone.
@@ -149,7 +149,7 @@ fn a_verified_key_watches_the_focused_application() {
     // A key the focused field does nothing with is sent, said so, and sent once: with no
     // expectation nothing says it was lost (a key's effect may show nowhere).
     let chord = deft_types::KeyChord { modifiers: Vec::new(), key: "F9".into() };
-    let outcome = w.perform(&Action::Key { chord });
+    let outcome = w.perform(&Action::Key { chord, target: deft_types::Target::Focused });
     assert!(outcome.ok && outcome.verified == Some(false), "{outcome:#?}");
     assert!(outcome.observed.contains("no change was seen"), "{outcome:#?}");
     assert_eq!(outcome.attempts.len(), 1, "{outcome:#?}");

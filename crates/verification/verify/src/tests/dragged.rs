@@ -48,8 +48,8 @@ async fn a_spin_button_set_through_accessibility_is_verified_by_its_value() {
 #[tokio::test]
 async fn an_expectation_gives_a_slider_set_its_channel() {
     let f = fixture(player("slider"), |c| c);
-    let mut options = crate::config::ActionOptions::default();
-    options.expect = Some(deft_a11y::selector::parse_condition("value:name=Volume=30").expect("a condition"));
+    let expect = deft_a11y::selector::parse_condition("value:name=Volume=30").expect("a condition");
+    let options = crate::config::ActionOptions { expect: Some(expect), ..Default::default() };
     let outcome = f.exec.perform_with(&set_volume("30"), &options).await;
     assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
 }
