@@ -417,7 +417,8 @@ fn asked(action: &Action, verify: bool, found: Option<&deft_types::TargetInfo>) 
         Action::Type { target: t, text } => format!("type {text} into {}", target(t)),
         Action::SetValue { target: t, value } => format!("set {} to {value}", target(t)),
         Action::Invoke { target: t, name } => format!("{name:?} on {}", target(t)),
-        Action::Key { chord, .. } => format!("key {}", compact(chord)),
+        Action::Key { chord, target: Target::Focused } => format!("key {}", compact(chord)),
+        Action::Key { chord, target: t } => format!("key {} in {}", compact(chord), target(t)),
         other => match other.target() {
             Some(t) => format!("{} {}", other.kind().verb(), target(t)),
             None => other.kind().verb().to_string(),
