@@ -682,6 +682,14 @@ pub fn run(desktop: &Desktop, scenarios: &[Scenario], driver: &Driver) -> Result
             };
             let settle = if toolkit.is_web() { SETTLE_WEB } else { SETTLE };
             std::thread::sleep(sc.fault.delay() + settle);
+            // An app told to quit may take its time to be gone (a browser under load: its
+            // page emptied at once, the process gone seconds later); its exit is logged once,
+            // so waiting for it hides nothing doubled.
+            let quitting = *step == CampaignAction::Quit;
+            let until = Instant::now() + ALIVE_LIMIT;
+            while quitting && !app.events()[before..].iter().any(|e| e.kind == "exit") && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(100));
+            }
             let events = app.events();
             // A slow start is met by the first action only: it is issued with the launch.
             let slow_start = i == 0 && matches!(sc.fault, Fault::SlowStart(_));
