@@ -145,6 +145,13 @@ impl CorpusApp {
         }
     }
 
+    /// Whether it runs once per user whatever the desktop: a second start hands its
+    /// arguments to the first and exits (qmmp: its socket is `/tmp/qmmp.sock.<uid>`, fixed
+    /// in the program). Such an app is started by one test at a time.
+    pub fn one_per_user(self) -> bool {
+        self == CorpusApp::Qmmp
+    }
+
     /// Whether its accessibility places elements relative to their window rather than on
     /// the screen (GTK 4 on X11).
     pub fn places_relative_to_window(self) -> bool {
@@ -310,6 +317,9 @@ pub struct RunningApp {
     log: PathBuf,
     /// The fresh directory for its settings (and its `$HOME` where it keeps them there).
     profile: PathBuf,
+    /// For an app that runs once per user, the lock that keeps other tests from starting
+    /// it meanwhile; released after the app is terminated (fields drop after `drop`).
+    _one_at_a_time: Option<std::fs::File>,
     started: Instant,
 }
 
@@ -325,6 +335,16 @@ impl RunningApp {
         app.prepare(&profile).map_err(io(format!("preparing {}", profile.display())))?;
         let log = desktop.scratch_dir().join(format!("{name}-{n}.log"));
         let log_file = std::fs::File::create(&log).map_err(io(format!("creating {}", log.display())))?;
+        // Held until the app is gone: tests in other threads or processes wait here.
+        let one_at_a_time = match app.one_per_user() {
+            true => {
+                let path = std::env::temp_dir().join(format!("deft-{name}.lock"));
+                let lock = std::fs::File::create(&path).map_err(io(format!("creating {}", path.display())))?;
+                procs::lock_exclusive(&lock).map_err(io(format!("locking {}", path.display())))?;
+                Some(lock)
+            }
+            false => None,
+        };
         let mut cmd = desktop.command(app.program());
         cmd.args(app.args(&profile))
             .envs(app.env())
@@ -343,7 +363,7 @@ impl RunningApp {
             }
             _ => HarnessError::Io { context: format!("starting {}", app.program()), source: e },
         })?;
-        Ok(RunningApp { app, child, log, profile, started: Instant::now() })
+        Ok(RunningApp { app, child, log, profile, started: Instant::now(), _one_at_a_time: one_at_a_time })
     }
 
     /// Which app this is.

@@ -32,6 +32,17 @@ pub fn marked(marker: &str) -> Vec<i32> {
         .collect()
 }
 
+/// Wait for an exclusive lock on `file` (`flock`), held until the file is closed: across
+/// threads and processes of the same machine.
+pub fn lock_exclusive(file: &std::fs::File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor the caller's open file owns; no memory is passed.
+    match unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
 /// Send `signal` to `pid`, ignoring processes that are already gone.
 pub fn signal(pid: i32, signal: i32) {
     // SAFETY: kill(2) with a positive pid never touches our memory.

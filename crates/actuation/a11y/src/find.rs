@@ -16,7 +16,7 @@ use deft_types::{Candidate, Element, ElementId, Role, Selector, TextMatch};
 use futures_util::future::join_all;
 
 use crate::Accessibility;
-use crate::backend::{AppInfo, Scope, SnapshotOptions};
+use crate::backend::{AppInfo, Scope, SnapshotOptions, WindowInfo};
 use crate::error::A11yError;
 use crate::selector::{self, Matcher, Pick, ResolveError, SelectorText};
 use crate::tree::Tree;
@@ -240,6 +240,27 @@ fn app_as_window_among<'a>(
     sel
 }
 
+/// The top-level windows `sel`'s `app` and `window` terms name, each with its application,
+/// under the same conveniences and errors as a read of that scope ([`read_scope`]): an
+/// `app` read as a window's title, a window named by its title bar, an unknown app
+/// [`ResolveError::NoApp`], no such window [`ResolveError::NotFound`] with the closest.
+pub fn windows_for<'a>(apps: &'a [AppInfo], sel: &Selector) -> Result<Vec<(&'a AppInfo, &'a WindowInfo)>, A11yError> {
+    let sel = window_by_display_title(apps, app_as_window(apps, sel.clone()));
+    let m = Matcher::new(&sel)?;
+    let scopes = scopes_for(apps, &sel, &m)?;
+    let named = |a: &AppInfo, w: &WindowInfo| {
+        scopes
+            .iter()
+            .any(|s| matches!(s, Scope::App(id) if *id == a.id) || matches!(s, Scope::Subtree(id) if *id == w.id))
+    };
+    Ok(apps.iter().flat_map(|a| a.windows.iter().map(move |w| (a, w))).filter(|(a, w)| named(a, w)).collect())
+}
+
+/// A window as a candidate, with the selector that names it.
+pub fn window_candidate(app: &AppInfo, w: &WindowInfo) -> Candidate {
+    Candidate { similarity: 100, ..scope_candidate(&w.id, &w.role, &w.title, &app.name, Some(&w.title)) }
+}
+
 /// The snapshot scopes a selector's `app` and `window` terms name.
 fn scopes_for(apps: &[AppInfo], sel: &Selector, m: &Matcher) -> Result<Vec<Scope>, A11yError> {
     let not_found = |scored: Vec<(f64, Candidate)>| -> A11yError {
@@ -348,6 +369,20 @@ mod tests {
             let sel = Selector { app: exact(app), ..Selector::default() };
             assert_eq!(app_as_window(&apps(), sel.clone()), sel);
         }
+    }
+
+    #[test]
+    fn the_windows_a_scope_names_come_with_the_same_conveniences_and_errors_as_a_read() {
+        let titles = |sel: Selector| -> Vec<String> {
+            windows_for(&apps(), &sel).unwrap().iter().map(|(_, w)| w.title.clone()).collect()
+        };
+        assert_eq!(titles(Selector { app: exact("deft-fixture"), ..Selector::default() }), ["Deft Fixture"]);
+        assert_eq!(titles(Selector { app: exact("Deft Fixture"), ..Selector::default() }), ["Deft Fixture"]);
+        let apps = apps();
+        let unknown = windows_for(&apps, &Selector { app: exact("nothing"), ..Selector::default() });
+        assert!(matches!(unknown, Err(A11yError::Resolve(ResolveError::NoApp { .. }))), "{unknown:?}");
+        let c = window_candidate(&apps[0], &apps[0].windows[0]);
+        assert_eq!(c.selector, "app=deft-fixture window=\"Deft Fixture\"");
     }
 
     #[test]

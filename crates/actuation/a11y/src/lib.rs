@@ -110,6 +110,7 @@ pub use events::{A11yEvent, EventFilter, EventKind, EventStream};
 pub use fake::{FakeAccessibility, demo_tree};
 pub use find::{
     Found, Scoped, app_as_window, conveniences_in, find, find_all, find_with, is_short_id, read_scope, short_id,
+    window_candidate, windows_for,
 };
 pub use labels::labelled_field;
 pub use tree::{BuildId, Node, Relation, RootContext, Tree, TreeBuilder, element};

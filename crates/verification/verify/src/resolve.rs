@@ -376,45 +376,23 @@ impl<A: Accessibility> Executor<A> {
     /// active is ambiguous: the keys would go to a guess.
     async fn find_focused_in(&self, sel: &Selector) -> Result<Resolved, Miss> {
         let apps = self.a11y.applications().await.map_err(Miss::Backend)?;
-        let asked = selector::format(sel);
-        let not_found = || Miss::Resolve(ResolveError::NotFound { selector: asked.clone(), candidates: Vec::new() });
-        let m = selector::Matcher::new(sel).map_err(|_| not_found())?;
-        // `app` is the application's name, or the title of one of its windows.
-        let by_title = Selector { window: sel.app.clone(), ..Selector::default() };
-        let app_title = selector::Matcher::new(&by_title).map_err(|_| not_found())?;
-        let titled = |w: &deft_a11y::WindowInfo, m: &selector::Matcher| {
-            m.matches_window(&w.title) || w.display_title.as_deref().is_some_and(|d| m.matches_window(d))
-        };
-        let windows: Vec<&deft_a11y::WindowInfo> = apps
-            .iter()
-            .filter(|a| m.matches_app(&a.name) || a.windows.iter().any(|w| sel.app.is_some() && titled(w, &app_title)))
-            .flat_map(|a| a.windows.iter())
-            .filter(|w| w.bounds.is_some() && titled(w, &m))
+        let shown: Vec<_> = deft_a11y::windows_for(&apps, sel)
+            .map_err(Miss::of)?
+            .into_iter()
+            .filter(|(_, w)| w.bounds.is_some())
             .collect();
-        let candidate = |w: &deft_a11y::WindowInfo| {
-            let app = apps.iter().find(|a| a.windows.iter().any(|x| x.id == w.id)).map(|a| a.name.clone());
-            deft_types::Candidate {
-                id: w.id.clone(),
-                role: w.role.clone(),
-                name: w.title.clone(),
-                app: app.clone().unwrap_or_default(),
-                window: Some(w.title.clone()),
-                path: Vec::new(),
-                selector: selector::format(&Selector {
-                    app: app.map(TextMatch::Exact),
-                    window: Some(TextMatch::Exact(w.title.clone())),
-                    ..Selector::default()
-                }),
-                similarity: 100,
-            }
-        };
-        let window = match windows.iter().find(|w| w.states.contains(&State::Active)) {
-            Some(w) => *w,
-            None if windows.len() == 1 => windows[0],
-            None if windows.is_empty() => return Err(not_found()),
+        let window = match shown.iter().find(|(_, w)| w.states.contains(&State::Active)) {
+            Some((_, w)) => *w,
+            None if shown.len() == 1 => shown[0].1,
             None => {
-                let matches = windows.iter().map(|w| candidate(w)).collect();
-                return Err(Miss::Resolve(ResolveError::Ambiguous { selector: asked, matches }));
+                let asked = selector::format(sel);
+                return Err(Miss::Resolve(match shown.is_empty() {
+                    true => ResolveError::NotFound { selector: asked, candidates: Vec::new() },
+                    false => ResolveError::Ambiguous {
+                        selector: asked,
+                        matches: shown.iter().map(|(a, w)| deft_a11y::window_candidate(a, w)).collect(),
+                    },
+                }));
             }
         };
         let mut r = Resolved::bare(How::FocusedIn(sel.clone()));

@@ -69,7 +69,7 @@ async fn a_key_goes_to_the_focus_even_when_the_focused_element_says_it_is_not_sh
     let f = fixture(tree, config);
     let chord = deft_types::KeyChord { modifiers: Vec::new(), key: "j".into() };
     let key = deft_types::Action::Key { chord, target: deft_types::Target::Focused };
-    let outcome = f.exec.perform_with(&key, &crate::config::ActionOptions::default()).await;
+    let outcome = f.exec.perform(&key).await;
     let chords = f.rec.lock().unwrap().calls.iter().filter(|c| matches!(c, deft_input::Recorded::Chord(_))).count();
     assert_eq!(chords, 1, "the key went out once: {outcome:#?}");
     assert!(outcome.ok, "{outcome:#?}");
