@@ -38,6 +38,6 @@ pub use input::{ButtonAction, DragConfig, Input, drag_path};
 pub use keys::{Chord, Key, Modifier, NamedKey};
 pub use mapping::{ScreenshotMapping, click_point, window_scale};
 pub use recording::{Recorded, RecordingInput};
-pub use windows::{WindowGeometry, WindowLocator, WindowQuery};
+pub use windows::{Handled, WindowGeometry, WindowLocator, WindowQuery};
 #[cfg(feature = "x11")]
 pub use x11_windows::X11Windows;

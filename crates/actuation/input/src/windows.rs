@@ -95,6 +95,22 @@ pub trait WindowLocator {
         let _ = id;
         Err(InputError::Backend { what: "window activation", detail: "not supported by this backend".into() })
     }
+
+    /// Starts a round trip through the event queue of the application that owns window
+    /// `id` (on X11, the window manager's ping): once [`Handled::handled`] says so, the app
+    /// has handled every input sent before this call. `Ok(None)` when the window does not
+    /// answer such round trips, or the backend cannot send one (the default).
+    fn ping(&self, id: u64) -> Result<Option<Box<dyn Handled + Send>>, InputError> {
+        let _ = id;
+        Ok(None)
+    }
+}
+
+/// A round trip through an application's event queue, started by [`WindowLocator::ping`].
+pub trait Handled {
+    /// Whether the application has answered: it has handled every input sent before the
+    /// round trip began. Never waits.
+    fn handled(&self) -> Result<bool, InputError>;
 }
 
 #[cfg(test)]

@@ -6,11 +6,13 @@ use x11rb::rust_connection::RustConnection;
 
 use crate::InputError;
 use crate::error::check_display_number;
-use crate::windows::{WindowGeometry, WindowLocator, WindowQuery};
+use crate::windows::{Handled, WindowGeometry, WindowLocator, WindowQuery};
 
 /// Top-level windows of one X display, read by deft-x11 (the one window finder, shared
 /// with capture) over a connection of its own.
 pub struct X11Windows {
+    /// The display it was opened on (`None`: `DISPLAY`), for the connections pings take.
+    display: Option<String>,
     conn: RustConnection,
     root: Window,
     atoms: deft_x11::Atoms,
@@ -34,7 +36,7 @@ impl X11Windows {
         let (conn, screen) = x11rb::connect(display).map_err(|e| no_display(&e))?;
         let root = conn.setup().roots[screen].root;
         let atoms = deft_x11::Atoms::intern(&conn).map_err(|e| no_display(&e))?;
-        Ok(X11Windows { conn, root, atoms })
+        Ok(X11Windows { display: display.map(str::to_string), conn, root, atoms })
     }
 
     /// The top-level window that holds the keyboard focus, if any. Keystrokes go there:
@@ -69,6 +71,11 @@ impl WindowLocator for X11Windows {
         X11Windows::focused(self)
     }
 
+    fn ping(&self, id: u64) -> Result<Option<Box<dyn Handled + Send>>, InputError> {
+        let sent = deft_x11::ping::Ping::send(self.display.as_deref(), id).map_err(ping_failed)?;
+        Ok(sent.map(|p| Box::new(p) as Box<dyn Handled + Send>))
+    }
+
     fn activate(&self, id: u64) -> Result<(), InputError> {
         deft_x11::activate(&self.conn, self.root, &self.atoms, id)
             .map_err(|e| InputError::Backend { what: "window activation", detail: e.to_string() })
@@ -81,4 +88,14 @@ fn matching(all: Vec<deft_x11::X11Window>, query: &WindowQuery) -> Vec<WindowGeo
         .filter(|w| query.matches(w.pid, &w.title))
         .map(|w| WindowGeometry { id: w.id, pid: w.pid, title: w.title, bounds: w.bounds })
         .collect()
+}
+
+impl Handled for deft_x11::ping::Ping {
+    fn handled(&self) -> Result<bool, InputError> {
+        self.answered().map_err(ping_failed)
+    }
+}
+
+fn ping_failed(e: deft_x11::ping::PingError) -> InputError {
+    InputError::Backend { what: "window ping", detail: e.to_string() }
 }

@@ -2,6 +2,7 @@
 
 mod keyboard;
 mod paste;
+mod ping;
 mod pointer;
 mod scale;
 mod support;

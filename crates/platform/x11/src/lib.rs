@@ -11,8 +11,10 @@
 //! capture backend reads over its own (shared-memory) connection and input over its own.
 //!
 //! Beside it, [`selection`]: text offered as the primary selection for a middle-click
-//! paste, the one other X11 protocol Deft speaks itself.
+//! paste; and [`ping`]: the window manager's ping, a round trip through an application's
+//! own event queue that says it has handled the input sent before it.
 
+pub mod ping;
 // It waits on the connection's socket, which needs a Unix file descriptor.
 #[cfg(unix)]
 pub mod selection;

@@ -1,0 +1,67 @@
+//! The window manager's ping, sent by Deft, comes back only once the app has handled the
+//! input sent before it: judged by the fixture app's log, with the app stopped (SIGSTOP)
+//! while the click waits in its queue, as a busy app leaves it.
+
+use std::time::{Duration, Instant};
+
+use deft_input::{Handled, Input, WindowLocator, WindowQuery, X11Windows, click_point};
+use deft_types::MouseButton;
+
+use crate::support::{WAIT, desktop_with_app, input, logical, scale_of};
+
+/// Signals the process `pid` (`STOP`, `CONT`) with kill(1): no libc binding in these tests.
+fn signal(pid: u32, sig: &str) {
+    let ok = std::process::Command::new("kill").args([&format!("-{sig}"), &pid.to_string()]).status().unwrap();
+    assert!(ok.success(), "kill -{sig} {pid}");
+}
+
+fn answered_within(ping: &dyn Handled, limit: Duration) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if ping.handled().unwrap() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
+#[test]
+fn a_ping_comes_back_only_after_the_click_before_it_was_handled() {
+    let (desktop, app) = desktop_with_app();
+    let ready = app.ready();
+    let (scale, _) = scale_of(&desktop, app.pid(), ready.window);
+    let windows = X11Windows::connect(Some(desktop.display())).unwrap();
+    let window = windows.window(&WindowQuery::pid(app.pid())).unwrap();
+    let mut input = input(&desktop);
+    let at = click_point(logical(ready.widget("hello")), scale).unwrap();
+
+    // A responsive app answers at once, and takes part (GTK lists _NET_WM_PING).
+    let ping = windows.ping(window.id).unwrap().expect("GTK answers pings");
+    assert!(answered_within(ping.as_ref(), WAIT), "a responsive app answers a ping");
+
+    // Stopped, the app reads nothing: the click waits in its queue, and so does the ping.
+    signal(app.pid(), "STOP");
+    input.click_at(at, MouseButton::Left, 1).unwrap();
+    let ping = windows.ping(window.id).unwrap().expect("GTK answers pings");
+    let early = answered_within(ping.as_ref(), Duration::from_millis(300));
+    signal(app.pid(), "CONT");
+    assert!(!early, "a stopped app cannot have answered");
+    assert!(answered_within(ping.as_ref(), WAIT), "the app answers once it runs again");
+    // Answered: the click before it was handled, so its effect is already in the log.
+    assert_eq!(app.count("button_activated", Some("hello")), 1, "{:?}", app.events());
+    app.check_alive(&desktop, WAIT).expect("the app still answers");
+}
+
+#[test]
+fn a_window_without_the_ping_protocol_is_not_pinged() {
+    let (desktop, _app) = desktop_with_app();
+    let windows = X11Windows::connect(Some(desktop.display())).unwrap();
+    // The root window lists no WM_PROTOCOLS.
+    let root = {
+        use x11rb::connection::Connection as _;
+        let (conn, screen) = x11rb::connect(Some(desktop.display())).unwrap();
+        u64::from(conn.setup().roots[screen].root)
+    };
+    assert!(windows.ping(root).unwrap().is_none());
+}
