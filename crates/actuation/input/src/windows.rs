@@ -100,7 +100,7 @@ pub trait WindowLocator {
     /// `id` (on X11, the window manager's ping): once [`Handled::handled`] says so, the app
     /// has handled every input sent before this call. `Ok(None)` when the window does not
     /// answer such round trips, or the backend cannot send one (the default).
-    fn ping(&self, id: u64) -> Result<Option<Box<dyn Handled + Send>>, InputError> {
+    fn ping(&self, id: u64) -> Result<Option<Box<dyn Handled + Send + Sync>>, InputError> {
         let _ = id;
         Ok(None)
     }

@@ -71,9 +71,9 @@ impl WindowLocator for X11Windows {
         X11Windows::focused(self)
     }
 
-    fn ping(&self, id: u64) -> Result<Option<Box<dyn Handled + Send>>, InputError> {
+    fn ping(&self, id: u64) -> Result<Option<Box<dyn Handled + Send + Sync>>, InputError> {
         let sent = deft_x11::ping::Ping::send(self.display.as_deref(), id).map_err(ping_failed)?;
-        Ok(sent.map(|p| Box::new(p) as Box<dyn Handled + Send>))
+        Ok(sent.map(|p| Box::new(p) as Box<dyn Handled + Send + Sync>))
     }
 
     fn activate(&self, id: u64) -> Result<(), InputError> {
