@@ -6,7 +6,9 @@
 //! time, after the events before have been dispatched to their widgets; Qt and Chromium
 //! handle their queue in order too. So a ping sent after an input, once answered, says the
 //! application has handled that input: a press that still shows no sign of itself then was
-//! taken and dropped, not merely waiting in a queue behind a busy moment. Without the
+//! taken and dropped, not merely waiting in a queue behind a busy moment. (A browser's
+//! window belongs to its browser process, which hands input on to the page's process: its
+//! answer says the browser read the input, not that the page handled it.) Without the
 //! answer, "no sign yet" cannot tell the two apart (a GTK app under load handled three
 //! accessibility reads before a press still queued behind the pointer's motion, and the
 //! press taken for dropped was sent a second time).
@@ -68,8 +70,10 @@ impl Ping {
             return Ok(None);
         }
         let stamp = server_time(&conn, root)?;
-        // The answer goes to the root window, to whoever listens for its children's changes.
-        let listen = ChangeWindowAttributesAux::new().event_mask(EventMask::SUBSTRUCTURE_NOTIFY);
+        // The answer goes to the root window, to whoever listens for its children's changes
+        // (GTK sends it so) or for its own (Qt does): both, or Qt's answer never arrives.
+        let listen =
+            ChangeWindowAttributesAux::new().event_mask(EventMask::SUBSTRUCTURE_NOTIFY | EventMask::STRUCTURE_NOTIFY);
         conn.change_window_attributes(root, &listen)?.check()?;
         let event = ClientMessageEvent::new(32, window, protocols, [ping, stamp, window, 0, 0]);
         conn.send_event(false, window, EventMask::NO_EVENT, event)?;

@@ -29,6 +29,21 @@ use crate::executor::{Executor, lock};
 use crate::resolve::Resolved;
 use crate::send::{Sent, input_refused};
 
+/// The round trip that tells a press the app has handled from one still queued.
+enum Ping {
+    NotSent,
+    Waiting(Box<dyn deft_input::Handled + Send + Sync>),
+    /// Answered when this many reads had been answered.
+    Handled(u32),
+}
+
+impl Ping {
+    /// Whether the app had handled the press before read `reads` was asked.
+    fn handled_before(&self, reads: u32) -> bool {
+        matches!(self, Ping::Handled(at) if *at < reads)
+    }
+}
+
 /// Longest hold while waiting for the press to show. Long enough for a busy app to handle
 /// it (a press that never shows allows an early fallback, so a slow app must not pass for
 /// one that dropped it), short of a long press (GTK's is 500 ms).
@@ -103,9 +118,15 @@ pub(crate) struct PressLook {
     pub pressed: bool,
     /// ... and later looked as before the press again.
     pub back: bool,
-    /// The press did not arrive: neither witness saw it, and both watched (a still look
-    /// was there) or the app's toolkit is one that reports `armed`.
+    /// The press did not arrive: neither witness saw it, both watched (a still look was
+    /// there) or the app's toolkit is one that reports `armed`, and the app has handled it
+    /// (it answered the ping sent after it).
     pub unseen: bool,
+    /// The ping sent after the press, not yet answered when the hold ended (a busy app):
+    /// `unseen` is decided once it comes back (see [`Executor::check_press_back`]).
+    awaiting: Option<Box<dyn deft_input::Handled + Send + Sync>>,
+    /// The ping came back since the last read.
+    answered: bool,
 }
 
 impl PressLook {
@@ -259,6 +280,9 @@ impl<A: Accessibility> Executor<A> {
         let held = Instant::now();
         let pressed_before = target.has(State::Pressed);
         let (mut armed, mut pressed, mut reads) = (false, false, 0u32);
+        // Whether the app has handled the press (see `handled_since`): the read count it
+        // was known at, so that one read after it still looks for `armed`.
+        let mut ping = Ping::NotSent;
         while held.elapsed() < HOLD_MAX {
             // Bounded by what is left of the hold: a hung app must not turn it into a long press.
             let left = HOLD_MAX.saturating_sub(held.elapsed());
@@ -276,8 +300,13 @@ impl<A: Accessibility> Executor<A> {
                     pressed = true;
                     break;
                 }
-                (None, _) if reads >= READS_WITHOUT_ARMED && held.elapsed() >= HOLD_MIN => break,
                 _ => {}
+            }
+            if reads >= READS_WITHOUT_ARMED && held.elapsed() >= HOLD_MIN {
+                ping = self.handled_since(ping, at, reads);
+                if before.is_none() && ping.handled_before(reads) {
+                    break;
+                }
             }
             tokio::time::sleep(LOOK_EVERY).await;
         }
@@ -311,13 +340,50 @@ impl<A: Accessibility> Executor<A> {
             (false, false) => "and it never showed the press",
         };
         let what = format!("clicked at ({}, {}), held {held_ms} ms {shown}", at.x, at.y);
-        let unseen = !armed && !pressed && reads >= READS_WITHOUT_ARMED && {
+        let not_shown = !armed && !pressed && reads >= READS_WITHOUT_ARMED && {
             // Asked only now, when the press did not show: a normal click never pays for it.
             // On a toolkit that reports a held button (GTK 3 `armed`, Qt `pressed`, per
-            // deft-a11y), a press that never showed did not arrive.
+            // deft-a11y), a press that never showed did not arrive...
             before.is_some() || self.a11y.reports_held_press(&target.id).await
         };
-        (Ok(what), Some(PressLook { region, before, armed, pressed, back: false, unseen }))
+        // ... once the app has handled it. Not yet (it had not answered the ping: busy), the
+        // press may still be queued: decided when the answer comes.
+        let (unseen, awaiting) = match ping {
+            Ping::Handled(_) => (not_shown, None),
+            Ping::Waiting(p) if not_shown => (false, Some(p)),
+            _ => (false, None),
+        };
+        let look = PressLook { region, before, armed, pressed, back: false, unseen, awaiting, answered: false };
+        (Ok(what), Some(look))
+    }
+
+    /// Where the round trip that says the app handled the press stands, a step further:
+    /// sent to the window at `at` the first time, then asked whether it came back (at read
+    /// `reads`, which is at least 1). A window that takes no ping is taken as handled by
+    /// the reads it answered without `armed` (it handled its events in between), as before.
+    fn handled_since(&self, ping: Ping, at: Point<Physical>, reads: u32) -> Ping {
+        match ping {
+            Ping::NotSent => match self.ping_at(at) {
+                Some(sent) => Ping::Waiting(sent),
+                None => Ping::Handled(reads - 1),
+            },
+            Ping::Waiting(p) => match p.handled() {
+                Ok(true) => Ping::Handled(reads),
+                Ok(false) => Ping::Waiting(p),
+                // Nothing more can be learnt from it: as without a ping.
+                Err(_) => Ping::Handled(reads - 1),
+            },
+            done @ Ping::Handled(_) => done,
+        }
+    }
+
+    /// A round trip through the event queue of the app whose window holds `at`: `None`
+    /// without a window backend, or when that window takes no ping.
+    fn ping_at(&self, at: Point<Physical>) -> Option<Box<dyn deft_input::Handled + Send + Sync>> {
+        let windows = lock(self.windows.as_ref()?);
+        let all = windows.windows(&deft_input::WindowQuery::default()).ok()?;
+        let id = all.into_iter().rev().find(|w| w.bounds.contains(at))?.id;
+        windows.ping(id).ok()?
     }
 
     /// Where a click of `method` would land and the target's region, when it is a click
@@ -354,6 +420,20 @@ impl<A: Accessibility> Executor<A> {
 
     /// Takes another look after the release: notes when the target looks as before the press.
     pub(crate) fn check_press_back(&self, look: &mut PressLook) {
+        // The app answered the ping sent while the press was held: it has handled the press
+        // (and the release), which showed nothing while it was held. Unseen from the next
+        // call on: the read before it, taken after the answer, shows what the click did. An
+        // error ends the wait: as without a ping.
+        if look.answered {
+            look.answered = false;
+            look.unseen = true;
+        }
+        if let Some(ping) = &look.awaiting
+            && ping.handled().unwrap_or(true)
+        {
+            look.awaiting = None;
+            look.answered = true;
+        }
         if look.pressed
             && !look.back
             && let Some(before) = &look.before
