@@ -283,6 +283,8 @@ impl<A: Accessibility> Executor<A> {
         // Whether the app has handled the press (see `handled_since`): the read count it
         // was known at, so that one read after it still looks for `armed`.
         let mut ping = Ping::NotSent;
+        // Whether the target's toolkit says a held press (asked once, when it matters).
+        let mut says_held: Option<bool> = None;
         while held.elapsed() < HOLD_MAX {
             // Bounded by what is left of the hold: a hung app must not turn it into a long press.
             let left = HOLD_MAX.saturating_sub(held.elapsed());
@@ -304,7 +306,12 @@ impl<A: Accessibility> Executor<A> {
             }
             if reads >= READS_WITHOUT_ARMED && held.elapsed() >= HOLD_MIN {
                 ping = self.handled_since(ping, at, reads);
-                if before.is_none() && ping.handled_before(reads) {
+                // Handled, and still not said held: on a toolkit that says so, the look has
+                // nothing to add (waiting for it cost a pointer already resting on the
+                // target the whole hold).
+                if ping.handled_before(reads)
+                    && (before.is_none() || *says_held.get_or_insert(self.a11y.reports_held_press(&target.id).await))
+                {
                     break;
                 }
             }
@@ -344,7 +351,11 @@ impl<A: Accessibility> Executor<A> {
             // Asked only now, when the press did not show: a normal click never pays for it.
             // On a toolkit that reports a held button (GTK 3 `armed`, Qt `pressed`, per
             // deft-a11y), a press that never showed did not arrive...
-            before.is_some() || self.a11y.reports_held_press(&target.id).await
+            before.is_some()
+                || match says_held {
+                    Some(says) => says,
+                    None => self.a11y.reports_held_press(&target.id).await,
+                }
         };
         // ... once the app has handled it. Not yet (it had not answered the ping: busy), the
         // press may still be queued: decided when the answer comes.
