@@ -98,7 +98,7 @@ pub trait WindowLocator {
 
     /// Starts a round trip through the event queue of the application that owns window
     /// `id` (on X11, the window manager's ping): once [`Handled::handled`] says so, the app
-    /// has handled every input sent before this call. `Ok(None)` when the window does not
+    /// has read every input sent before this call (and handles it within a pass or two of its loop). `Ok(None)` when the window does not
     /// answer such round trips, or the backend cannot send one (the default).
     fn ping(&self, id: u64) -> Result<Option<Box<dyn Handled + Send + Sync>>, InputError> {
         let _ = id;
@@ -108,7 +108,7 @@ pub trait WindowLocator {
 
 /// A round trip through an application's event queue, started by [`WindowLocator::ping`].
 pub trait Handled {
-    /// Whether the application has answered: it has handled every input sent before the
+    /// Whether the application has answered: it has read every input sent before the
     /// round trip began. Never waits.
     fn handled(&self) -> Result<bool, InputError>;
 }

@@ -2,16 +2,16 @@
 //! (EWMH `_NET_WM_PING`), sent by Deft.
 //!
 //! An X server delivers the events of one client connection in order, and a toolkit
-//! answers a ping when it comes to it in that queue: GDK translates its X events one at a
-//! time, after the events before have been dispatched to their widgets; Qt and Chromium
-//! handle their queue in order too. So a ping sent after an input, once answered, says the
-//! application has handled that input: a press that still shows no sign of itself then was
-//! taken and dropped, not merely waiting in a queue behind a busy moment. (A browser's
-//! window belongs to its browser process, which hands input on to the page's process: its
-//! answer says the browser read the input, not that the page handled it.) Without the
-//! answer, "no sign yet" cannot tell the two apart (a GTK app under load handled three
+//! answers a ping when it comes to it in that queue, after the events before it: so a ping
+//! sent after an input, once answered, says the application has read that input and is not
+//! merely stuck behind a busy moment; it handles it within a pass or two of its loop (GTK
+//! dispatches it before or just after the answer, Qt hands it to its own queue). A press
+//! still showing no sign a read after the answer was taken and dropped. Without the answer,
+//! "no sign yet" cannot tell the two apart (a GTK app under load answered three
 //! accessibility reads before a press still queued behind the pointer's motion, and the
-//! press taken for dropped was sent a second time).
+//! press taken for dropped was sent a second time). A browser's window belongs to its
+//! browser process, which hands input on to the page's process: its answer says the
+//! browser read the input, not that the page handled it.
 //!
 //! The ping is what window managers send every few seconds to find hung windows, and only
 //! to windows that list `_NET_WM_PING` in their `WM_PROTOCOLS`: the same here.
