@@ -9,7 +9,7 @@ use deft_types::MouseButton;
 
 use deft_harness::fixture::{FixtureApp, FixtureOptions, Toolkit};
 
-use crate::support::{WAIT, desktop, desktop_with_app, input, logical, scale_of};
+use crate::support::{QUIET, WAIT, desktop, desktop_with_app, input, logical, scale_of};
 
 /// Signals the process `pid` (`STOP`, `CONT`) with kill(1): no libc binding in these tests.
 fn signal(pid: u32, sig: &str) {
@@ -63,7 +63,7 @@ fn the_click_is_handled_before_the_answer(toolkit: Toolkit) {
     // Answered: the app has read the click from its queue; it handles it within a pass or
     // two of its loop (under load, GTK once logged it just after the answer).
     app.wait_for(|e| e.is("button_activated", Some("hello")), WAIT).expect("the click, once the app answered");
-    std::thread::sleep(Duration::from_millis(300));
+    std::thread::sleep(QUIET);
     assert_eq!(app.count("button_activated", Some("hello")), 1, "{toolkit:?}: {:?}", app.events());
     app.check_alive(&desktop, WAIT).unwrap_or_else(|e| panic!("{toolkit:?} still answers: {e}"));
 }

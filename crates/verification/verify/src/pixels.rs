@@ -45,8 +45,13 @@ impl<A: Accessibility> Executor<A> {
     /// The topmost window holding `point`, in screen pixels: what an input there can
     /// change. `None` without a window backend.
     pub(crate) fn window_at(&self, point: Point<Physical>) -> Option<Rect<Physical>> {
+        self.top_window_at(point).map(|w| w.bounds)
+    }
+
+    /// The topmost window holding `point`, whole; `None` without a window backend.
+    pub(crate) fn top_window_at(&self, point: Point<Physical>) -> Option<deft_input::WindowGeometry> {
         let windows = lock(self.windows.as_ref()?).windows(&deft_input::WindowQuery::default()).ok()?;
-        windows.into_iter().rev().find(|w| w.bounds.contains(point)).map(|w| w.bounds)
+        windows.into_iter().rev().find(|w| w.bounds.contains(point))
     }
 
     pub(crate) fn grab(&self, region: Rect<Physical>) -> Option<Frame> {

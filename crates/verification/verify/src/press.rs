@@ -391,10 +391,8 @@ impl<A: Accessibility> Executor<A> {
     /// A round trip through the event queue of the app whose window holds `at`: `None`
     /// without a window backend, or when that window takes no ping.
     fn ping_at(&self, at: Point<Physical>) -> Option<Box<dyn deft_input::Handled + Send + Sync>> {
-        let windows = lock(self.windows.as_ref()?);
-        let all = windows.windows(&deft_input::WindowQuery::default()).ok()?;
-        let id = all.into_iter().rev().find(|w| w.bounds.contains(at))?.id;
-        windows.ping(id).ok()?
+        let id = self.top_window_at(at)?.id;
+        lock(self.windows.as_ref()?).ping(id).ok()?
     }
 
     /// Where a click of `method` would land and the target's region, when it is a click
