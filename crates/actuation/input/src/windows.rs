@@ -109,7 +109,7 @@ pub trait WindowLocator {
 /// A round trip through an application's event queue, started by [`WindowLocator::ping`].
 pub trait Handled {
     /// Whether the application has answered: it has read every input sent before the
-    /// round trip began. Never waits.
+    /// round trip began. Never waits; once true, always true.
     fn handled(&self) -> Result<bool, InputError>;
 }
 

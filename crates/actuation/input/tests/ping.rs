@@ -51,6 +51,7 @@ fn the_click_is_handled_before_the_answer(toolkit: Toolkit) {
     // A responsive app answers at once, and takes part (GTK lists _NET_WM_PING).
     let ping = windows.ping(window.id).unwrap().unwrap_or_else(|| panic!("{toolkit:?} takes part in pings"));
     assert!(answered_within(ping.as_ref(), WAIT), "{toolkit:?}: a responsive app answers a ping");
+    assert!(ping.handled().unwrap(), "{toolkit:?}: answered stays answered");
 
     // Stopped, the app reads nothing: the click waits in its queue, and so does the ping.
     signal(app.pid(), "STOP");

@@ -33,6 +33,8 @@ pub struct Ping {
     stamp: u32,
     protocols: u32,
     ping: u32,
+    /// The answer came (kept: it is read off the connection once).
+    answered: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Ping {
@@ -78,11 +80,15 @@ impl Ping {
         let event = ClientMessageEvent::new(32, window, protocols, [ping, stamp, window, 0, 0]);
         conn.send_event(false, window, EventMask::NO_EVENT, event)?;
         conn.flush()?;
-        Ok(Some(Ping { conn, window, stamp, protocols, ping }))
+        Ok(Some(Ping { conn, window, stamp, protocols, ping, answered: false.into() }))
     }
 
-    /// Whether the application has answered (never waits).
+    /// Whether the application has answered (never waits). Once it has, always.
     pub fn answered(&self) -> Result<bool, PingError> {
+        use std::sync::atomic::Ordering;
+        if self.answered.load(Ordering::Relaxed) {
+            return Ok(true);
+        }
         let fail = |e: &dyn std::fmt::Display| PingError { window: self.window.into(), detail: e.to_string() };
         while let Some(event) = self.conn.poll_for_event().map_err(|e| fail(&e))? {
             if let Event::ClientMessage(m) = event
@@ -91,6 +97,7 @@ impl Ping {
             {
                 let [what, stamp, window, ..] = m.data.as_data32();
                 if what == self.ping && stamp == self.stamp && window == self.window {
+                    self.answered.store(true, Ordering::Relaxed);
                     return Ok(true);
                 }
             }

@@ -137,13 +137,11 @@ impl Engine {
         if at < now {
             return self.protocol_error(now, format!("time went back from {now}ms to {at}ms"));
         }
-        // The verify delay only guards the negative answer: an effect seen sooner is an
-        // effect, so `Verified` may come before a verification's `not_before_ms`.
-        let early_positive =
-            matches!(self.pending, Some(Step::Verify { .. })) && matches!(obs.report, Report::Verified { .. });
+        // The verify delay only guards the negative answer (see `Report::answers_before_delay`).
+        let early_answer = matches!(self.pending, Some(Step::Verify { .. })) && obs.report.answers_before_delay();
         if let Some(nb) = self.pending.as_ref().and_then(Step::not_before_ms)
             && at < nb
-            && !early_positive
+            && !early_answer
         {
             return self.protocol_error(at, format!("reply at {at}ms to a step not before {nb}ms"));
         }

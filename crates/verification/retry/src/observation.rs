@@ -67,6 +67,18 @@ pub enum Report {
 }
 
 impl Report {
+    /// Whether this reply to `Verify` may come before the step's `not_before_ms`. The verify
+    /// delay is time for an effect to show before "no change" is said: an effect seen
+    /// sooner is an effect, and keys whose first key the executor watched handled without
+    /// effect need no such time (the watch was the wait). Every other reply waits for it.
+    pub fn answers_before_delay(&self) -> bool {
+        match self {
+            Report::Verified { .. } => true,
+            Report::NoChange(s) => s.keys_unseen,
+            _ => false,
+        }
+    }
+
     /// The report's name, for messages.
     pub fn name(&self) -> &'static str {
         match self {
@@ -102,6 +114,14 @@ pub struct Signals {
     /// not reach it. Evidence as strong as idempotence for an early fallback (see
     /// `early_fallback_allowed`); the executor says so only where it watched.
     pub press_unseen: bool,
+    /// The input was text typed as keys, and the executor sent only its first key: the app
+    /// read that key (a round trip through its event queue came back after it) and went on
+    /// answering, and the field's text stayed as it was while it kept the keyboard focus.
+    /// The field ignores key events, and the rest of the text was never sent. Evidence as
+    /// strong as idempotence for an early fallback, decided when it is told (see
+    /// `early_fallback_allowed`); the executor says so only where it watched.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keys_unseen: bool,
     /// Something that changes by itself (a clock, a counter, a playback position: it
     /// changed before the input too) changed after it, in words. It cannot verify the input,
     /// and it cannot say the input was lost either: the input's effect may be that change.

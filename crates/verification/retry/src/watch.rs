@@ -25,6 +25,9 @@ pub(crate) struct Watch {
     pub toggle: Toggle,
     /// The executor watched the press and it never showed (sticky, like feedback).
     pub press_unseen: bool,
+    /// The executor watched the first key handled without effect (sticky): see
+    /// `Signals::keys_unseen`.
+    pub keys_unseen: bool,
     /// What changed by itself after the input (sticky): see `Signals::own_motion`.
     pub own_motion: Option<String>,
 }
@@ -43,6 +46,7 @@ impl Watch {
             loading_now: false,
             toggle: Toggle::Unknown,
             press_unseen: false,
+            keys_unseen: false,
             own_motion: None,
         }
     }
@@ -60,6 +64,7 @@ impl Watch {
         self.loading_now = s.loading;
         self.toggle = s.toggle;
         self.press_unseen |= s.press_unseen;
+        self.keys_unseen |= s.keys_unseen && self.method == Method::Keystrokes;
         if s.own_motion.is_some() {
             self.own_motion.clone_from(&s.own_motion);
         }
@@ -69,32 +74,42 @@ impl Watch {
     pub fn unreadable(&mut self) {
         self.feedback_unknown = true;
     }
+
+    /// The executor watched the input and it never arrived: a press that never showed, or
+    /// a first key the app handled without effect. Nothing of it can be doubled.
+    pub fn unseen(&self) -> bool {
+        self.press_unseen || self.keys_unseen
+    }
 }
 
-/// Whether the input being watched may be taken as dropped at `sent + early_fallback_ms`,
-/// before its window has passed, and the next method tried.
+/// Whether the input being watched may be taken as dropped from [`early_from`] on, before
+/// its window has passed, and the next method tried.
 ///
 /// The hazard is a delayed effect answered with a second input: a double submit. So every
 /// condition must hold:
 /// - **the policy allows it**, and for `idempotent` the caller marked the target so
 ///   (pressing it twice is harmless, so even a wrong guess costs nothing), or the press
 ///   was watched and never showed on a target that draws its presses (`press_unseen`:
-///   the press did not arrive, so there is nothing to double);
+///   the press did not arrive, so there is nothing to double), or the first key was
+///   watched handled without effect (`keys_unseen`, the same for keys);
 /// - **the input was a pointer input** (coordinate or offset click, wheel): those are the
 ///   inputs that get dropped (an overlay, a wrong point, an unfocused window), and their
-///   receipt shows at once as a pressed look or a focus change. Keystrokes and
-///   accessibility calls are never given up early: their receipt is not visible as such;
+///   receipt shows at once as a pressed look or a focus change; or **keys whose first key
+///   the executor watched handled without effect** (`keys_unseen`: the rest were never
+///   sent). Other keystrokes and accessibility calls are never given up early: their
+///   receipt is not visible as such;
 /// - **every read so far saw no feedback at all**, and each said it watched for it (an
 ///   unknown is not a no): feedback means the app has the input, whatever comes later;
 /// - **no loading was seen**: a busy app is working on something, maybe our input; unless
-///   the press was watched and never showed (`press_unseen`): the app answered while the
-///   button was held and did not arm it, so the input is not what it is working on;
+///   the input was watched and never arrived (`press_unseen`, `keys_unseen`): the app
+///   answered while the button was held and did not arm it, or handled the key and kept
+///   its text, so the input is not what it is working on;
 /// - **the target is not a toggle**: a second input would undo a slow first one; unless the
 ///   press never showed and the toggle's state reads unchanged: nothing arrived to flip it;
 /// - **the send was certain**: after a backend error, only the full window tells;
 /// - **nothing that changes by itself changed since** (`own_motion`): the input's effect
-///   may be that change, so the input is never given up on; unless the press was watched
-///   and never showed (then it did not arrive);
+///   may be that change, so the input is never given up on; unless the input was watched
+///   and never arrived;
 /// - **there is a different next method and an attempt left for it**: concluding early
 ///   with nothing to try would only turn a slow success into a failure report.
 pub(crate) fn early_fallback_allowed(
@@ -106,23 +121,30 @@ pub(crate) fn early_fallback_allowed(
 ) -> bool {
     let policy_allows = match p.early_fallback {
         EarlyFallback::Never => false,
-        EarlyFallback::Idempotent => ctx.idempotent || w.press_unseen,
+        EarlyFallback::Idempotent => ctx.idempotent || w.unseen(),
         EarlyFallback::NoFeedback => true,
     };
     policy_allows
-        && w.method.is_pointer()
+        && (w.method.is_pointer() || w.keys_unseen)
         && !w.feedback_seen
         && !w.feedback_unknown
-        && (!w.loading_seen || w.press_unseen)
-        && (!ctx.is_toggle || (w.press_unseen && w.toggle == Toggle::Unchanged))
+        && (!w.loading_seen || w.unseen())
+        && (!ctx.is_toggle || (w.unseen() && w.toggle == Toggle::Unchanged))
         && w.uncertain.is_none()
         && !ctx.blind
         && !ctx.single_input
-        && (w.own_motion.is_none() || w.press_unseen)
+        && (w.own_motion.is_none() || w.unseen())
         && p.no_effect.fallback
         && next.is_some_and(|n| n != w.method)
         && attempts_left
-        && w.sent_ms.saturating_add(p.early_fallback_ms) < w.window_end_ms
+        && (w.keys_unseen || w.sent_ms.saturating_add(p.early_fallback_ms) < w.window_end_ms)
+}
+
+/// When an early fallback may come, at the soonest: `early_fallback_ms` after the input
+/// (that long without feedback is the evidence), or at once for keys whose first key was
+/// seen handled without effect (the executor's watch is the evidence).
+pub(crate) fn early_from(w: &Watch, p: &ActionPolicy) -> u64 {
+    if w.keys_unseen { w.sent_ms } else { w.sent_ms.saturating_add(p.early_fallback_ms) }
 }
 
 #[cfg(test)]

@@ -38,7 +38,9 @@ fn defaults_match_the_cli_flags() {
     }
     let click = set.get(ActionKind::Click);
     assert_eq!((click.early_fallback, click.early_fallback_ms), (EarlyFallback::Idempotent, 400));
-    assert_eq!(set.get(ActionKind::Type).early_fallback, EarlyFallback::Never);
+    // Keys go early only when the executor saw the first one handled without effect.
+    assert_eq!(set.get(ActionKind::Type).early_fallback, EarlyFallback::Idempotent);
+    assert_eq!(set.get(ActionKind::SetValue).early_fallback, EarlyFallback::Never);
 }
 
 #[test]

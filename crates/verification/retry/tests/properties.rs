@@ -147,6 +147,7 @@ fn fitting(step: &Step, now: u64, c: &Choice) -> Observation {
                     toggle: [Toggle::Unchanged, Toggle::Changed, Toggle::Unknown][usize::from(c.toggle % 3)],
                     blocking: None,
                     press_unseen: c.flags.is_multiple_of(5),
+                    keys_unseen: c.flags.is_multiple_of(11),
                     own_motion: c.flags.is_multiple_of(7).then(|| "Uptime".to_string()),
                 }),
             }
@@ -182,6 +183,7 @@ fn chaotic(now: u64, c: &Choice) -> Observation {
             toggle: [Toggle::Unchanged, Toggle::Changed, Toggle::Unknown][usize::from(c.toggle % 3)],
             blocking: None,
             press_unseen: c.flags.is_multiple_of(5),
+            keys_unseen: c.flags.is_multiple_of(11),
             own_motion: c.flags.is_multiple_of(7).then(|| "Uptime".to_string()),
         }),
     };
@@ -377,7 +379,9 @@ fn check_repeat(
     };
     // Loading holds inputs back, except an early fallback after a press that never showed.
     let early = decision.at_ms < f.sent_ms + p.window_ms;
-    let unseen = f.reads.iter().any(|s| s.press_unseen);
+    // The first key watched handled without effect counts only for keys.
+    let keys_unseen = f.method == Method::Keystrokes && f.reads.iter().any(|s| s.keys_unseen);
+    let unseen = f.reads.iter().any(|s| s.press_unseen) || keys_unseen;
     prop_assert!(!last.loading || (early && unseen), "input while loading");
     prop_assert!(!stops_when_received(p, ctx, f), "input after one that was received");
     prop_assert!(!ctx.blind, "a second input to a target whose effect cannot be read");
@@ -395,20 +399,19 @@ fn check_repeat(
     }
     let policy_allows = match p.early_fallback {
         EarlyFallback::Never => false,
-        EarlyFallback::Idempotent => ctx.idempotent || f.reads.iter().any(|s| s.press_unseen),
+        EarlyFallback::Idempotent => ctx.idempotent || unseen,
         EarlyFallback::NoFeedback => true,
     };
     prop_assert!(policy_allows, "early input the policy does not allow");
-    prop_assert!(f.method.is_pointer(), "early fallback after {:?}", f.method);
+    prop_assert!(f.method.is_pointer() || keys_unseen, "early fallback after {:?}", f.method);
     prop_assert!(!ctx.is_toggle || (unseen && last.toggle == Toggle::Unchanged), "early input on a toggle");
     prop_assert!(!f.uncertain);
     prop_assert!(!f.reads.is_empty());
     prop_assert!(
-        f.reads.iter().all(|s| s.feedback == Feedback::NotSeen)
-            && (f.reads.iter().all(|s| !s.loading) || f.reads.iter().any(|s| s.press_unseen)),
+        f.reads.iter().all(|s| s.feedback == Feedback::NotSeen) && (f.reads.iter().all(|s| !s.loading) || unseen),
         "early fallback despite feedback or loading"
     );
-    prop_assert!(decision.at_ms >= f.sent_ms + p.early_fallback_ms);
+    prop_assert!(decision.at_ms >= f.sent_ms + p.early_fallback_ms || keys_unseen);
     prop_assert_ne!(method, f.method, "the same method repeated inside the window");
     Ok(())
 }

@@ -249,9 +249,60 @@ fn target_gone_after_re_resolve_is_permanent() {
 }
 
 #[test]
+fn keys_whose_first_key_was_handled_without_effect_fall_back_at_once() {
+    // The executor typed only the first key, saw the app read it and answer after it with
+    // the field's text unchanged, and typed nothing more: the next method goes at once,
+    // before the verify delay (the watch was the wait for an effect).
+    check(
+        ctx(ActionKind::Type),
+        r#"
+        -> act keystrokes #1 at 0ms
+        <- 40 sent
+        -> verify 140ms..3040ms
+        <- 41 no_change feedback=none keys_unseen
+        -> act a11y_set #2 at 41ms
+        <- 60 sent
+        -> verify 160ms..3060ms
+        <- 75 verified
+        -> done ok verified [keystrokes: no_change, a11y_set: verified]
+        "#,
+    );
+    // The policy can still forbid it ("never" waits the whole window).
+    let mut never = PolicySet::defaults().get(ActionKind::Type).clone();
+    never.early_fallback = deft_retry::EarlyFallback::Never;
+    check_with(
+        &never,
+        ctx(ActionKind::Type),
+        r#"
+        -> act keystrokes #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 100 no_change feedback=none keys_unseen
+        -> verify 200ms..3000ms
+        <- 3000 no_change feedback=none
+        -> act a11y_set #2 at 3000ms
+        "#,
+    );
+    // Said of any other input, it counts for nothing: keys are the only input it describes.
+    check(
+        ctx(ActionKind::SetValue),
+        r#"
+        -> act a11y_set #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 100 no_change feedback=none keys_unseen
+        -> verify 200ms..3000ms
+        <- 3000 no_change feedback=none
+        -> act focus_select_all_keystrokes #2 at 3000ms
+        "#,
+    );
+}
+
+#[test]
 fn ignored_keystrokes_fall_back_to_set_value() {
-    // Keystrokes are never given up early, even when the policy would allow it for
-    // pointer inputs: their receipt does not show as feedback.
+    // Keystrokes are never given up early without the executor's watch of the first key,
+    // even when the policy would allow it for pointer inputs: their receipt does not show
+    // as feedback.
     let mut p = PolicySet::defaults().get(ActionKind::Type).clone();
     p.early_fallback = deft_retry::EarlyFallback::NoFeedback;
     check_with(

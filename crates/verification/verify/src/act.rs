@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use deft_a11y::Accessibility;
 use deft_retry::{Report, Symptoms};
-use deft_types::{Channel, Condition, Method};
+use deft_types::{Action, Channel, Condition, Method};
 
 use crate::event::VerifyEvent;
 use crate::executor::Executor;
@@ -129,7 +129,16 @@ impl<A: Accessibility> Executor<A> {
                 run.pending.press = look;
                 sent
             }
-            (None, None) => self.send(run.action, run.target.as_ref(), method, &before).await,
+            (None, None) => match run.action {
+                // Verified typing watches its first key (`first_key.rs`).
+                Action::Type { text, .. } if run.verify && method == Method::Keystrokes => {
+                    let in_page = in_web_page(run.pending.pre.as_ref(), run.target.as_ref().and_then(Resolved::id));
+                    let (sent, ignored) = self.type_keys(run.target.as_ref(), text, Some(in_page)).await;
+                    run.pending.keys_unseen = ignored;
+                    sent
+                }
+                _ => self.send(run.action, run.target.as_ref(), method, &before).await,
+            },
         };
         // Receipt from an accessibility action the app accepted, or the space bar on the
         // focused target in its stead; never from a pointer click in its stead.
@@ -250,4 +259,11 @@ fn in_popup_surface(pre: Option<&Reading>, id: Option<&deft_types::ElementId>) -
     let (Some(pre), Some(id)) = (pre, id) else { return false };
     crate::popup::modal_surface(pre, id).is_some()
         || pre.snap.ancestors(id).any(|n| matches!(n.element().role.as_str(), "menu" | "popup_menu"))
+}
+
+/// Whether the target lies in a web page (a browser's or an embedded one): its input passes
+/// through a second process, the page's, after the window's own.
+fn in_web_page(pre: Option<&Reading>, id: Option<&deft_types::ElementId>) -> bool {
+    let (Some(pre), Some(id)) = (pre, id) else { return false };
+    pre.snap.ancestors(id).any(|n| matches!(n.element().role.as_str(), "document_web" | "document_frame"))
 }

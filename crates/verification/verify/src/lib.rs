@@ -58,6 +58,7 @@ mod editor_inside;
 mod error;
 mod event;
 mod executor;
+mod first_key;
 mod frames;
 mod help;
 mod keyfocus;

@@ -154,6 +154,11 @@ pub(crate) struct Pending {
     pub(crate) toggle_drawn_since: Option<std::time::Instant>,
     /// The engine was told that the pending press never showed.
     pub(crate) press_unseen_told: bool,
+    /// The pending keys' first key was seen handled without effect, and no more were typed
+    /// (`first_key.rs`).
+    pub(crate) keys_unseen: bool,
+    /// The engine was told so.
+    pub(crate) keys_unseen_told: bool,
     /// Since when the reads after the pending input have shown only things gone (or
     /// emptied in place): such a change counts once it has lasted (`watch.rs`).
     pub(crate) gone_since: Option<std::time::Instant>,
@@ -421,9 +426,9 @@ impl<A: Accessibility> Executor<A> {
                     Box::pin(self.on_dismiss(blocking.as_ref())).await
                 }
             };
-            let at = match report {
-                Report::Verified { .. } => clock.ms(),
-                _ => clock.ms().max(step.not_before_ms().unwrap_or(0)),
+            let at = match report.answers_before_delay() {
+                true => clock.ms(),
+                false => clock.ms().max(step.not_before_ms().unwrap_or(0)),
             };
             let observation = Observation::new(at, report);
             self.publish(VerifyEvent::Observed { op, observation: observation.clone() });

@@ -180,20 +180,7 @@ impl<A: Accessibility> Executor<A> {
                 self.a11y.do_action(&id, name).await.map_err(a11y_failed)?;
                 Ok(format!("{ACTION_ACCEPTED}{name:?}"))
             }
-            (Method::Keystrokes, Action::Type { text, .. }) => {
-                let first = self.focus_for_keys(target).await?;
-                let has_text = target
-                    .and_then(|t| t.element.as_ref())
-                    .and_then(|e| e.text.as_deref())
-                    .is_some_and(|t| !t.is_empty());
-                let mut input = lock(&self.input);
-                if has_text {
-                    // Type at the end, whatever part of the text focusing selected.
-                    input.chord(&chord(NamedKey::End)).map_err(input_refused)?;
-                }
-                input.text(text).map_err(|e| Report::SendUncertain { message: e.to_string() })?;
-                Ok(format!("typed {} characters as key events{first}", text.chars().count()))
-            }
+            (Method::Keystrokes, Action::Type { text, .. }) => self.type_keys(target, text, None).await.0,
             (Method::FocusSelectAllKeystrokes | Method::A11ySet, Action::Type { .. })
                 if unreadable_text(target, before_text) =>
             {
@@ -293,6 +280,40 @@ impl<A: Accessibility> Executor<A> {
                 Ok(format!("pressed {chord}{reached}"))
             }
             (m, a) => Err(refused(format!("{} cannot carry out `{}`", m.as_str(), a.kind().verb()))),
+        }
+    }
+
+    /// Types `text` as key events at the end of the target's text, focused for it first.
+    /// With `watched` (a verified action; `Some(in_page)`: whether the target lies in a web
+    /// page), the first key goes alone and is watched where that can tell anything
+    /// (`first_key.rs`); the second value says it was seen ignored, nothing more typed.
+    pub(crate) async fn type_keys(&self, target: Option<&Resolved>, text: &str, watched: Option<bool>) -> (Sent, bool) {
+        let first = match self.focus_for_keys(target).await {
+            Ok(first) => first,
+            Err(e) => return (Err(e), false),
+        };
+        let has_text =
+            target.and_then(|t| t.element.as_ref()).and_then(|e| e.text.as_deref()).is_some_and(|t| !t.is_empty());
+        if has_text {
+            // Type at the end, whatever part of the text focusing selected.
+            if let Err(e) = lock(&self.input).chord(&chord(NamedKey::End)).map_err(input_refused) {
+                return (Err(e), false);
+            }
+        }
+        let id = target.and_then(|t| t.element.as_ref()).map(|e| e.id.clone());
+        let field = match (watched, id) {
+            (Some(in_page), Some(id)) => {
+                self.a11y.element(&id).await.ok().filter(|f| crate::first_key::first_key_tells(f, text, in_page))
+            }
+            _ => None,
+        };
+        let all = format!("typed {} characters as key events{first}", text.chars().count());
+        match field {
+            Some(field) => {
+                let (sent, ignored) = self.type_watching_first_key(&field, text).await;
+                (sent.map(|what| if ignored { format!("{what}{first}") } else { all }), ignored)
+            }
+            None => (self.type_text(text).map(|()| all), false),
         }
     }
 

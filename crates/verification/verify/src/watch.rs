@@ -55,6 +55,7 @@ struct Gathered {
     loading: bool,
     toggle: Toggle,
     press_unseen: bool,
+    keys_unseen: bool,
     own_motion: Option<String>,
 }
 
@@ -83,6 +84,7 @@ impl Gathered {
             toggle: self.toggle,
             blocking,
             press_unseen: self.press_unseen,
+            keys_unseen: self.keys_unseen,
             own_motion: self.own_motion.clone(),
         }
     }
@@ -342,12 +344,17 @@ impl<A: Accessibility> Executor<A> {
             // A press watched and never shown, on a toolkit that shows held buttons, did not
             // reach the button: the focus moving to it meanwhile is the toolkit giving focus
             // at the press (Qt does, before the app's event filter swallows it), not receipt.
-            if gathered.press_unseen {
+            // The first key, read by the app while the field kept its text, was not typed into
+            // it: the focus given to the field for the keys is no receipt of them.
+            gathered.keys_unseen = run.pending.keys_unseen;
+            if gathered.press_unseen || gathered.keys_unseen {
                 seen.feedback = false;
             }
             // News the engine has not heard changes what it may decide: reply at once (it
-            // asked for a read not before `not_before_ms`, and takes one at any time after).
+            // asked for a read not before `not_before_ms`, and takes one at any time after;
+            // the keys' news at any time: the watch of the first key was the wait).
             let news = gathered.press_unseen && !run.pending.press_unseen_told;
+            let keys_news = gathered.keys_unseen && !run.pending.keys_unseen_told;
             gathered.absorb(&seen);
             let negatives = Instant::now() >= negatives_from;
             // A dialog over the target that came after the target itself reported the press
@@ -399,6 +406,10 @@ impl<A: Accessibility> Executor<A> {
             }
             if news && negatives {
                 run.pending.press_unseen_told = true;
+                return Report::NoChange(gathered.signals(None));
+            }
+            if keys_news {
+                run.pending.keys_unseen_told = true;
                 return Report::NoChange(gathered.signals(None));
             }
             if Instant::now() >= until {

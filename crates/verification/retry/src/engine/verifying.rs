@@ -5,7 +5,7 @@ use deft_types::{ActionKind, AttemptResult, ErrorClass, Method, SuggestedAction}
 use super::{End, Engine, Phase};
 use crate::observation::{Signals, Toggle};
 use crate::step::Step;
-use crate::watch::{Watch, early_fallback_allowed};
+use crate::watch::{Watch, early_fallback_allowed, early_from};
 
 impl Engine {
     pub(super) fn on_sent(&mut self, method: Method, at: u64, uncertain: Option<String>) -> Step {
@@ -74,7 +74,7 @@ impl Engine {
                 return self.finish(at, end.suggest(Some(SuggestedAction::WaitLonger)));
             }
             w.window_end_ms = at.saturating_add(granted);
-        } else if at >= w.sent_ms.saturating_add(self.policy.early_fallback_ms)
+        } else if at >= early_from(&w, &self.policy)
             && at < w.sent_ms.saturating_add(self.policy.window_ms)
             && self.early_ok(&w)
         {
@@ -171,7 +171,7 @@ impl Engine {
             let end = End { ok: true, verified: Some(false), class: None, suggested: None, blocking: None, summary };
             return self.finish(at, end);
         }
-        if let Some(what) = w.own_motion.as_ref().filter(|_| !w.press_unseen) {
+        if let Some(what) = w.own_motion.as_ref().filter(|_| !w.unseen()) {
             // The window showed no change but one in something that changes by itself: the
             // input's effect may be that change (a button that adds to a counter), or the
             // input may be lost. Only a second input could tell, and it could double it;
@@ -258,7 +258,7 @@ impl Engine {
     /// The next time the engine decides something about `w`: the early checkpoint while an
     /// early fallback is still possible, then the end of the window.
     fn checkpoint(&self, w: &Watch) -> u64 {
-        let early = w.sent_ms.saturating_add(self.policy.early_fallback_ms);
+        let early = early_from(w, &self.policy);
         let now = self.budget.report().elapsed_ms;
         if early > now && self.early_ok(w) { early } else { w.window_end_ms }
     }
