@@ -104,6 +104,15 @@ pub trait WindowLocator {
         let _ = id;
         Ok(None)
     }
+
+    /// The input method that stands between the keyboard and the applications, in words
+    /// (`XIM_SERVERS: @server=ibus`, `GTK_IM_MODULE=ibus`), when one is known to: it hands
+    /// keys to the application's field later, over a connection of its own, so a
+    /// [`WindowLocator::ping`] says nothing about where a key is. `None`: none known (the
+    /// default).
+    fn input_method(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A round trip through an application's event queue, started by [`WindowLocator::ping`].

@@ -76,6 +76,15 @@ impl WindowLocator for X11Windows {
         Ok(sent.map(|p| Box::new(p) as Box<dyn Handled + Send + Sync>))
     }
 
+    fn input_method(&self) -> Option<String> {
+        // An error reading the root counts as one: the caller then assumes the slow, safe case.
+        match deft_x11::input_method::xim_servers(&self.conn, self.root) {
+            Ok(servers) if !servers.is_empty() => Some(format!("XIM_SERVERS: {}", servers.join(", "))),
+            Ok(_) => deft_x11::input_method::input_method_in_env(|name| std::env::var(name).ok()),
+            Err(e) => Some(format!("unknown (XIM_SERVERS could not be read: {e})")),
+        }
+    }
+
     fn activate(&self, id: u64) -> Result<(), InputError> {
         deft_x11::activate(&self.conn, self.root, &self.atoms, id)
             .map_err(|e| InputError::Backend { what: "window activation", detail: e.to_string() })

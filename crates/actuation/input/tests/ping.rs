@@ -81,3 +81,25 @@ fn a_window_without_the_ping_protocol_is_not_pinged() {
     };
     assert!(windows.ping(root).unwrap().is_none());
 }
+
+#[test]
+fn an_input_method_registered_on_the_display_is_known() {
+    use x11rb::connection::Connection as _;
+    use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _, PropMode};
+    use x11rb::wrapper::ConnectionExt as _;
+    let (desktop, _app) = desktop_with_app();
+    let windows = X11Windows::connect(Some(desktop.display())).unwrap();
+    let from_xim = |w: &X11Windows| w.input_method().is_some_and(|m| m.starts_with("XIM_SERVERS"));
+    assert!(!from_xim(&windows), "a bare X server has no input method: {:?}", windows.input_method());
+    // What IBus started with --xim (as GNOME starts it) writes on the root window.
+    let (conn, screen) = x11rb::connect(Some(desktop.display())).unwrap();
+    let root = conn.setup().roots[screen].root;
+    let servers = conn.intern_atom(false, b"XIM_SERVERS").unwrap().reply().unwrap().atom;
+    let ibus = conn.intern_atom(false, b"@server=ibus").unwrap().reply().unwrap().atom;
+    conn.change_property32(PropMode::REPLACE, root, servers, AtomEnum::ATOM, &[ibus]).unwrap();
+    conn.sync().unwrap();
+    assert_eq!(windows.input_method().as_deref(), Some("XIM_SERVERS: @server=ibus"));
+    conn.delete_property(root, servers).unwrap();
+    conn.sync().unwrap();
+    assert!(!from_xim(&windows), "{:?}", windows.input_method());
+}

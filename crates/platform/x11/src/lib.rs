@@ -11,9 +11,11 @@
 //! capture backend reads over its own (shared-memory) connection and input over its own.
 //!
 //! Beside it, [`selection`]: text offered as the primary selection for a middle-click
-//! paste; and [`ping`]: the window manager's ping, a round trip through an application's
-//! own event queue that says it has handled the input sent before it.
+//! paste; [`ping`]: the window manager's ping, a round trip through an application's
+//! own event queue that says it has handled the input sent before it; and
+//! [`input_method`]: whether an input method stands between keys and applications.
 
+pub mod input_method;
 pub mod ping;
 // It waits on the connection's socket, which needs a Unix file descriptor.
 #[cfg(unix)]

@@ -20,7 +20,9 @@
 //! accessibility reads, not a secret (masked text may not change as keys land), not a
 //! field that keeps its text in an element inside it, and not a field in a web page: a
 //! page's keys pass through a second process, and the browser's answer to the ping says
-//! only that the browser read them.
+//! only that the browser read them. For the same reason not where an input method stands
+//! between the keyboard and the applications (IBus, Fcitx): it hands each key to the field
+//! after a round trip of its own.
 
 use std::time::{Duration, Instant};
 
@@ -93,6 +95,14 @@ impl<A: Accessibility> Executor<A> {
             return (Ok(what), true);
         }
         (self.type_text(rest).map(|()| String::new()), false)
+    }
+
+    /// Whether keys reach the applications with no input method in between (deft-input's
+    /// `WindowLocator::input_method`): an input method hands a key to the field after a
+    /// round trip of its own, which the ping does not wait for (IBus on GNOME's X11
+    /// sessions). Only then can the first key be watched.
+    pub(crate) fn keys_go_straight(&self) -> bool {
+        self.windows.as_ref().is_some_and(|w| lock(w).input_method().is_none())
     }
 
     /// Types `text` as key events where the keyboard focus is.

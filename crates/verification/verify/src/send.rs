@@ -302,7 +302,7 @@ impl<A: Accessibility> Executor<A> {
         }
         let id = target.and_then(|t| t.element.as_ref()).map(|e| e.id.clone());
         let field = match (watched, id) {
-            (Some(in_page), Some(id)) => {
+            (Some(in_page), Some(id)) if self.keys_go_straight() => {
                 self.a11y.element(&id).await.ok().filter(|f| crate::first_key::first_key_tells(f, text, in_page))
             }
             _ => None,

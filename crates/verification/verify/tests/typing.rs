@@ -50,6 +50,36 @@ fn ignored_keystrokes_fall_back_to_setting_the_text() {
     assert_eq!(w.app.count("fault", None), 1, "only the first key: {:#?}", w.log());
 }
 
+/// Registers an input method server on the display's root window, as IBus started with
+/// `--xim` does (GNOME's X11 sessions start it so).
+fn register_input_method(w: &World) {
+    use x11rb::connection::Connection as _;
+    use x11rb::protocol::xproto::{AtomEnum, ConnectionExt as _, PropMode};
+    use x11rb::wrapper::ConnectionExt as _;
+    let (conn, screen) = x11rb::connect(Some(w._desktop.display())).unwrap();
+    let root = conn.setup().roots[screen].root;
+    let servers = conn.intern_atom(false, b"XIM_SERVERS").unwrap().reply().unwrap().atom;
+    let ibus = conn.intern_atom(false, b"@server=ibus").unwrap().reply().unwrap().atom;
+    conn.change_property32(PropMode::REPLACE, root, servers, AtomEnum::ATOM, &[ibus]).unwrap();
+    conn.sync().unwrap();
+}
+
+#[test]
+fn with_an_input_method_the_first_key_is_not_taken_for_an_answer() {
+    // An input method hands each key to the field after a round trip of its own, which the
+    // window's answer to a ping does not wait for: the keys are typed whole, and the window
+    // decides, as before the first key was watched.
+    let w = start(FixtureOptions { ignore_keys: true, ..FixtureOptions::default() });
+    register_input_method(&w);
+    let outcome = w.perform(&type_into("role=text name=Name", "hello"));
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    let methods: Vec<Method> = outcome.attempts.iter().map(|a| a.method).collect();
+    assert_eq!(methods, [Method::Keystrokes, Method::A11ySet], "{outcome:#?}");
+    w.quiet("text change", is_text_change);
+    assert_eq!(last_text(&w, "name").as_deref(), Some("hello"), "{:#?}", w.log());
+    assert_eq!(w.app.count("fault", None), 5, "every key typed: {:#?}", w.log());
+}
+
 /// Only keystrokes, then the paste: the chain a field without an accessible text setter
 /// (Chromium's, Firefox's) has once its keys are ignored.
 fn keys_then_paste(c: deft_verify::ExecutorConfig) -> deft_verify::ExecutorConfig {
