@@ -412,7 +412,14 @@ impl<A: Accessibility> Executor<A> {
                 run.pending.keys_unseen_told = true;
                 return Report::NoChange(gathered.signals(None));
             }
-            if Instant::now() >= until {
+            // A change that takes things away, seen inside the window and still held for its
+            // confirmation when the window ends, is waited for: "no change" would send the
+            // input again after an effect that is there (under load the first read after a
+            // dialog's button came late, and the next question's dialog was told "no change").
+            // At most the confirmation's time past the window.
+            let confirming_gone = seen.gone_only && seen.verified.is_some() && Instant::now() < gone_until;
+            let end = if confirming_gone { until.max(gone_until) } else { until };
+            if Instant::now() >= end {
                 if let Some(note) = seen.note {
                     let e = run.evidence(Channel::Accessibility, note);
                     self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
@@ -427,8 +434,8 @@ impl<A: Accessibility> Executor<A> {
                     .flatten()
                     .filter(|t| *t > now)
                     .min()
-                    .unwrap_or(until)
-                    .min(until)
+                    .unwrap_or(end)
+                    .min(end)
             } else if let Some(t) = menu_until.or(menu_open_until.filter(|_| wait_menu)) {
                 t.min(until)
             } else if negatives {
