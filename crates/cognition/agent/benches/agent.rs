@@ -11,7 +11,10 @@
 //! 4. `wait_for_visual_cue` (a condition on accessibility events and OCR) against polling a
 //!    vision model every 2 s, whose eyes here are OCR of the screenshot (a stand-in: a real
 //!    vision model adds seconds per call);
-//! 5. actions reported to the model as done that the app's log does not show.
+//! 5. actions reported to the model as done that the app's log does not show;
+//! 6. input tokens per task and their estimated cost, with the requests' stable first part
+//!    marked for Anthropic's prompt cache and without, and with OpenAI's own caching (the
+//!    test model bills them as each provider's documentation describes its cache).
 //!
 //! `cargo bench -p deft-agent --bench agent`; prints Markdown tables.
 
@@ -88,10 +91,25 @@ fn belt(desktop: &Desktop, rt: &tokio::runtime::Runtime) -> Toolbelt<deft_a11y::
 }
 
 fn run_task(desktop: &Desktop, rt: &tokio::runtime::Runtime, mode: &'static str, config: AgentConfig) -> TaskRun {
+    run_task_on(desktop, rt, mode, config, Wire::OpenAi)
+}
+
+fn run_task_on(
+    desktop: &Desktop,
+    rt: &tokio::runtime::Runtime,
+    mode: &'static str,
+    config: AgentConfig,
+    wire: Wire,
+) -> TaskRun {
     let app = FixtureApp::launch(desktop, &faults()).expect("fixture app");
-    let server = TestModel::start(Wire::OpenAi, Persona::Honest).expect("test model");
-    let mut pc = ProviderConfig::new(ProviderKind::OpenaiCompatible, MODEL_NAME);
+    let server = TestModel::start(wire, Persona::Honest).expect("test model");
+    let mut pc = match wire {
+        Wire::OpenAi => ProviderConfig::new(ProviderKind::OpenaiCompatible, MODEL_NAME),
+        Wire::Anthropic => ProviderConfig::new(ProviderKind::Anthropic, MODEL_NAME),
+    };
     pc.base_url = Some(server.base_url());
+    // The test model takes any key; a provider that needs one gets one.
+    pc.api_key = Some(deft_llm::Secret::new("test-model-key"));
     let model: AnyModel = pc.build().expect("model");
     let belt = belt(desktop, rt);
     let events: Mutex<Vec<AgentEvent>> = Mutex::new(Vec::new());
@@ -234,14 +252,56 @@ fn cue_vs_polling(desktop: &Desktop, rt: &tokio::runtime::Runtime, rounds: usize
     (deft, polled, calls)
 }
 
+fn inline_config() -> AgentConfig {
+    AgentConfig {
+        confidence: deft_agent::ConfidenceConfig { mode: ConfidenceMode::Inline, ..Default::default() },
+        ..AgentConfig::default()
+    }
+}
+
+/// Input tokens per task and their cost, with and without prompt caching (item 6 above).
+fn caching(desktop: &Desktop, rt: &tokio::runtime::Runtime, inline: &AgentConfig) {
+    let off = AgentConfig { prompt_cache: false, ..inline.clone() };
+    let rows = [
+        ("Anthropic wire, no cache breakpoints", off, Wire::Anthropic, "claude-sonnet-4"),
+        (
+            "Anthropic wire, breakpoints on the stable prefix and history",
+            inline.clone(),
+            Wire::Anthropic,
+            "claude-sonnet-4",
+        ),
+        ("OpenAI wire (caches on its own)", inline.clone(), Wire::OpenAi, "gpt-4.1"),
+    ];
+    println!(
+        "\nPrompt caching, demo task (inline confidence), test model billing as each provider documents its cache.\n"
+    );
+    println!(
+        "| requests | goal met (app's log) | model calls | input tokens (uncached / cache read / cache write) | output | estimated cost, at the prices of |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for (label, config, wire, priced_as) in rows {
+        let r = run_task_on(desktop, rt, "caching", config, wire);
+        let u = r.report.usage.usage;
+        let price = deft_llm::builtin_price(priced_as).expect("a built-in price");
+        println!(
+            "| {label} | {} | {} | {} ({} / {} / {}) | {} | ${:.4} ({priced_as}) |",
+            if r.truth_ok { "yes" } else { "NO" },
+            r.report.model_calls,
+            u.input_tokens + u.cache_read_tokens + u.cache_write_tokens,
+            u.input_tokens,
+            u.cache_read_tokens,
+            u.cache_write_tokens,
+            u.output_tokens,
+            price.cost(&u),
+        );
+    }
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let desktop = Desktop::start().expect("desktop");
     let separate = AgentConfig::default();
-    let inline = AgentConfig {
-        confidence: deft_agent::ConfidenceConfig { mode: ConfidenceMode::Inline, ..Default::default() },
-        ..AgentConfig::default()
-    };
+    let inline = inline_config();
     let multi = AgentConfig { multi_action: true, ..inline.clone() };
     let runs: Vec<TaskRun> = vec![
         run_task(&desktop, &rt, "separate confidence call", separate),
@@ -278,6 +338,7 @@ fn main() {
         100.0 * median(all_obs.clone()) / shot_a as f64,
         100.0 * median(all_obs) / shot_o as f64
     );
+    caching(&desktop, &rt, &inline_config());
     let rounds = std::env::var("DEFT_BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(3);
     let (deft, polled, calls) = cue_vs_polling(&desktop, &rt, rounds);
     println!("\n\"Save complete\" appears 1.5 s after Save; {rounds} rounds each.\n");

@@ -75,6 +75,9 @@ pub struct AgentConfig {
     pub multi_action: bool,
     /// The most recent steps whose observations stay whole; older ones shrink to a line.
     pub keep_full: usize,
+    /// Mark the requests' stable first part for the provider's prompt cache (Anthropic's
+    /// breakpoints: cached input costs a tenth; off, every call pays its whole input).
+    pub prompt_cache: bool,
     /// The model takes images: screenshots reach it, and visual cues that name no text
     /// or element are decided by it (only when the pixels changed).
     pub vision: bool,
@@ -98,6 +101,7 @@ impl Default for AgentConfig {
             max_questions: 3,
             multi_action: false,
             keep_full: 3,
+            prompt_cache: true,
             vision: false,
             max_vision_calls: 4,
             expected_outcome_ms: 2_000,

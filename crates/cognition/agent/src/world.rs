@@ -1,8 +1,11 @@
 //! The world model: the run's (thought, action, observation) triples, and the request each
 //! step sends. It stays small on long tasks: an observation is whole only while it is among
 //! the newest few steps, then shrinks to its one-line outcome; a screenshot is shown once,
-//! in the step that asked for it, then dropped; the system prompt and the tools (the
-//! stable prefix) carry a cache breakpoint where the provider takes one.
+//! in the step that asked for it, then dropped. What stays as it is from one request to
+//! the next (the system prompt and the tools, the opening, the steps already shrunk) is
+//! the request's first part, byte for byte, so a provider's prompt cache serves it: a
+//! breakpoint ends it where the provider takes one (Anthropic), and the providers that
+//! cache on their own (OpenAI, Gemini) find the same prefix.
 
 use deft_llm::{Cache, Image, Limits, Message, Part, Request, ResultPart, Role, ToolChoice, ToolDef, ToolResult};
 use serde::{Deserialize, Serialize};
@@ -90,9 +93,14 @@ impl World {
         out
     }
 
-    /// The request of the next step.
-    pub fn request(&self, system: &str, tools: &[ToolDef], keep_full: usize, limits: Limits) -> Request {
+    /// The request of the next step; with `cache`, breakpoints after the stable prefix
+    /// and after the history that no later step changes ([`World::stable_through`]).
+    pub fn request(&self, system: &str, tools: &[ToolDef], keep_full: usize, limits: Limits, cache: bool) -> Request {
         let messages = self.messages(keep_full);
+        let cache = match cache {
+            true => Cache { prefix: true, through_message: Some(self.stable_through(keep_full)) },
+            false => Cache::default(),
+        };
         Request {
             system: system.to_string(),
             messages,
@@ -100,9 +108,17 @@ impl World {
             tool_choice: ToolChoice::Auto,
             limits,
             asks: deft_llm::Asks::default(),
-            // The system prompt and the tools never change during a run.
-            cache: Cache { prefix: true, through_message: None },
+            cache,
         }
+    }
+
+    /// The last message that every later request repeats as it is: the opening, and the
+    /// steps older than the newest `keep_full` (already shrunk to their one-line outcomes,
+    /// their notes and images gone). A breakpoint on the newest message would be worth
+    /// nothing: the next step shrinks an observation before it.
+    pub fn stable_through(&self, keep_full: usize) -> usize {
+        // Message 0 is the opening; step t is messages 2t+1 (the reply) and 2t+2 (results).
+        2 * self.turns.len().saturating_sub(keep_full)
     }
 
     /// Forget images already shown (they were in the newest step's request).
@@ -177,5 +193,29 @@ mod tests {
         w.drop_shown_images();
         w.turns.push(turn(4, "FULL4", "brief4", false));
         assert!(!w.messages(2).iter().any(|m| texts(m).contains("<image>")));
+    }
+
+    #[test]
+    fn the_history_before_the_breakpoint_is_repeated_as_it_is_by_every_later_request() {
+        let limits = Limits::default();
+        let mut w = World::new("Goal: x".into());
+        let mut earlier: Vec<Request> = Vec::new();
+        for step in 1..=6 {
+            w.turns.push(turn(step, &format!("FULL{step}"), &format!("brief{step}"), step % 2 == 0));
+            let r = w.request("system", &[], 2, limits.clone(), true);
+            let through = r.cache.through_message.expect("a breakpoint in the history");
+            assert!(r.check().is_ok(), "{:?}", r.check());
+            // Every earlier request's cached part is this request's first part, unchanged.
+            for e in &earlier {
+                let then = e.cache.through_message.unwrap();
+                assert!(then <= through);
+                assert_eq!(e.messages[..=then], r.messages[..=then], "step {step}");
+            }
+            w.drop_shown_images();
+            earlier.push(r);
+        }
+        assert_eq!(earlier[5].cache.through_message, Some(8), "the opening and four shrunk steps");
+        let off = w.request("system", &[], 2, limits, false);
+        assert_eq!(off.cache, Cache::default());
     }
 }

@@ -7,6 +7,7 @@
 //! person's answers (`policy.rs`). A test chooses only the wire and the persona; it never
 //! hands the model an answer. Every reply names itself `deft-test-model (test model: ...)`.
 
+mod cache;
 mod http;
 mod policy;
 mod reading;
@@ -19,6 +20,7 @@ use std::thread::JoinHandle;
 
 use serde_json::Value;
 
+pub use cache::Usage;
 pub use policy::Persona;
 pub use reading::{Task, tasks};
 pub use wire::{MODEL_LABEL, Seen, Wire};
@@ -39,6 +41,8 @@ pub struct Received {
     pub reply_tools: Vec<String>,
     /// The API key the request carried (`x-api-key` or `Authorization: Bearer`).
     pub credential: Option<String>,
+    /// The prompt's tokens as the provider's cache would bill them (`cache.rs`).
+    pub usage: Usage,
 }
 
 /// A running test model. Stops when dropped.
@@ -60,15 +64,22 @@ impl TestModel {
         let log = Arc::new(Mutex::new(Vec::new()));
         let rng = Arc::new(Mutex::new(policy::Rng::new(0x5eed)));
         let seq = Arc::new(AtomicU64::new(0));
+        let cache = Arc::new(Mutex::new(cache::PromptCache::default()));
         let (stop2, log2) = (Arc::clone(&stop), Arc::clone(&log));
         let thread = std::thread::Builder::new().name("test-model".into()).spawn(move || {
             while !stop2.load(Ordering::SeqCst) {
                 match listener.accept() {
                     Ok((stream, _)) => {
                         let (log, rng, seq) = (Arc::clone(&log2), Arc::clone(&rng), Arc::clone(&seq));
+                        let cache = Arc::clone(&cache);
                         std::thread::spawn(move || {
                             let _ = stream.set_nonblocking(false);
-                            let _ = serve(&stream, wire, persona, &log, &rng, &seq);
+                            let _ = serve(
+                                &stream,
+                                wire,
+                                persona,
+                                &State { log: &log, rng: &rng, seq: &seq, cache: &cache },
+                            );
                         });
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
@@ -113,14 +124,16 @@ impl Drop for TestModel {
     }
 }
 
-fn serve(
-    stream: &std::net::TcpStream,
-    wire: Wire,
-    persona: Persona,
-    log: &Mutex<Vec<Received>>,
-    rng: &Mutex<policy::Rng>,
-    seq: &AtomicU64,
-) -> std::io::Result<()> {
+/// What the requests of one test model share.
+struct State<'a> {
+    log: &'a Mutex<Vec<Received>>,
+    rng: &'a Mutex<policy::Rng>,
+    seq: &'a AtomicU64,
+    cache: &'a Mutex<cache::PromptCache>,
+}
+
+fn serve(stream: &std::net::TcpStream, wire: Wire, persona: Persona, state: &State<'_>) -> std::io::Result<()> {
+    let State { log, rng, seq, cache } = *state;
     let req = http::read_request(stream)?;
     let want = match wire {
         Wire::OpenAi => "/v1/chat/completions",
@@ -144,17 +157,19 @@ fn serve(
     };
     let n = seq.fetch_add(1, Ordering::SeqCst);
     let prompt_tokens = (seen.chars / 4) as u64 + 1;
+    let usage = cache.lock().unwrap_or_else(PoisonError::into_inner).usage(wire, &body, prompt_tokens);
     log.lock().unwrap_or_else(PoisonError::into_inner).push(Received {
         seen: seen.clone(),
         body,
         reply_text: reply.text.clone(),
         reply_tools: reply.calls.iter().map(|(n, _)| n.clone()).collect(),
         credential: req.credential.clone(),
+        usage,
     });
     if seen.stream {
-        http::respond_sse(stream, &wire::stream(wire, &reply, prompt_tokens, n))
+        http::respond_sse(stream, &wire::stream(wire, &reply, &usage, n))
     } else {
-        let out = wire::body(wire, &reply, prompt_tokens, n);
+        let out = wire::body(wire, &reply, &usage, n);
         http::respond(stream, 200, "application/json", out.to_string().as_bytes())
     }
 }

@@ -4,6 +4,8 @@
 
 use serde_json::{Value, json};
 
+use super::Usage;
+
 /// Which format a request came in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wire {
@@ -239,7 +241,7 @@ pub struct Reply {
 pub const MODEL_LABEL: &str = "deft-test-model (test model: a deterministic policy, not an LLM)";
 
 /// The reply as a JSON body of `wire`.
-pub fn body(wire: Wire, r: &Reply, prompt_tokens: u64, seq: u64) -> Value {
+pub fn body(wire: Wire, r: &Reply, usage: &Usage, seq: u64) -> Value {
     let out_tokens = (r.text.len() / 4 + 1) as u64 + r.calls.len() as u64 * 20;
     match wire {
         Wire::OpenAi => {
@@ -275,7 +277,7 @@ pub fn body(wire: Wire, r: &Reply, prompt_tokens: u64, seq: u64) -> Value {
                 "created": 0,
                 "model": MODEL_LABEL,
                 "choices": choices,
-                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": out_tokens, "total_tokens": prompt_tokens + out_tokens}
+                "usage": openai_usage(usage, out_tokens)
             })
         }
         Wire::Anthropic => {
@@ -295,10 +297,24 @@ pub fn body(wire: Wire, r: &Reply, prompt_tokens: u64, seq: u64) -> Value {
                 "content": content,
                 "stop_reason": if r.calls.is_empty() { "end_turn" } else { "tool_use" },
                 "stop_sequence": null,
-                "usage": {"input_tokens": prompt_tokens, "output_tokens": out_tokens, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+                "usage": anthropic_usage(usage, out_tokens)
             })
         }
     }
+}
+
+/// OpenAI's usage: `prompt_tokens` counts the cached ones too, told apart in its details.
+fn openai_usage(u: &Usage, out_tokens: u64) -> Value {
+    let prompt = u.input + u.cache_read;
+    json!({"prompt_tokens": prompt, "completion_tokens": out_tokens, "total_tokens": prompt + out_tokens,
+           "prompt_tokens_details": {"cached_tokens": u.cache_read}})
+}
+
+/// Anthropic's usage: `input_tokens` counts neither what was read from the cache nor what
+/// was written to it.
+fn anthropic_usage(u: &Usage, out_tokens: u64) -> Value {
+    json!({"input_tokens": u.input, "output_tokens": out_tokens, "cache_creation_input_tokens": u.cache_write,
+           "cache_read_input_tokens": u.cache_read})
 }
 
 fn chunks(text: &str) -> Vec<String> {
@@ -318,7 +334,7 @@ fn chunks(text: &str) -> Vec<String> {
 }
 
 /// The reply as server-sent events of `wire`.
-pub fn stream(wire: Wire, r: &Reply, prompt_tokens: u64, seq: u64) -> Vec<String> {
+pub fn stream(wire: Wire, r: &Reply, usage: &Usage, seq: u64) -> Vec<String> {
     let out_tokens = (r.text.len() / 4 + 1) as u64;
     let sse = |event: Option<&str>, data: Value| match event {
         Some(e) => format!("event: {e}\ndata: {data}\n\n"),
@@ -348,14 +364,14 @@ pub fn stream(wire: Wire, r: &Reply, prompt_tokens: u64, seq: u64) -> Vec<String
                 ));
             }
             ev.push(chunk(json!({}), json!(if r.calls.is_empty() { "stop" } else { "tool_calls" })));
-            ev.push(sse(None, json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": MODEL_LABEL, "choices": [], "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": out_tokens, "total_tokens": prompt_tokens + out_tokens}})));
+            ev.push(sse(None, json!({"id": id, "object": "chat.completion.chunk", "created": 0, "model": MODEL_LABEL, "choices": [], "usage": openai_usage(usage, out_tokens)})));
             ev.push("data: [DONE]\n\n".into());
             ev
         }
         Wire::Anthropic => {
             let mut ev = vec![sse(
                 Some("message_start"),
-                json!({"type": "message_start", "message": {"id": format!("msg_test_{seq}"), "type": "message", "role": "assistant", "content": [], "model": MODEL_LABEL, "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": prompt_tokens, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}),
+                json!({"type": "message_start", "message": {"id": format!("msg_test_{seq}"), "type": "message", "role": "assistant", "content": [], "model": MODEL_LABEL, "stop_reason": null, "stop_sequence": null, "usage": anthropic_usage(usage, 1)}}),
             )];
             let mut index = 0;
             if !r.text.is_empty() {
