@@ -38,6 +38,15 @@ impl<A: Accessibility> Executor<A> {
         if !(e.has(State::Editable) && e.has(State::SingleLine)) {
             return Err(refused(format!("{field} is not a single-line text field, so a paste could land anywhere")));
         }
+        // A field with a value of its own (a spin button) holds its step buttons inside its
+        // bounds, beside its text: a middle click there steps the value (gtk3-demo's
+        // Numeric spin button went from 0.00 to -100.00).
+        if e.value.is_some() || e.role.as_str() == "spin_button" {
+            return Err(refused(format!(
+                "{field} holds a value with buttons beside its text that a middle click would press, so it is \
+                 not pasted into; set its value instead"
+            )));
+        }
         if !e.has(State::Showing) || e.bounds.is_none_or(|b| b.is_empty()) {
             return Err(refused(format!("{field} is not shown, so a middle click could land on something else")));
         }
@@ -73,8 +82,9 @@ impl<A: Accessibility> Executor<A> {
         })
     }
 
-    /// A point in the field past the end of its text, halfway to the field's edge: where a
-    /// paste adds to the end. Refused when the toolkit does not say where the text ends, or
+    /// A point in the field just past the end of its text: where a paste adds to the end.
+    /// Just past it, not further: a field may keep a button at its far edge (a search
+    /// field's clear button). Refused when the toolkit does not say where the text ends, or
     /// when its end is not shown inside the field with room after it (a text longer than
     /// the field, scrolled: a click there could land inside the text).
     async fn past_the_text(&self, t: &Resolved, e: &Element) -> Result<Point<Physical>, Report> {
@@ -92,6 +102,6 @@ impl<A: Accessibility> Executor<A> {
                  the field), so a paste could land inside the text"
             )));
         }
-        Ok(t.scale.to_physical(Point::new((end_x + right) / 2, bounds.center().y)))
+        Ok(t.scale.to_physical(Point::new(end_x + ROOM_AFTER_TEXT / 2, bounds.center().y)))
     }
 }

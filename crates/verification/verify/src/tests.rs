@@ -24,6 +24,7 @@ mod dragged;
 mod editor_inside;
 mod hidden;
 mod own_motion;
+mod paste;
 mod screen_text;
 mod scroll;
 mod settling;
