@@ -913,6 +913,30 @@ fn a_target_whose_text_cannot_be_read_gets_one_input_and_an_honest_verdict() {
     ));
     assert_eq!((v.ok, v.verified), (true, Some(false)));
     assert!(v.summary.contains("cannot be verified"), "{}", v.summary);
+    // Once it showed it received the keys (its pixels changed), the rest of the window
+    // could tell nothing more: it ends there, with the same verdict.
+    let v = verdict(check(
+        blind,
+        r#"
+        -> act keystrokes #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 140 no_change feedback=seen
+        -> done ok received [keystrokes: received]
+        "#,
+    ));
+    assert!(v.summary.contains("cannot be verified"), "{}", v.summary);
+    // With an expectation, the window is its to meet.
+    check(
+        ActionContext { expectation: true, ..blind },
+        r#"
+        -> act keystrokes #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 140 no_change feedback=seen
+        -> verify 240ms..3000ms
+        "#,
+    );
     // A first method that could not be used sent nothing: the next one may go.
     check(
         ActionContext { blind: true, ..ctx(ActionKind::SetValue) },

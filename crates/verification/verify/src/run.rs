@@ -180,6 +180,8 @@ pub(crate) struct Pending {
     pub(crate) receipt_pixels: Option<PixelWatch>,
     /// They changed (told once as evidence).
     pub(crate) pixels_changed: bool,
+    /// The engine was told so.
+    pub(crate) drawn_told: bool,
 }
 
 /// Everything one action keeps between the engine's steps.

@@ -412,6 +412,12 @@ impl<A: Accessibility> Executor<A> {
                 run.pending.keys_unseen_told = true;
                 return Report::NoChange(gathered.signals(None));
             }
+            // Text typed where it cannot be read back drew itself (the keys' receipt): the
+            // engine hears it at once, since nothing later could verify it either.
+            let blind_text = matches!(run.goal, Goal::Typed { .. } | Goal::Set { .. });
+            if by_pixels && blind_text && negatives && !std::mem::replace(&mut run.pending.drawn_told, true) {
+                return Report::NoChange(gathered.signals(None));
+            }
             // A change that takes things away, seen inside the window and still held for its
             // confirmation when the window ends, is waited for: "no change" would send the
             // input again after an effect that is there (under load the first read after a

@@ -61,6 +61,12 @@ impl Engine {
             };
             return self.finish(at, end);
         }
+        // Where nothing can verify the input (its text cannot be read back) and nothing is
+        // expected, the app showing it received the input is all there is to learn: the
+        // rest of the window could only tell the same, and nothing is sent again anyway.
+        if self.ctx.blind && !self.ctx.expectation && w.feedback_seen && w.uncertain.is_none() {
+            return self.conclude(w, at, false);
+        }
         if at >= w.window_end_ms {
             if !w.loading_now {
                 return self.conclude(w, at, false);
