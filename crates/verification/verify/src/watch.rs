@@ -422,8 +422,12 @@ impl<A: Accessibility> Executor<A> {
             // confirmation when the window ends, is waited for: "no change" would send the
             // input again after an effect that is there (under load the first read after a
             // dialog's button came late, and the next question's dialog was told "no change").
-            // At most the confirmation's time past the window.
-            let confirming_gone = seen.gone_only && seen.verified.is_some() && Instant::now() < gone_until;
+            // At most the confirmation's time past the window. Not a page emptied in place:
+            // that may be a modal dialog its browser has not exposed yet (Firefox under load
+            // took longer than the confirmation), which the window's end leaves to the chain
+            // (the dialog is then seen over the target).
+            let confirming_gone =
+                seen.gone_only && !seen.emptied_in_place && seen.verified.is_some() && Instant::now() < gone_until;
             let end = if confirming_gone { until.max(gone_until) } else { until };
             if Instant::now() >= end {
                 if let Some(note) = seen.note {
