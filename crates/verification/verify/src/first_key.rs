@@ -16,8 +16,9 @@
 //! - anything else (no ping for the window, no answer within [`FIRST_KEY_MAX`], the focus
 //!   moved, a read failed): the rest are typed as before, and the window decides.
 //!
-//! Only where the evidence means what it says: a focused, editable field whose own text
-//! accessibility reads, not a secret (masked text may not change as keys land), not a
+//! Only where the evidence means what it says: a focused, editable text field (not a
+//! cell or a document's paragraph, whose keys may go to an editor opened over it) whose own
+//! text accessibility reads, not a secret (masked text may not change as keys land), not a
 //! field that keeps its text in an element inside it, and not a field in a web page: a
 //! page's keys pass through a second process, and the browser's answer to the ping says
 //! only that the browser read them. For the same reason not where an input method stands
@@ -63,12 +64,21 @@ enum FirstKey {
 /// focus), typing `text`: see the module's words.
 pub(crate) fn first_key_tells(field: &Element, text: &str, in_page: bool) -> bool {
     text.chars().count() >= 2
+        && is_text_field(field)
         && field.text.is_some()
         && field.has(State::Editable)
         && field.has(State::Focused)
         && !is_secret(field)
         && !crate::editor_inside::holds_text_inside(field)
         && !in_page
+}
+
+/// A text field, which is itself where its keys land. Not a cell, a paragraph of a
+/// document or any other element whose keys the application may hand to an editor it opens
+/// over it (LibreOffice Calc's cell editor: the first key opened it and landed there while
+/// the cell kept its text and its focus, and was taken for ignored: "hhello").
+fn is_text_field(field: &Element) -> bool {
+    matches!(field.role.as_str(), "text" | "entry")
 }
 
 impl<A: Accessibility> Executor<A> {
@@ -182,5 +192,9 @@ mod tests {
         let mut label = field();
         label.states.remove(&State::Editable);
         assert!(!first_key_tells(&label, "Ada", false));
+        // A cell's keys may go to the editor its application opens over it.
+        let mut cell = field();
+        cell.role = deft_types::Role::new("table_cell");
+        assert!(!first_key_tells(&cell, "Ada", false));
     }
 }
