@@ -418,18 +418,7 @@ impl<A: Accessibility> Executor<A> {
             if by_pixels && blind_text && negatives && !std::mem::replace(&mut run.pending.drawn_told, true) {
                 return Report::NoChange(gathered.signals(None));
             }
-            // A change that takes things away, seen inside the window and still held for its
-            // confirmation when the window ends, is waited for: "no change" would send the
-            // input again after an effect that is there (under load the first read after a
-            // dialog's button came late, and the next question's dialog was told "no change").
-            // At most the confirmation's time past the window. Not a page emptied in place:
-            // that may be a modal dialog its browser has not exposed yet (Firefox under load
-            // took longer than the confirmation), which the window's end leaves to the chain
-            // (the dialog is then seen over the target).
-            let confirming_gone =
-                seen.gone_only && !seen.emptied_in_place && seen.verified.is_some() && Instant::now() < gone_until;
-            let end = if confirming_gone { until.max(gone_until) } else { until };
-            if Instant::now() >= end {
+            if Instant::now() >= until {
                 if let Some(note) = seen.note {
                     let e = run.evidence(Channel::Accessibility, note);
                     self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
@@ -444,8 +433,8 @@ impl<A: Accessibility> Executor<A> {
                     .flatten()
                     .filter(|t| *t > now)
                     .min()
-                    .unwrap_or(end)
-                    .min(end)
+                    .unwrap_or(until)
+                    .min(until)
             } else if let Some(t) = menu_until.or(menu_open_until.filter(|_| wait_menu)) {
                 t.min(until)
             } else if negatives {
