@@ -408,7 +408,15 @@ impl Driver {
         }
     }
 
-    fn perform(&self, desktop: &Desktop, action: &CampaignAction, layout: &Ready, home: &std::path::Path) -> Reported {
+    /// Performs `action`; `wait` is how long agent-cli may wait for its target to appear.
+    fn perform(
+        &self,
+        desktop: &Desktop,
+        action: &CampaignAction,
+        layout: &Ready,
+        home: &std::path::Path,
+        wait: Option<Duration>,
+    ) -> Reported {
         match self {
             Driver::AgentCli { binary, verify } => {
                 let mut cmd = agent_cli(desktop, binary, home);
@@ -430,6 +438,9 @@ impl Driver {
                 cmd.arg("--json");
                 if *verify {
                     cmd.arg("--verify");
+                }
+                if let Some(wait) = wait {
+                    cmd.args(["--timeout", &wait.as_millis().to_string()]);
                 }
                 Reported::from_cli(cmd)
             }
@@ -656,7 +667,11 @@ pub fn run(desktop: &Desktop, scenarios: &[Scenario], driver: &Driver) -> Result
                     if let Driver::OpenLoop { sleep } = driver {
                         std::thread::sleep(*sleep);
                     }
-                    let r = driver.perform(desktop, step, &known, home);
+                    // The app may take as long to come as the harness gives it (a browser's
+                    // cold start while other tests load both cores took more than the
+                    // default 10 s wait for a target in CI): a user launching a slow app
+                    // gives the first action as long.
+                    let r = driver.perform(desktop, step, &known, home, Some(sc.fixture.ready_limit()));
                     (r, started.elapsed())
                 });
                 let app = FixtureApp::launch(desktop, &sc.fixture);
@@ -676,7 +691,7 @@ pub fn run(desktop: &Desktop, scenarios: &[Scenario], driver: &Driver) -> Result
                 Some(done) => done,
                 None => {
                     let started = Instant::now();
-                    let r = driver.perform(desktop, step, app.ready(), &home);
+                    let r = driver.perform(desktop, step, app.ready(), &home, None);
                     (r, started.elapsed())
                 }
             };

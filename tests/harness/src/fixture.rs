@@ -103,6 +103,18 @@ pub struct FixtureOptions {
 /// The least time a browser port gets to show its page ready.
 const BROWSER_READY: Duration = Duration::from_secs(60);
 
+impl FixtureOptions {
+    /// The longest the app may take to show itself ready: its cold start (a browser's is
+    /// longer), plus `slow_start`.
+    pub fn ready_limit(&self) -> Duration {
+        let cold_start = match self.toolkit {
+            Toolkit::Chromium | Toolkit::Firefox => self.ready_timeout.max(BROWSER_READY),
+            _ => self.ready_timeout,
+        };
+        cold_start + self.slow_start.unwrap_or_default()
+    }
+}
+
 impl Default for FixtureOptions {
     fn default() -> Self {
         FixtureOptions {
@@ -341,11 +353,7 @@ impl FixtureApp {
         let mut app = FixtureApp { child: Mutex::new(child), log, stderr, ready: placeholder, toolkit };
         // A browser's cold start, while the other tests of a run load both cores, took more
         // than 20 s in CI (Chromium, once): a bound on a wait, not a measurement.
-        let cold_start = match toolkit {
-            Toolkit::Chromium | Toolkit::Firefox => opts.ready_timeout.max(BROWSER_READY),
-            _ => opts.ready_timeout,
-        };
-        let limit = cold_start + opts.slow_start.unwrap_or_default();
+        let limit = opts.ready_limit();
         let ready = app.wait_for(|e| e.kind == "ready", limit)?;
         app.ready = Ready::from_event(&ready)?;
         Ok(app)

@@ -72,6 +72,10 @@ pub(crate) struct Seen {
     /// Of those, something emptied in place (a page Firefox empties under a modal dialog it
     /// has not exposed yet): confirmed longer than things gone.
     pub emptied_in_place: bool,
+    /// Of those, an equal of the target appeared while the target is still read: a
+    /// browser re-creating the control may keep the old one in its tree a while (Chromium
+    /// under load, past `GONE_CONFIRM`): confirmed as long as a page emptied in place.
+    pub twin_beside: bool,
     /// What changed that also changed by itself before the input, in words: where an
     /// effect anywhere would do (a click, an expectation), it may be the input's effect or
     /// not, so it neither verifies nor lets a second input go (`Signals::own_motion`).
@@ -328,6 +332,7 @@ pub(crate) fn observe(
                     || twin(e)
             });
             seen.emptied_in_place = seen.gone_only && others.iter().any(|e| emptied_here(e));
+            seen.twin_beside = seen.gone_only && others.iter().any(|e| twin(e));
         }
         Goal::AnyChange => {}
         Goal::Typed { typed, before: at_start } => {

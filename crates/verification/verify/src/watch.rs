@@ -23,7 +23,10 @@ const GONE_CONFIRM: Duration = Duration::from_millis(250);
 /// to expose the modal dialog after emptying the page under it when six browsers shared
 /// the 2-core machine (the campaign's popup, 3 of 3 runs taken as the click's effect), and
 /// more than 1 s now and then with two Firefox campaigns and a busy loop on it. A page
-/// rarely empties in place for any other reason, so waiting longer costs little.
+/// rarely empties in place for any other reason, so waiting longer costs little. The same
+/// for an equal of the target appearing beside it: Chromium re-creating the campaign's
+/// stale button kept the old one in its tree past `GONE_CONFIRM` under load, and the new
+/// one passed for the click's effect; a control rarely adds its own equal otherwise.
 const EMPTIED_CONFIRM: Duration = Duration::from_millis(2000);
 /// How long before the input a content change still has its layout to come: a label set
 /// just before a click is laid out a frame or more later (later on a loaded machine), and
@@ -178,7 +181,7 @@ impl<A: Accessibility> Executor<A> {
             // machine the first read after the input may come later than the confirmation.
             let first_gone = held_since(seen.gone_only && seen.verified.is_some(), run.pending.gone_since);
             run.pending.gone_since = first_gone;
-            let confirm = if seen.emptied_in_place { EMPTIED_CONFIRM } else { GONE_CONFIRM };
+            let confirm = if seen.emptied_in_place || seen.twin_beside { EMPTIED_CONFIRM } else { GONE_CONFIRM };
             let gone_until = negatives_from
                 .max(run.clock.at(run.pending.sent_ms + confirm.as_millis() as u64))
                 .max(first_gone.map_or(negatives_from, |at| at + confirm));

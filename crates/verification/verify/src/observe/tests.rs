@@ -132,14 +132,14 @@ fn an_equal_of_the_target_appearing_beside_it_is_held_like_things_gone() {
     let pre = reading(&FORM);
     let both = reading(&Form { twin: Some("submit2"), ..FORM });
     let seen = see(&pre, &both, "submit", &Goal::AnyChange, ToggleMode::None);
-    assert!(seen.verified.is_some() && seen.gone_only, "{seen:?}");
+    assert!(seen.verified.is_some() && seen.gone_only && seen.twin_beside, "held for confirmation: {seen:?}");
     let left = reading(&Form { submit_id: "submit2", ..FORM });
     let seen = see(&pre, &left, "submit", &Goal::AnyChange, ToggleMode::None);
     assert_eq!(seen.verified, None, "{seen:?}");
     // Another button appearing is an effect at once.
     let other = reading(&Form { twin: Some("submit2"), ..FORM });
     let seen = see(&pre, &other, "status", &Goal::AnyChange, ToggleMode::None);
-    assert!(seen.verified.is_some() && !seen.gone_only, "{seen:?}");
+    assert!(seen.verified.is_some() && !seen.gone_only && !seen.twin_beside, "{seen:?}");
 }
 
 #[test]
