@@ -20,7 +20,8 @@ const fn target(package: &'static str, bench: &'static str, features: &'static [
 type CustomSuite = fn() -> anyhow::Result<()>;
 
 /// Custom suites by name, run after the `cargo bench` ones.
-const CUSTOM: &[(&str, CustomSuite)] = &[("faults", crate::faults::run), ("unseen", crate::unseen::run)];
+const CUSTOM: &[(&str, CustomSuite)] =
+    &[("faults", crate::faults::run), ("unseen", crate::unseen::run), ("peers", crate::peers::run_bench)];
 
 /// Suites by name, in the order `cargo xtask bench` runs them.
 const SUITES: &[(&str, &[Target])] = &[

@@ -102,6 +102,7 @@ pub fn run() -> anyhow::Result<()> {
                 match driver {
                     Driver::AgentCli { .. } => run.agent.push(report),
                     Driver::OpenLoop { .. } => run.open_loop.push(report),
+                    Driver::Peer { .. } => {}
                 }
             }
         }

@@ -10,6 +10,7 @@ mod desktop;
 mod faults;
 mod fixtures;
 mod layers;
+mod peers;
 mod setup;
 mod test_fast;
 mod tidy;

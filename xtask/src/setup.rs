@@ -130,7 +130,7 @@ fn plan(missing: &[Requirement], root: bool, has_apt: bool) -> Plan {
     Plan::Install(names)
 }
 
-fn apt(args: &[&str]) -> anyhow::Result<()> {
+pub fn apt(args: &[&str]) -> anyhow::Result<()> {
     let status = Command::new("apt-get")
         .args(args)
         .env("DEBIAN_FRONTEND", "noninteractive")
@@ -188,7 +188,7 @@ fn cargo_bin_dir() -> anyhow::Result<std::path::PathBuf> {
 }
 
 #[allow(unsafe_code)]
-fn is_root() -> bool {
+pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() == 0 }
 }

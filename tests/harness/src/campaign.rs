@@ -396,6 +396,14 @@ pub enum Driver {
         /// The fixed sleep after each action.
         sleep: Duration,
     },
+    /// Another tool, through its MCP server (`cargo xtask bench peers`); needs the app's
+    /// pid, so it meets no slow start.
+    Peer {
+        /// What `tests/peers/peer_call.py` calls it: `deft`, `cua-driver`, `computer-use-linux`.
+        tool: &'static str,
+        /// Its binary.
+        server: PathBuf,
+    },
 }
 
 impl Driver {
@@ -405,6 +413,7 @@ impl Driver {
             Driver::AgentCli { verify: true, .. } => "agent-cli --verify".into(),
             Driver::AgentCli { verify: false, .. } => "agent-cli".into(),
             Driver::OpenLoop { sleep } => format!("open loop (xdotool + {} ms sleep)", sleep.as_millis()),
+            Driver::Peer { tool, .. } => format!("{tool} (MCP)"),
         }
     }
 
@@ -418,6 +427,7 @@ impl Driver {
         wait: Option<Duration>,
     ) -> Reported {
         match self {
+            Driver::Peer { tool, server } => crate::peer::perform(desktop, (tool, server), action, layout.pid, home),
             Driver::AgentCli { binary, verify } => {
                 let mut cmd = agent_cli(desktop, binary, home);
                 match action {
@@ -467,6 +477,7 @@ impl Driver {
                     observed: String::new(),
                     retried: false,
                     seen: String::new(),
+                    call_time: None,
                 }
             }
         }
@@ -504,8 +515,11 @@ pub(crate) struct Reported {
     pub(crate) expected: String,
     pub(crate) observed: String,
     pub(crate) retried: bool,
-    /// What agent-cli said it saw (`verified`, `received`, `unverifiable`, ...).
+    /// What agent-cli said it saw (`verified`, `received`, `unverifiable`, ...); a peer's
+    /// claim (`verified`, `sent`, `failed`).
     pub(crate) seen: String,
+    /// The tool's own time for the call, where the driver measures it (a peer's MCP call).
+    pub(crate) call_time: Option<Duration>,
 }
 
 impl Reported {
@@ -538,7 +552,8 @@ impl Reported {
             observed = format!("no JSON on stdout; stderr: {}", String::from_utf8_lossy(&out.stderr).trim());
         }
         let seen = text(&v["seen"]);
-        Reported { ok, exit: code, clear, expected, observed, retried: v["retried"].as_bool().unwrap_or(false), seen }
+        let retried = v["retried"].as_bool().unwrap_or(false);
+        Reported { ok, exit: code, clear, expected, observed, retried, seen, call_time: None }
     }
 }
 
@@ -619,8 +634,10 @@ pub struct ActionRecord {
     pub fault_fired: bool,
     /// The verdict.
     pub verdict: Verdict,
-    /// Wall time of the action (the driver's, settling excluded).
+    /// Wall time of the action (the driver's, settling excluded); for a peer, its own call.
     pub elapsed: Duration,
+    /// What the driver said it saw: agent-cli's `seen`, a peer's `verified`/`sent`/`failed`.
+    pub claim: String,
     /// What the driver said it expected (failures).
     pub expected: String,
     /// What the driver said it observed (failures).
@@ -809,7 +826,8 @@ fn judge(
         stray_undone: touched && !stray,
         fault_fired,
         verdict,
-        elapsed,
+        elapsed: reported.call_time.unwrap_or(elapsed),
+        claim: reported.seen,
         expected: reported.expected,
         observed: reported.observed,
     }

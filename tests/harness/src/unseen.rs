@@ -324,6 +324,9 @@ fn perform(
             std::thread::sleep(*sleep);
             Reported { ok, exit: Some(if ok { 0 } else { 1 }), ..Reported::default() }
         }
+        Driver::Peer { tool, .. } => {
+            Reported { observed: format!("{tool} is not a driver of the unseen-apps run"), ..Reported::default() }
+        }
     }
 }
 
