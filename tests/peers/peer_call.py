@@ -1,17 +1,19 @@
-"""One action on the fixture app through one tool's MCP server, for `cargo xtask bench peers`.
+"""Actions on the fixture app through one tool's MCP server, for `cargo xtask bench peers`.
 
 Written with the official MCP Python SDK (`mcp`, the client the tests use). It starts the
-tool's stdio server, reads what the tool needs to find its target (untimed: each tool's
-own lookup), makes the one call that acts (timed), and prints one JSON line:
+tool's stdio server once and keeps it, as an agent keeps its tools for a session; then,
+for each request line on stdin (a JSON object: "pid", and "click": NAME, "type": [NAME,
+TEXT] or "key": KEYS), it reads what the tool needs to find its target (untimed: each
+tool's own lookup), makes the one call that acts (timed), and prints one JSON line:
 
   {"ok": bool, "claim": "verified" | "sent" | "failed", "said": str, "ms": float}
 
 `claim` is what the tool itself says: "verified" when it says it checked the effect
-(Deft: `seen` verified or received; cua-driver: `effect` "confirmed"; computer-use-linux:
-`verified` true), "sent" when it says only that the input went, "failed" when it says it
-failed. The bench judges every action by the fixture's own log, never by this.
+(Deft: `seen` verified; cua-driver: `effect` "confirmed"; computer-use-linux: `verified`
+true), "received" (Deft: the app showed it took the input, its effect not seen), "sent"
+when it says only that the input went, "failed" when it says it failed. The bench judges every action by the fixture's own log, never by this.
 
-Usage: peer_call.py TOOL SERVER --pid PID (--click NAME | --type NAME TEXT | --key KEYS)
+Usage: peer_call.py TOOL SERVER
 TOOL: deft | cua-driver | computer-use-linux; SERVER: the tool's binary.
 """
 
@@ -63,7 +65,8 @@ async def deft(client, a):
     result, ms = await timed(client, name, args)
     s = result.structured_content or {}
     ok = not result.is_error and s.get("ok") is True
-    claim = "failed" if not ok else ("verified" if s.get("seen") in ("verified", "received") else "sent")
+    seen = s.get("seen")
+    claim = "failed" if not ok else (seen if seen in ("verified", "received") else "sent")
     return outcome(ok, claim, s.get("observed") or text_of(result), ms)
 
 
@@ -119,24 +122,32 @@ async def computer_use_linux(client, a):
     return outcome(ok, claim, s.get("message") or text_of(result), ms)
 
 
+async def serve(client, act):
+    loop = asyncio.get_running_loop()
+    while True:
+        line = await loop.run_in_executor(None, sys.stdin.readline)
+        if not line:
+            return
+        r = json.loads(line)
+        a = argparse.Namespace(pid=r["pid"], click=r.get("click"), type=r.get("type"), key=r.get("key"))
+        try:
+            answer = await act(client, a)
+        except Exception as e:  # a call that raised still gets its line
+            answer = outcome(False, "failed", "%s: %s" % (type(e).__name__, e), 0)
+        print(json.dumps(answer), flush=True)
+
+
 async def main():
     p = argparse.ArgumentParser()
     p.add_argument("tool", choices=["deft", "cua-driver", "computer-use-linux"])
     p.add_argument("server")
-    p.add_argument("--pid", type=int, required=True)
-    p.add_argument("--click")
-    p.add_argument("--type", nargs=2)
-    p.add_argument("--key")
     a = p.parse_args()
     env = {k: os.environ[k] for k in PASS_ENV if k in os.environ}
     env.update(QUIET if a.tool == "cua-driver" else X11 if a.tool == "computer-use-linux" else {})
     params = StdioServerParameters(command=a.server, args=["mcp"], env=env)
     act = {"deft": deft, "cua-driver": cua, "computer-use-linux": computer_use_linux}[a.tool]
-    try:
-        async with Client(params) as client:
-            print(json.dumps(await act(client, a)), flush=True)
-    except Exception as e:  # a tool that crashed or hung up still gets a line
-        print(json.dumps(outcome(False, "failed", "%s: %s" % (type(e).__name__, e), 0)), flush=True)
+    async with Client(params) as client:
+        await serve(client, act)
 
 
 asyncio.run(main())

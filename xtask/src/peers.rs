@@ -2,12 +2,14 @@
 //! on the fixture app (GTK 3) with every fault of the campaign, in one run, each action
 //! judged by the app's ground-truth log (`deft_harness::campaign`): cua-driver (its PyPI
 //! wheel) and computer-use-linux (`cargo install`), at pinned versions, installed once into
-//! `target/peers/` and kept. Every tool is driven through its MCP server by the same client
-//! (`tests/peers/peer_call.py`, the official MCP Python SDK), with the call each offers
-//! closest to the action; Deft also through agent-cli, whose time includes its process.
-//! Times are the tool's own call (its server's start and its target lookup excluded).
+//! `target/peers/` and kept. Every tool is driven through its MCP server, one server per
+//! tool for the run as an agent keeps its tools, by the same client (`tests/peers/
+//! peer_call.py`, the official MCP Python SDK), with the call each offers closest to the
+//! action; Deft also through agent-cli, a process per action, whose time includes its
+//! start. Times are the tool's own call (its target lookup excluded).
 //! The passes are interleaved (Deft, then each peer, `DEFT_PEERS_RUNS` times, default 3),
 //! so all see the same load. The slow start is left out: both peers need the app's pid.
+//! `DEFT_PEERS_TOOLS=deft,cua-driver` runs only those; `DEFT_FAULTS_BINARY` as for faults.
 //! Not in CI: the install takes minutes. Tables go to stdout and `target/peers-report.md`.
 
 use std::fmt::Write as _;
@@ -21,6 +23,8 @@ use crate::root;
 
 const CUA_DRIVER: &str = "0.37.0";
 const COMPUTER_USE_LINUX: &str = "0.7.36";
+/// The tools `DEFT_PEERS_TOOLS` may name (default: all).
+const TOOLS: [&str; 3] = ["deft", "cua-driver", "computer-use-linux"];
 
 /// Where the peers are installed, kept across runs.
 fn peers_dir() -> PathBuf {
@@ -79,13 +83,23 @@ pub fn run_bench() -> anyhow::Result<()> {
         Ok(n) => n.parse().map_err(|e| anyhow::anyhow!("DEFT_PEERS_RUNS={n}: {e}"))?,
         Err(_) => 3,
     };
-    let deft = crate::faults::agent_cli_binary()?;
-    let drivers = [
-        Driver::Peer { tool: "deft", server: deft.clone() },
-        Driver::AgentCli { binary: deft, verify: true },
-        Driver::Peer { tool: "cua-driver", server: install_cua_driver()? },
-        Driver::Peer { tool: "computer-use-linux", server: install_computer_use_linux()? },
-    ];
+    let tools = std::env::var("DEFT_PEERS_TOOLS").unwrap_or_else(|_| TOOLS.join(","));
+    let tools: Vec<&str> = tools.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
+    if let Some(t) = tools.iter().find(|t| !TOOLS.contains(t)) {
+        anyhow::bail!("unknown tool `{t}` in DEFT_PEERS_TOOLS; known: {}", TOOLS.join(", "));
+    }
+    let mut drivers = Vec::new();
+    for tool in &tools {
+        match *tool {
+            "deft" => {
+                let deft = crate::faults::agent_cli_binary()?;
+                drivers.push(Driver::Peer { tool: "deft", server: deft.clone() });
+                drivers.push(Driver::AgentCli { binary: deft, verify: true });
+            }
+            "cua-driver" => drivers.push(Driver::Peer { tool: "cua-driver", server: install_cua_driver()? }),
+            _ => drivers.push(Driver::Peer { tool: "computer-use-linux", server: install_computer_use_linux()? }),
+        }
+    }
     let scenarios: Vec<_> = campaign::on_toolkit(campaign::fault_scenarios(), Toolkit::Gtk3)
         .into_iter()
         .filter(|s| !matches!(s.fault, Fault::SlowStart(_)))
@@ -95,13 +109,15 @@ pub fn run_bench() -> anyhow::Result<()> {
     for pass in 1..=runs {
         for (i, driver) in drivers.iter().enumerate() {
             println!("==> peers: pass {pass} of {runs}: {}", driver.label());
-            let report = campaign::run(&desktop, &scenarios, driver)?;
+            let report = campaign::run(&desktop, &scenarios, driver);
+            let report = report.inspect_err(|_| deft_harness::peer::end_sessions())?;
             match reports.get_mut(i) {
                 Some(all) => all.records.extend(report.records),
                 None => reports.push(report),
             }
         }
     }
+    deft_harness::peer::end_sessions();
     let versions = format!(
         "cua-driver {CUA_DRIVER} (MCP, `delivery_mode` foreground for keys), computer-use-linux \
          {COMPUTER_USE_LINUX} (MCP), Deft at {} (MCP and agent-cli); {runs} passes",

@@ -13,7 +13,7 @@ pub mod apps;
 pub mod campaign;
 pub mod desktop;
 pub mod fixture;
-mod peer;
+pub mod peer;
 mod procs;
 pub mod qmmp;
 pub mod swing;

@@ -1,19 +1,59 @@
-//! Another tool as a campaign driver: one action through its MCP server, by
-//! `tests/peers/peer_call.py` (the official MCP Python SDK), for `cargo xtask bench peers`.
-//! The time is the tool's own call (its server's start and its target lookup excluded),
-//! and what it says of the action is kept beside the truth the fixture's log gives.
+//! Another tool as a campaign driver: actions through its MCP server, kept for the run as
+//! an agent keeps its tools, by `tests/peers/peer_call.py` (the official MCP Python SDK),
+//! for `cargo xtask bench peers`. The time is the tool's own call (its target lookup
+//! excluded), and what it says of the action is kept beside the truth the fixture's log
+//! gives.
 
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::Desktop;
-use crate::campaign::{CampaignAction, Reported};
+use crate::campaign::{CampaignAction, Reported, accessible_name};
 
-/// The script, in the workspace.
-fn script() -> std::path::PathBuf {
-    crate::workspace_root().join("tests/peers/peer_call.py")
+/// One tool's client and server, started on its first action.
+struct Session {
+    child: Child,
+    to: ChildStdin,
+    from: BufReader<ChildStdout>,
+}
+
+/// The running sessions, by tool.
+static SESSIONS: Mutex<Option<HashMap<String, Session>>> = Mutex::new(None);
+
+/// Ends every tool's session (its client and server).
+pub fn end_sessions() {
+    let taken = SESSIONS.lock().unwrap_or_else(PoisonError::into_inner).take();
+    for (_, mut s) in taken.into_iter().flatten() {
+        drop(s.to);
+        let _ = s.child.kill();
+        let _ = s.child.wait();
+    }
+}
+
+fn start(desktop: &Desktop, (tool, server): (&str, &Path), home: &Path) -> std::io::Result<Session> {
+    let mut child = desktop
+        .command(crate::python())
+        .arg(crate::workspace_root().join("tests/peers/peer_call.py"))
+        .arg(tool)
+        .arg(server)
+        .env("PYTHONPATH", crate::system::python_packages_dir())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let (Some(to), Some(from)) = (child.stdin.take(), child.stdout.take()) else {
+        let _ = child.kill();
+        return Err(std::io::Error::other("no pipes to the client"));
+    };
+    Ok(Session { child, to, from: BufReader::new(from) })
 }
 
 /// Performs `action` on the app of `pid` through `tool` (the script's name for it), whose
@@ -25,25 +65,37 @@ pub(crate) fn perform(
     pid: u32,
     home: &Path,
 ) -> Reported {
-    let mut cmd = desktop.command(crate::python());
-    cmd.arg(script()).arg(tool).arg(server).args(["--pid", &pid.to_string()]);
-    match action {
-        CampaignAction::Click { widget } => cmd.args(["--click", crate::campaign::accessible_name(widget)]),
-        CampaignAction::Type { field, text } => cmd.args(["--type", crate::campaign::accessible_name(field), text]),
-        CampaignAction::Quit => cmd.args(["--key", "alt+F4"]),
-        CampaignAction::KeyOpensDialog => cmd.args(["--key", "F2"]),
+    let request = match action {
+        CampaignAction::Click { widget } => json!({"pid": pid, "click": accessible_name(widget)}),
+        CampaignAction::Type { field, text } => json!({"pid": pid, "type": [accessible_name(field), text]}),
+        CampaignAction::Quit => json!({"pid": pid, "key": "alt+F4"}),
+        CampaignAction::KeyOpensDialog => json!({"pid": pid, "key": "F2"}),
     };
-    cmd.env("PYTHONPATH", crate::system::python_packages_dir()).env("HOME", home).env("XDG_CONFIG_HOME", home);
-    let out = match cmd.output() {
-        Ok(out) => out,
-        Err(e) => return Reported { observed: format!("could not run {tool}: {e}"), ..Reported::default() },
-    };
-    let line = String::from_utf8_lossy(&out.stdout);
-    let v: Value = line.lines().rev().find_map(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
-    if v.is_null() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        return Reported { observed: format!("no answer from {tool}: {}", stderr.trim()), ..Reported::default() };
+    let mut sessions = SESSIONS.lock().unwrap_or_else(PoisonError::into_inner);
+    let sessions = sessions.get_or_insert_with(HashMap::new);
+    if !sessions.contains_key(tool) {
+        match start(desktop, (tool, server), home) {
+            Ok(s) => {
+                sessions.insert(tool.to_string(), s);
+            }
+            Err(e) => return Reported { observed: format!("could not start {tool}: {e}"), ..Reported::default() },
+        }
     }
+    let answer = sessions.get_mut(tool).and_then(|s| {
+        writeln!(s.to, "{request}").ok()?;
+        s.to.flush().ok()?;
+        let mut line = String::new();
+        s.from.read_line(&mut line).ok().filter(|n| *n > 0)?;
+        serde_json::from_str::<Value>(&line).ok()
+    });
+    let Some(v) = answer else {
+        // The client or its server died: the next action starts them again.
+        if let Some(mut s) = sessions.remove(tool) {
+            let _ = s.child.kill();
+            let _ = s.child.wait();
+        }
+        return Reported { observed: format!("{tool} gave no answer (its server ended)"), ..Reported::default() };
+    };
     let ok = v["ok"].as_bool() == Some(true);
     let said = v["said"].as_str().unwrap_or_default().to_string();
     Reported {

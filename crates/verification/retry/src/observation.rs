@@ -70,11 +70,12 @@ impl Report {
     /// Whether this reply to `Verify` may come before the step's `not_before_ms`. The verify
     /// delay is time for an effect to show before "no change" is said: an effect seen
     /// sooner is an effect, and keys whose first key the executor watched handled without
-    /// effect need no such time (the watch was the wait). Every other reply waits for it.
+    /// effect, or whose last keys went to another field, need no such time (what the
+    /// executor saw was the wait). Every other reply waits for it.
     pub fn answers_before_delay(&self) -> bool {
         match self {
             Report::Verified { .. } => true,
-            Report::NoChange(s) => s.keys_unseen,
+            Report::NoChange(s) => s.keys_unseen || s.keys_astray,
             _ => false,
         }
     }
@@ -122,6 +123,14 @@ pub struct Signals {
     /// `early_fallback_allowed`); the executor says so only where it watched.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keys_unseen: bool,
+    /// The input was text typed as keys, every key was sent, and the last of them showed
+    /// up in another field that has the keyboard focus while the target has lost it (the
+    /// focus was taken while typing). Keys go in order, so every key has been handled,
+    /// and the rest went elsewhere: none is left to reach the target, and waiting shows
+    /// nothing more. Lets the engine go on to the next method at once, although the
+    /// target showed the first keys (the executor puts the other field back).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keys_astray: bool,
     /// Something that changes by itself (a clock, a counter, a playback position: it
     /// changed before the input too) changed after it, in words. It cannot verify the input,
     /// and it cannot say the input was lost either: the input's effect may be that change.

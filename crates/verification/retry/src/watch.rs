@@ -28,6 +28,9 @@ pub(crate) struct Watch {
     /// The executor watched the first key handled without effect (sticky): see
     /// `Signals::keys_unseen`.
     pub keys_unseen: bool,
+    /// The last keys went to another field that took the focus (sticky): see
+    /// `Signals::keys_astray`.
+    pub keys_astray: bool,
     /// What changed by itself after the input (sticky): see `Signals::own_motion`.
     pub own_motion: Option<String>,
 }
@@ -47,6 +50,7 @@ impl Watch {
             toggle: Toggle::Unknown,
             press_unseen: false,
             keys_unseen: false,
+            keys_astray: false,
             own_motion: None,
         }
     }
@@ -65,6 +69,7 @@ impl Watch {
         self.toggle = s.toggle;
         self.press_unseen |= s.press_unseen;
         self.keys_unseen |= s.keys_unseen && self.method == Method::Keystrokes;
+        self.keys_astray |= s.keys_astray && self.method == Method::Keystrokes;
         if s.own_motion.is_some() {
             self.own_motion.clone_from(&s.own_motion);
         }
@@ -96,10 +101,14 @@ impl Watch {
 ///   inputs that get dropped (an overlay, a wrong point, an unfocused window), and their
 ///   receipt shows at once as a pressed look or a focus change; or **keys whose first key
 ///   the executor watched handled without effect** (`keys_unseen`: the rest were never
-///   sent). Other keystrokes and accessibility calls are never given up early: their
-///   receipt is not visible as such;
+///   sent), or **keys whose last ones went to another field that took the focus**
+///   (`keys_astray`: every key was handled, so none can still reach the target). Other
+///   keystrokes and accessibility calls are never given up early: their receipt is not
+///   visible as such;
 /// - **every read so far saw no feedback at all**, and each said it watched for it (an
 ///   unknown is not a no): feedback means the app has the input, whatever comes later;
+///   unless the keys went astray: the target showed the first keys, and the rest were
+///   handled elsewhere;
 /// - **no loading was seen**: a busy app is working on something, maybe our input; unless
 ///   the input was watched and never arrived (`press_unseen`, `keys_unseen`): the app
 ///   answered while the button was held and did not arm it, or handled the key and kept
@@ -121,30 +130,33 @@ pub(crate) fn early_fallback_allowed(
 ) -> bool {
     let policy_allows = match p.early_fallback {
         EarlyFallback::Never => false,
-        EarlyFallback::Idempotent => ctx.idempotent || w.unseen(),
+        EarlyFallback::Idempotent => ctx.idempotent || w.unseen() || w.keys_astray,
         EarlyFallback::NoFeedback => true,
     };
+    // The keys are known to be over, one way or the other: nothing of them can still come.
+    let keys_over = w.keys_unseen || w.keys_astray;
     policy_allows
-        && (w.method.is_pointer() || w.keys_unseen)
-        && !w.feedback_seen
+        && (w.method.is_pointer() || keys_over)
+        && (!w.feedback_seen || w.keys_astray)
         && !w.feedback_unknown
-        && (!w.loading_seen || w.unseen())
+        && (!w.loading_seen || w.unseen() || w.keys_astray)
         && (!ctx.is_toggle || (w.unseen() && w.toggle == Toggle::Unchanged))
         && w.uncertain.is_none()
         && !ctx.blind
         && !ctx.single_input
-        && (w.own_motion.is_none() || w.unseen())
+        && (w.own_motion.is_none() || w.unseen() || w.keys_astray)
         && p.no_effect.fallback
         && next.is_some_and(|n| n != w.method)
         && attempts_left
-        && (w.keys_unseen || w.sent_ms.saturating_add(p.early_fallback_ms) < w.window_end_ms)
+        && (keys_over || w.sent_ms.saturating_add(p.early_fallback_ms) < w.window_end_ms)
 }
 
 /// When an early fallback may come, at the soonest: `early_fallback_ms` after the input
 /// (that long without feedback is the evidence), or at once for keys whose first key was
-/// seen handled without effect (the executor's watch is the evidence).
+/// seen handled without effect, or whose last keys went elsewhere (the executor's watch is
+/// the evidence).
 pub(crate) fn early_from(w: &Watch, p: &ActionPolicy) -> u64 {
-    if w.keys_unseen { w.sent_ms } else { w.sent_ms.saturating_add(p.early_fallback_ms) }
+    if w.keys_unseen || w.keys_astray { w.sent_ms } else { w.sent_ms.saturating_add(p.early_fallback_ms) }
 }
 
 #[cfg(test)]

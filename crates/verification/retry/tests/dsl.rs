@@ -6,7 +6,7 @@
 //! whole, ready to be read (and, once judged right, pasted).
 //!
 //! Reports: `sent`, `uncertain MESSAGE`, `refused FLAG,FLAG [blocked="NAME"]`,
-//! `verified [WHAT]`, `received [WHAT]`, `no_change [feedback=seen|none|unknown] [loading] [press_unseen] [keys_unseen] [toggle=same|changed]
+//! `verified [WHAT]`, `received [WHAT]`, `no_change [feedback=seen|none|unknown] [loading] [press_unseen] [keys_unseen] [keys_astray] [toggle=same|changed]
 //! [dialog="NAME"] [own_motion="WHAT"]`, `unreadable [MESSAGE]`, `resolved`, `dismissed`.
 
 use deft_retry::{
@@ -120,6 +120,7 @@ fn signals(words: &[String]) -> Signals {
             None if w == "loading" => s.loading = true,
             None if w == "press_unseen" => s.press_unseen = true,
             None if w == "keys_unseen" => s.keys_unseen = true,
+            None if w == "keys_astray" => s.keys_astray = true,
             _ => panic!("unknown signal `{w}`"),
         }
     }

@@ -148,6 +148,7 @@ fn fitting(step: &Step, now: u64, c: &Choice) -> Observation {
                     blocking: None,
                     press_unseen: c.flags.is_multiple_of(5),
                     keys_unseen: c.flags.is_multiple_of(11),
+                    keys_astray: c.flags.is_multiple_of(13),
                     own_motion: c.flags.is_multiple_of(7).then(|| "Uptime".to_string()),
                 }),
             }
@@ -184,6 +185,7 @@ fn chaotic(now: u64, c: &Choice) -> Observation {
             blocking: None,
             press_unseen: c.flags.is_multiple_of(5),
             keys_unseen: c.flags.is_multiple_of(11),
+            keys_astray: c.flags.is_multiple_of(13),
             own_motion: c.flags.is_multiple_of(7).then(|| "Uptime".to_string()),
         }),
     };
@@ -387,13 +389,15 @@ fn check_repeat(
     // The first key watched handled without effect counts only for keys.
     let keys_unseen = f.method == Method::Keystrokes && f.reads.iter().any(|s| s.keys_unseen);
     let unseen = f.reads.iter().any(|s| s.press_unseen) || keys_unseen;
-    prop_assert!(!last.loading || (early && unseen), "input while loading");
+    // The last keys seen in another field that took the focus: every key was handled.
+    let astray = f.method == Method::Keystrokes && f.reads.iter().any(|s| s.keys_astray);
+    prop_assert!(!last.loading || (early && (unseen || astray)), "input while loading");
     prop_assert!(!stops_when_received(p, ctx, f), "input after one that was received");
     prop_assert!(!ctx.blind, "a second input to a target whose effect cannot be read");
     prop_assert!(!ctx.single_input, "a second input where one input at most may go (a point)");
     prop_assert!(last.blocking.is_none(), "input while blocked");
     prop_assert!(
-        f.reads.iter().all(|s| s.own_motion.is_none()) || unseen,
+        f.reads.iter().all(|s| s.own_motion.is_none()) || unseen || astray,
         "a second input after something that changes by itself changed: the first one's effect may be there"
     );
     if ctx.is_toggle {
@@ -404,19 +408,20 @@ fn check_repeat(
     }
     let policy_allows = match p.early_fallback {
         EarlyFallback::Never => false,
-        EarlyFallback::Idempotent => ctx.idempotent || unseen,
+        EarlyFallback::Idempotent => ctx.idempotent || unseen || astray,
         EarlyFallback::NoFeedback => true,
     };
     prop_assert!(policy_allows, "early input the policy does not allow");
-    prop_assert!(f.method.is_pointer() || keys_unseen, "early fallback after {:?}", f.method);
+    prop_assert!(f.method.is_pointer() || keys_unseen || astray, "early fallback after {:?}", f.method);
     prop_assert!(!ctx.is_toggle || (unseen && last.toggle == Toggle::Unchanged), "early input on a toggle");
     prop_assert!(!f.uncertain);
     prop_assert!(!f.reads.is_empty());
     prop_assert!(
-        f.reads.iter().all(|s| s.feedback == Feedback::NotSeen) && (f.reads.iter().all(|s| !s.loading) || unseen),
+        f.reads.iter().all(|s| s.feedback == Feedback::NotSeen || (astray && s.feedback == Feedback::Seen))
+            && (f.reads.iter().all(|s| !s.loading) || unseen || astray),
         "early fallback despite feedback or loading"
     );
-    prop_assert!(decision.at_ms >= f.sent_ms + p.early_fallback_ms || keys_unseen);
+    prop_assert!(decision.at_ms >= f.sent_ms + p.early_fallback_ms || keys_unseen || astray);
     prop_assert_ne!(method, f.method, "the same method repeated inside the window");
     Ok(())
 }

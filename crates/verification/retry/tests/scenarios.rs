@@ -249,6 +249,53 @@ fn target_gone_after_re_resolve_is_permanent() {
 }
 
 #[test]
+fn keys_whose_last_keys_went_to_another_field_fall_back_at_once() {
+    // The focus was taken while typing: the target shows the first keys (feedback), the
+    // rest showed up in the field that took the focus. Every key was handled, so nothing
+    // more can come: the next method goes at once (the executor puts the other field back).
+    check(
+        ctx(ActionKind::Type),
+        r#"
+        -> act keystrokes #1 at 0ms
+        <- 90 sent
+        -> verify 190ms..3090ms
+        <- 120 no_change feedback=seen keys_astray
+        -> act a11y_set #2 at 120ms
+        <- 140 sent
+        -> verify 240ms..3140ms
+        <- 150 verified
+        -> done ok verified [keystrokes: no_change, a11y_set: verified]
+        "#,
+    );
+    // Without it, the target's feedback holds the chain for the whole window.
+    check(
+        ctx(ActionKind::Type),
+        r#"
+        -> act keystrokes #1 at 0ms
+        <- 90 sent
+        -> verify 190ms..3090ms
+        <- 190 no_change feedback=seen
+        -> verify 290ms..3090ms
+        <- 3090 no_change feedback=seen
+        -> act a11y_set #2 at 3090ms
+        "#,
+    );
+    // Said of an input that is not keys, it counts for nothing.
+    check(
+        ctx(ActionKind::SetValue),
+        r#"
+        -> act a11y_set #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 100 no_change feedback=seen keys_astray
+        -> verify 200ms..3000ms
+        <- 3000 no_change feedback=seen
+        -> act focus_select_all_keystrokes #2 at 3000ms
+        "#,
+    );
+}
+
+#[test]
 fn keys_whose_first_key_was_handled_without_effect_fall_back_at_once() {
     // The executor typed only the first key, saw the app read it and answer after it with
     // the field's text unchanged, and typed nothing more: the next method goes at once,

@@ -35,6 +35,7 @@ fn protocol_round_trips() {
                 blocking: None,
                 press_unseen: true,
                 keys_unseen: true,
+                keys_astray: true,
                 own_motion: Some("Uptime 12 s".into()),
             }),
         ),

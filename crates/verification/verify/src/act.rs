@@ -135,6 +135,7 @@ impl<A: Accessibility> Executor<A> {
                     let in_page = in_web_page(run.pending.pre.as_ref(), run.target.as_ref().and_then(Resolved::id));
                     let (sent, ignored) = self.type_keys(run.target.as_ref(), text, Some(in_page)).await;
                     run.pending.keys_unseen = ignored;
+                    run.pending.typed_as_keys = !ignored && sent.is_ok();
                     sent
                 }
                 _ => self.send(run.action, run.target.as_ref(), method, &before).await,

@@ -159,6 +159,11 @@ pub(crate) struct Pending {
     pub(crate) keys_unseen: bool,
     /// The engine was told so.
     pub(crate) keys_unseen_told: bool,
+    /// The pending input is the whole text typed as key events (not stopped after the
+    /// first key): if its last keys show up in another field, none is left for the target.
+    pub(crate) typed_as_keys: bool,
+    /// The engine was told that they went astray (`Signals::keys_astray`).
+    pub(crate) keys_astray_told: bool,
     /// Since when the reads after the pending input have shown only things gone (or
     /// emptied in place): such a change counts once it has lasted (`watch.rs`).
     pub(crate) gone_since: Option<std::time::Instant>,

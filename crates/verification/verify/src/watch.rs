@@ -59,6 +59,7 @@ struct Gathered {
     toggle: Toggle,
     press_unseen: bool,
     keys_unseen: bool,
+    keys_astray: bool,
     own_motion: Option<String>,
 }
 
@@ -88,6 +89,7 @@ impl Gathered {
             blocking,
             press_unseen: self.press_unseen,
             keys_unseen: self.keys_unseen,
+            keys_astray: self.keys_astray,
             own_motion: self.own_motion.clone(),
         }
     }
@@ -356,8 +358,15 @@ impl<A: Accessibility> Executor<A> {
             // News the engine has not heard changes what it may decide: reply at once (it
             // asked for a read not before `not_before_ms`, and takes one at any time after;
             // the keys' news at any time: the watch of the first key was the wait).
+            // Every key typed, and the last ones showed up in another field that has the
+            // focus the target lost (taken while typing; a stray holds the text's end):
+            // keys are handled in order, so none is left to reach the target.
+            let target_focused =
+                target.as_ref().and_then(|t| post.element(t)).is_some_and(|e| e.has(deft_types::State::Focused));
+            gathered.keys_astray = run.pending.typed_as_keys && !run.pending.strays.is_empty() && !target_focused;
             let news = gathered.press_unseen && !run.pending.press_unseen_told;
-            let keys_news = gathered.keys_unseen && !run.pending.keys_unseen_told;
+            let keys_news = (gathered.keys_unseen && !run.pending.keys_unseen_told)
+                || (gathered.keys_astray && !run.pending.keys_astray_told);
             gathered.absorb(&seen);
             let negatives = Instant::now() >= negatives_from;
             // A dialog over the target that came after the target itself reported the press
@@ -412,7 +421,8 @@ impl<A: Accessibility> Executor<A> {
                 return Report::NoChange(gathered.signals(None));
             }
             if keys_news {
-                run.pending.keys_unseen_told = true;
+                run.pending.keys_unseen_told |= gathered.keys_unseen;
+                run.pending.keys_astray_told |= gathered.keys_astray;
                 return Report::NoChange(gathered.signals(None));
             }
             // Text typed where it cannot be read back drew itself (the keys' receipt): the
