@@ -108,6 +108,19 @@ pub(crate) struct Hover {
 }
 
 /// What the held press showed.
+/// What a target says while a press is held on it.
+enum Held {
+    /// Armed, or newly pressed: the press reached it.
+    Armed,
+    /// Read, and neither.
+    Not,
+    /// It no longer exists: its application destroyed it (re-created it elsewhere, or
+    /// removed it) while the button was down.
+    Gone,
+    /// It could not be read.
+    Unknown,
+}
+
 pub(crate) struct PressLook {
     region: Rect<Physical>,
     /// The still look from before the press, when there was one.
@@ -200,8 +213,21 @@ impl<A: Accessibility> Executor<A> {
     /// Whether `id` reports itself armed, or pressed when it was not before. `None` when it
     /// could not be read.
     async fn armed(&self, id: &ElementId, pressed_before: bool) -> Option<bool> {
-        let e = self.a11y.element(id).await.ok()?;
-        Some(e.has(State::Armed) || (e.has(State::Pressed) && !pressed_before))
+        match self.held_state(id, pressed_before).await {
+            Held::Armed => Some(true),
+            Held::Not => Some(false),
+            Held::Gone | Held::Unknown => None,
+        }
+    }
+
+    /// What the target says while the button is held on it.
+    async fn held_state(&self, id: &ElementId, pressed_before: bool) -> Held {
+        match self.a11y.element(id).await {
+            Ok(e) if e.has(State::Armed) || (e.has(State::Pressed) && !pressed_before) => Held::Armed,
+            Ok(_) => Held::Not,
+            Err(deft_a11y::A11yError::Stale { .. }) => Held::Gone,
+            Err(_) => Held::Unknown,
+        }
     }
 
     /// Another control that says it is held (armed, or a push button pressed) while the
@@ -285,16 +311,23 @@ impl<A: Accessibility> Executor<A> {
         let mut ping = Ping::NotSent;
         // Whether the target's toolkit says a held press (asked once, when it matters).
         let mut says_held: Option<bool> = None;
+        // The target destroyed while the button was down (a page re-rendering it on the
+        // press, a stale control): its place changing is it leaving, not a pressed look.
+        let mut gone = false;
         while held.elapsed() < HOLD_MAX {
             // Bounded by what is left of the hold: a hung app must not turn it into a long press.
             let left = HOLD_MAX.saturating_sub(held.elapsed());
-            match tokio::time::timeout(left, self.armed(&target.id, pressed_before)).await {
-                Ok(Some(true)) => {
+            match tokio::time::timeout(left, self.held_state(&target.id, pressed_before)).await {
+                Ok(Held::Armed) => {
                     armed = true;
                     break;
                 }
-                Ok(Some(false)) => reads += 1,
-                Ok(None) => {}
+                Ok(Held::Not) => reads += 1,
+                Ok(Held::Gone) => {
+                    gone = true;
+                    break;
+                }
+                Ok(Held::Unknown) => {}
                 Err(_) => break,
             }
             match (&before, self.grab(region)) {
@@ -321,7 +354,13 @@ impl<A: Accessibility> Executor<A> {
         // `armed`, Qt's `pressed`): drawn pressed, it is given a moment to say so; then
         // another button that says it is held took the press (its toolkit places the target
         // where it is not drawn), and the press is withdrawn before the release.
+        // A look that changed without the target saying it is held may be the target
+        // leaving its place: asked once more before the release.
+        if pressed && !armed && !gone {
+            gone = matches!(self.held_state(&target.id, pressed_before).await, Held::Gone);
+        }
         if !armed
+            && !gone
             && (pressed || reads >= READS_WITHOUT_ARMED)
             && reports_press(&target.role)
             && self.a11y.reports_held_press(&target.id).await
@@ -342,6 +381,7 @@ impl<A: Accessibility> Executor<A> {
             return (Err(Report::SendUncertain { message: e.to_string() }), None);
         }
         let shown = match (armed, pressed) {
+            _ if gone => "while the target was destroyed (a click completes only on the control it was pressed on)",
             (true, _) => "until it reported itself armed",
             (false, true) => "until it looked pressed",
             (false, false) => "and it never showed the press",
@@ -359,7 +399,11 @@ impl<A: Accessibility> Executor<A> {
         };
         // ... once the app has handled it. Not yet (it had not answered the ping: busy), the
         // press may still be queued: decided when the answer comes.
+        // Destroyed under the held button: the release lands where it no longer is, so
+        // the click never completes on it, and nothing of it can take effect later. As a
+        // press that never arrived: the chain may go on (re-resolving the target) early.
         let (unseen, awaiting) = match ping {
+            _ if gone => (true, None),
             Ping::Handled(_) => (not_shown, None),
             Ping::Waiting(p) if not_shown => (false, Some(p)),
             _ => (false, None),
