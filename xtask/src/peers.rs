@@ -192,6 +192,13 @@ fn tables(reports: &[Report]) -> String {
             );
         }
     }
+    out.push_str("\nWhat each tool said where it failed or failed silently:\n\n");
+    for report in reports {
+        for r in report.records.iter().filter(|r| !matches!(r.verdict, Verdict::Correct | Verdict::Recovered)) {
+            let said = if r.observed.is_empty() { "(nothing)" } else { r.observed.as_str() };
+            let _ = writeln!(out, "- {}, {}: {} ({})", report.driver, r.scenario, r.verdict.label(), said);
+        }
+    }
     out
 }
 
