@@ -147,6 +147,21 @@ impl<A: Accessibility> Executor<A> {
                 return Report::Verified { observed };
             }
             let mut seen = observe(pre, &post, target.as_ref(), resolved, &run.goal, run.toggle, &run.relevance);
+            // An equal of the target beside it, the target still in the tree read: asked
+            // directly, a target its page has destroyed says so (the tree can lag behind:
+            // Chromium under load kept it there past the 2 s confirmation, and the new one
+            // verified a click that never landed). Then the two are a re-created widget.
+            if seen.twin_beside
+                && let Some(t) = target.as_ref()
+                && matches!(self.a11y.element(t).await, Err(deft_a11y::A11yError::Stale { .. }))
+            {
+                seen.verified = None;
+                seen.gone_only = false;
+                seen.twin_beside = false;
+                let what = pre.element(t).map_or_else(|| "target".to_string(), |e| e.describe());
+                let note = format!("the {what} was re-created (the one read before is destroyed)");
+                seen.note = Some(seen.note.take().map_or(note.clone(), |n| format!("{n}; {note}")));
+            }
             let numbers_only = !seen.said_only.is_empty()
                 && seen
                     .said_only
