@@ -504,6 +504,10 @@ pub(crate) async fn read_one(inner: &Inner, id: &ElementId) -> Result<Element, A
     let (node, facts) = tokio::join!(basics(inner, &conn, bus, path), inner.facts(&conn, bus));
     let node = match node {
         Ok(n) => n,
+        // Every accessible object has the Accessible interface: a path without it is one
+        // the application no longer exports (GTK 4 unexports a destroyed widget's object),
+        // so the element is gone, not lacking a feature.
+        Err(call::Fail::NoMethod) => return Err(A11yError::Stale { id: id.clone() }),
         Err(f) => return Err(inner.error(f, "reading an element", Some(id), bus).await),
     };
     if node.states.has(st::DEFUNCT) {
