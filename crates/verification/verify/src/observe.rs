@@ -534,7 +534,8 @@ pub(crate) fn opened(b: &Blocking) -> String {
     format!("{} {:?} opened{shows}", b.role, b.name)
 }
 
-fn join(a: Option<String>, b: Option<String>) -> Option<String> {
+/// Two notes as one, `; ` between them.
+pub(crate) fn join(a: Option<String>, b: Option<String>) -> Option<String> {
     match (a, b) {
         (Some(a), Some(b)) => Some(format!("{a}; {b}")),
         (a, b) => a.or(b),

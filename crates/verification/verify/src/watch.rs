@@ -160,7 +160,7 @@ impl<A: Accessibility> Executor<A> {
                 seen.twin_beside = false;
                 let what = pre.element(t).map_or_else(|| "target".to_string(), |e| e.describe());
                 let note = format!("the {what} was re-created (the one read before is destroyed)");
-                seen.note = Some(seen.note.take().map_or(note.clone(), |n| format!("{n}; {note}")));
+                seen.note = crate::observe::join(seen.note.take(), Some(note));
             }
             let numbers_only = !seen.said_only.is_empty()
                 && seen
