@@ -34,6 +34,19 @@ const LAYERS: &[(&str, Layer)] = &[
 const SAME_LAYER: &[(&str, &str)] =
     &[("deft-verify", "deft-snapshot"), ("deft-verify", "deft-retry"), ("deft-agent", "deft-llm")];
 
+/// The executor: crates above the toolbelt (the faces) reach it only through the toolbelt,
+/// which re-exports what they configure and follow it with.
+const THROUGH_TOOLBELT: &[&str] = &["deft-verify"];
+
+/// The toolbelt's layer: crates above it are faces.
+const TOOLBELT: u8 = 4;
+
+/// Names of platform backends, which only the desktop wiring (deft-verify's `desktop.rs`)
+/// and the layers below it may name: the toolbelt and the faces get every backend from the
+/// desktop, so a platform is added in one place.
+const BACKEND_NAMES: &[&str] =
+    &["AtSpi", "EnigoInput", "X11Windows", "X11Capture", "open_default", "deft_x11", "deft_wayland"];
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Layer {
     At(u8),
@@ -62,7 +75,8 @@ pub struct Crate {
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     crate::no_args("layers", args)?;
     let crates = workspace_crates()?;
-    let problems = check(&crates);
+    let mut problems = check(&crates);
+    problems.extend(backends_named(&crates)?);
     if problems.is_empty() {
         println!("layers: {} crates, every dependency points down", crates.len());
         return Ok(());
@@ -104,9 +118,71 @@ pub fn check(crates: &[Crate]) -> Vec<String> {
                 };
                 problems.push(format!("{} ({from}) has a {kind} on {dep} ({to}): {why}", c.name));
             }
+            if from_n > TOOLBELT && !*dev && THROUGH_TOOLBELT.contains(&dep.as_str()) {
+                problems.push(format!(
+                    "{} ({from}) has a dependency on {dep}: faces reach the executor only through the toolbelt \
+                     (re-export what they need from deft-toolbelt)",
+                    c.name
+                ));
+            }
         }
     }
     problems
+}
+
+/// Every place the toolbelt or a face names a platform backend in its sources (tests and
+/// benches aside): those come from the desktop.
+fn backends_named(crates: &[Crate]) -> anyhow::Result<Vec<String>> {
+    let root = crate::root();
+    let mut problems = Vec::new();
+    for c in crates {
+        let Some(Layer::At(n)) = layer_of(&c.dir) else { continue };
+        if n < TOOLBELT {
+            continue;
+        }
+        let mut files = Vec::new();
+        rust_files(&root.join(&c.dir).join("src"), &mut files)?;
+        for file in files {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            let shown = file.strip_prefix(&root).unwrap_or(&file).display().to_string();
+            problems.extend(names_in(&text).into_iter().map(|(line, name)| {
+                format!("{shown}:{line} names the backend `{name}`: get it from the desktop (deft_verify::Desktop)")
+            }));
+        }
+    }
+    Ok(problems)
+}
+
+/// (line, backend name) for every backend name in `text`, as a whole word.
+fn names_in(text: &str) -> Vec<(usize, &'static str)> {
+    let mut found = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        for name in BACKEND_NAMES {
+            let whole = line.match_indices(name).any(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + name.len()..].chars().next();
+                let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                !word(before) && !word(after)
+            });
+            if whole {
+                found.push((i + 1, *name));
+            }
+        }
+    }
+    found
+}
+
+fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> anyhow::Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+    for entry in entries {
+        let path = entry?.path();
+        if path.is_dir() {
+            rust_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    Ok(())
 }
 
 fn workspace_crates() -> anyhow::Result<Vec<Crate>> {
@@ -206,6 +282,21 @@ mod tests {
     }
 
     #[test]
+    fn faces_reach_the_executor_only_through_the_toolbelt() {
+        let faces = |deps: &[(&str, bool)]| krate("agent-cli", "crates/agent-cli", deps);
+        check_with(faces(&[("deft-verify", false)]), &["faces reach the executor only through the toolbelt"]);
+        check_with(faces(&[("deft-verify", true), ("deft-a11y", false)]), &[]);
+        check_with(krate("deft-toolbelt", "crates/toolbelt", &[("deft-verify", false)]), &[]);
+    }
+
+    #[test]
+    fn a_backend_is_named_as_a_whole_word_only() {
+        let text = "use deft_a11y::AtSpi;\nlet a = AtSpiConfig::default();\n// X11Windows and EnigoInputs\n";
+        assert_eq!(names_in(text), vec![(1, "AtSpi"), (3, "X11Windows")]);
+        assert!(names_in("let belt = Toolbelt::connect(config, desktop, settings);").is_empty());
+    }
+
+    #[test]
     fn unplaced_crates_are_named() {
         check_with(krate("stray", "somewhere/else", &[]), &["stray (in somewhere/else) is in no layer"]);
     }
@@ -215,5 +306,6 @@ mod tests {
         let crates = workspace_crates().unwrap();
         assert!(crates.len() >= 14, "{crates:?}");
         assert_eq!(check(&crates), Vec::<String>::new());
+        assert_eq!(backends_named(&crates).unwrap(), Vec::<String>::new());
     }
 }

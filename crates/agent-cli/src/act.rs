@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use deft_bus::{Bus, BusConfig, Received};
 use deft_toolbelt::{AsFlags, BeltSettings, OutlineStyle, ToolCall, ToolOutput, Toolbelt, WaitReport};
-use deft_verify::{ExecutorConfig, VerifyEvent};
+use deft_toolbelt::{DesktopConfig, ExecutorConfig, VerifyEvent};
 
 use crate::config::{Config, Format};
 use crate::exit::{self, CliError, Exit};
@@ -16,7 +16,7 @@ use crate::trace::Trace;
 
 /// The toolbelt and what records or displays its events.
 pub struct Session {
-    belt: Toolbelt<deft_a11y::AtSpi>,
+    belt: Toolbelt,
     bus: Option<Bus<VerifyEvent>>,
     trace: Option<Trace>,
     spinner: bool,
@@ -73,7 +73,7 @@ impl Session {
             secrets: crate::secrets::from_env(),
             mask_fields: config.mask_fields(),
         };
-        let belt = Toolbelt::connect(exec_config, settings).await?;
+        let belt = Toolbelt::connect(exec_config, DesktopConfig::default(), settings).await?;
         Ok(Session { belt, bus, trace, spinner })
     }
 

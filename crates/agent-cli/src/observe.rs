@@ -1,10 +1,9 @@
 //! `read`, `find`, `screenshot` and `ocr`: the toolbelt observes; this module only connects
 //! what each needs (no executor: observing sends no input) and prints the result.
 
-use deft_a11y::{AtSpi, AtSpiConfig};
 use deft_toolbelt::{
-    AsFlags, FindReport, LazyOcr, OcrReport, OutlineStyle, ReadReport, RefStyle, Request, Secrets, Shot, ToolCall,
-    observe,
+    AsFlags, DesktopConfig, FindReport, LazyOcr, OcrReport, OutlineStyle, ReadReport, RefStyle, Request, Secrets, Shot,
+    ToolCall, observe,
 };
 
 use crate::config::Config;
@@ -20,7 +19,9 @@ pub async fn observe_verb(
 ) -> Result<Exit, CliError> {
     let plan = call.plan(&AsFlags, None, false)?;
     let mask = config.mask_fields();
-    let connect = || connect(&mask);
+    // The session's own desktop (DISPLAY, the session bus), the masked fields secret.
+    let desktop = DesktopConfig { secret_fields: mask, ..DesktopConfig::default() };
+    let connect = || observe::accessibility(&desktop);
     match plan.request {
         Request::Read { selector, depth, hidden } => {
             let a11y = connect().await?;
@@ -31,22 +32,22 @@ pub async fn observe_verb(
         Request::Find { selector, hidden } => {
             let a11y = connect().await?;
             let ocr = LazyOcr::default();
-            let doc = observe::find(&a11y, &selector, hidden, RefStyle::Ids, Some((&ocr, None))).await?;
+            let doc = observe::find(&a11y, &selector, hidden, RefStyle::Ids, Some((&ocr, &desktop))).await?;
             out.print(&doc, |st| find_human(&doc, st))?;
         }
         Request::Screenshot { area } => {
             let path = output.ok_or_else(|| CliError::usage("-o/--output is needed: where to write the PNG"))?;
             check_output(path)?;
-            let secrets = secrets(&mask).await;
-            let mut shot = observe::screenshot(&area, None, &secrets)?;
+            let secrets = secrets(&desktop).await;
+            let mut shot = observe::screenshot(&area, &desktop, &secrets)?;
             std::fs::write(path, &shot.png)
                 .map_err(|e| CliError::new(Exit::Failed, format!("cannot write {}: {e}", path.display())))?;
             shot.path = Some(path.to_path_buf());
             out.print(&shot, |st| shot_human(&shot, st))?;
         }
         Request::Ocr { area, find } => {
-            let secrets = secrets(&mask).await;
-            let doc = observe::ocr(&area, find.as_ref(), &LazyOcr::default(), None, &secrets)?;
+            let secrets = secrets(&desktop).await;
+            let doc = observe::ocr(&area, find.as_ref(), &LazyOcr::default(), &desktop, &secrets)?;
             out.print(&doc, |st| ocr_human(&doc, st))?;
         }
         Request::Act { .. } | Request::Wait { .. } => {
@@ -58,16 +59,11 @@ pub async fn observe_verb(
 
 /// Where the password fields (and the fields `mask` names) are, to paint them over in
 /// what is captured.
-async fn secrets(mask: &[String]) -> Secrets {
-    match connect(mask).await {
+async fn secrets(desktop: &DesktopConfig) -> Secrets {
+    match observe::accessibility(desktop).await {
         Ok(a11y) => Secrets::read(&a11y).await,
         Err(e) => Secrets::unknown(e),
     }
-}
-
-async fn connect(mask: &[String]) -> Result<AtSpi, CliError> {
-    let config = AtSpiConfig { secret_fields: mask.to_vec(), ..AtSpiConfig::default() };
-    AtSpi::connect(config).await.map_err(|e| CliError::from(deft_toolbelt::ToolError::from(e)))
 }
 
 /// Check where the PNG goes before capturing.

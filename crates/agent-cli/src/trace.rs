@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use deft_bus::{Bus, TraceRecorder};
+use deft_toolbelt::{FrameRecorder, FrameSink, VerifyEvent};
 use deft_trace::{FrameBudget, FrameStore};
-use deft_verify::{FrameRecorder, FrameSink, VerifyEvent};
 use serde::Serialize;
 
 use crate::exit::CliError;
@@ -73,7 +73,7 @@ pub fn frame_recorder(bus: &Bus<VerifyEvent>, dir: &Path) -> Result<Arc<FrameRec
 }
 
 /// One line on stderr about the frames a run kept.
-pub fn say_frames(s: &deft_verify::FramesSummary) {
+pub fn say_frames(s: &deft_toolbelt::FramesSummary) {
     let skipped = if s.skipped > 0 { format!(", {} not saved (see the trace)", s.skipped) } else { String::new() };
     eprintln!("trace: {} frames ({} new files, {:.2} MB){skipped}", s.saved, s.new_files, s.bytes as f64 / 1e6);
 }

@@ -277,19 +277,18 @@ fn the_cli_and_the_toolbelt_give_the_same_outcome() {
 }
 
 fn same_outcome_through_cli_and_toolbelt() {
-    use deft_toolbelt::{AsParams, BeltSettings, LazyOcr, ToolCall, ToolOutput, Toolbelt};
+    use deft_toolbelt::{AsParams, BeltSettings, ToolCall, ToolOutput, Toolbelt};
     let (desktop, app) = start();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let config = deft_verify::ExecutorConfig {
+    let config =
+        deft_toolbelt::ExecutorConfig { actionability_timeout_ms: 1500, ..deft_toolbelt::ExecutorConfig::default() };
+    let on = deft_toolbelt::DesktopConfig {
         display: Some(desktop.display().to_string()),
-        actionability_timeout_ms: 1500,
-        ..deft_verify::ExecutorConfig::default()
+        session_bus: Some(desktop.bus_address().to_string()),
+        ..Default::default()
     };
-    let a11y = deft_a11y::AtSpiConfig { session_bus: Some(desktop.bus_address().to_string()), ..Default::default() };
-    let ocr = std::sync::Arc::new(LazyOcr::default());
-    let exec = rt.block_on(deft_verify::Executor::connect_with(config, a11y, Some(Box::new(ocr.clone())))).unwrap();
     let settings = BeltSettings { changes_after_action: None, ..BeltSettings::for_models() };
-    let belt = Toolbelt::new(exec, ocr, settings);
+    let belt = rt.block_on(Toolbelt::connect(config, on, settings)).unwrap();
     let api = |args: serde_json::Value| {
         let call = ToolCall::parse("click", args).unwrap();
         match rt.block_on(belt.call(&call, &AsParams)).unwrap() {

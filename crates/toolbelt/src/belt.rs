@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use deft_a11y::{A11yError, Accessibility, AtSpi, AtSpiConfig, SnapshotOptions};
+use deft_a11y::{A11yError, Accessibility, SnapshotOptions};
 use deft_types::{ActionKind, ElementId, Outcome, Selector, TextMatch};
-use deft_verify::{Executor, ExecutorConfig, VerifyError};
+use deft_verify::{DesktopConfig, Executor, ExecutorConfig, VerifyError};
 
 use crate::error::{ToolError, ToolErrorKind};
 use crate::observe;
@@ -34,8 +34,8 @@ pub struct BeltSettings {
     /// The secrets `{{secret:NAME}}` references name (faces fill them from their
     /// environment; the toolbelt reads none).
     pub secrets: SecretValues,
-    /// Accessible names of fields whose text is a secret like a password's (deft-a11y's
-    /// `AtSpiConfig::secret_fields`): masked in every read, outline, outcome and image.
+    /// Accessible names of fields whose text is a secret like a password's (the desktop's
+    /// `DesktopConfig::secret_fields`): masked in every read, outline, outcome and image.
     pub mask_fields: Vec<String>,
 }
 
@@ -65,8 +65,10 @@ impl BeltSettings {
 }
 
 /// Every tool, through one executor.
-pub struct Toolbelt<A: Accessibility> {
-    executor: Executor<A>,
+pub struct Toolbelt {
+    executor: Executor,
+    /// The desktop the executor acts on, for what the toolbelt reads beside it (screenshots).
+    desktop: DesktopConfig,
     ocr: Arc<LazyOcr>,
     refs: Refs,
     settings: BeltSettings,
@@ -74,30 +76,39 @@ pub struct Toolbelt<A: Accessibility> {
     seen: Mutex<HashMap<(String, String), HashMap<ElementId, String>>>,
 }
 
-impl Toolbelt<AtSpi> {
-    /// Connect the executor on the desktop of `config.display` and the accessibility bus,
-    /// with OCR loaded on first use.
-    pub async fn connect(config: ExecutorConfig, settings: BeltSettings) -> Result<Toolbelt<AtSpi>, ToolError> {
+impl Toolbelt {
+    /// Connect the executor on `desktop` (the fields `settings` masks added to its secret
+    /// ones), with OCR loaded on first use.
+    pub async fn connect(
+        config: ExecutorConfig,
+        desktop: DesktopConfig,
+        settings: BeltSettings,
+    ) -> Result<Toolbelt, ToolError> {
         let ocr = Arc::new(LazyOcr::default());
-        let a11y = AtSpiConfig { secret_fields: settings.mask_fields.clone(), ..AtSpiConfig::default() };
+        let mut desktop = desktop;
+        desktop.secret_fields.extend(settings.mask_fields.iter().cloned());
         let executor =
-            Executor::connect_with(config, a11y, Some(Box::new(Arc::clone(&ocr)))).await.map_err(|e| match e {
+            Executor::connect_with(config, &desktop, Some(Box::new(Arc::clone(&ocr)))).await.map_err(|e| match e {
                 VerifyError::Policy { .. } => ToolError::usage(e.to_string()),
                 VerifyError::Backend { .. } => ToolError::new(ToolErrorKind::Unavailable, e.to_string()),
             })?;
-        Ok(Toolbelt::new(executor, ocr, settings))
+        Ok(Toolbelt::new(executor, ocr, settings).on(desktop))
     }
-}
 
-impl<A: Accessibility> Toolbelt<A> {
     /// A toolbelt over `executor` (whose text seam should be `ocr`, so the two share one
-    /// engine).
-    pub fn new(executor: Executor<A>, ocr: Arc<LazyOcr>, settings: BeltSettings) -> Toolbelt<A> {
-        Toolbelt { executor, ocr, refs: Refs::new(), settings, seen: Mutex::new(HashMap::new()) }
+    /// engine), reading the session's own desktop beside it.
+    pub fn new(executor: Executor, ocr: Arc<LazyOcr>, settings: BeltSettings) -> Toolbelt {
+        let desktop = DesktopConfig::default();
+        Toolbelt { executor, desktop, ocr, refs: Refs::new(), settings, seen: Mutex::new(HashMap::new()) }
+    }
+
+    /// This toolbelt reading `desktop` beside its executor (the one the executor acts on).
+    pub fn on(self, desktop: DesktopConfig) -> Toolbelt {
+        Toolbelt { desktop, ..self }
     }
 
     /// The executor.
-    pub fn executor(&self) -> &Executor<A> {
+    pub fn executor(&self) -> &Executor {
         &self.executor
     }
 
@@ -134,7 +145,7 @@ impl<A: Accessibility> Toolbelt<A> {
             self.check_ref(r).await?;
         }
         let a11y = self.executor.a11y();
-        let display = self.executor.config().display.clone();
+        let desktop = &self.desktop;
         Ok(match plan.request {
             Request::Act { action, options } => {
                 let (action, options) = self.settings.secrets.fill_action(action, options)?;
@@ -155,16 +166,16 @@ impl<A: Accessibility> Toolbelt<A> {
                 ToolOutput::Read(report)
             }
             Request::Find { selector, hidden } => {
-                let ocr = Some((self.ocr.as_ref(), display.as_deref()));
+                let ocr = Some((self.ocr.as_ref(), desktop));
                 ToolOutput::Find(observe::find(a11y, &selector, hidden, self.ref_style(), ocr).await?)
             }
             Request::Screenshot { area } => {
                 let secrets = Secrets::read(a11y).await;
-                ToolOutput::Screenshot(observe::screenshot(&area, display.as_deref(), &secrets)?)
+                ToolOutput::Screenshot(observe::screenshot(&area, desktop, &secrets)?)
             }
             Request::Ocr { area, find } => {
                 let secrets = Secrets::read(a11y).await;
-                ToolOutput::Ocr(observe::ocr(&area, find.as_ref(), &self.ocr, display.as_deref(), &secrets)?)
+                ToolOutput::Ocr(observe::ocr(&area, find.as_ref(), &self.ocr, desktop, &secrets)?)
             }
         })
     }

@@ -42,6 +42,12 @@ mod spelling;
 
 pub use area::Area;
 pub use belt::{BeltSettings, Toolbelt};
+// What a face needs of the executor to configure it and follow it, so that faces reach the
+// executor only through the toolbelt (`cargo xtask layers` checks it).
+pub use deft_verify::{
+    DesktopConfig, ExecutorConfig, FramePhase, FrameRecord, FrameRecorder, FrameShot, FrameSink, FramesSummary,
+    Session, VerifyEvent,
+};
 pub use error::{ToolError, ToolErrorKind};
 pub use outline::{Outline, OutlineStyle, RefStyle, element_line, outline};
 pub use output::{

@@ -2,10 +2,11 @@
 //! backends they need, so that a face can observe without connecting an executor.
 
 use deft_a11y::selector;
-use deft_a11y::{Accessibility, SnapshotOptions, Tree};
+use deft_a11y::{Accessibility, AnyAccessibility, SnapshotOptions, Tree};
 use deft_capture::{Capture, CaptureTarget};
 use deft_ocr::{Ocr, SearchOptions};
 use deft_types::{Element, Physical, Rect, Selector, TextMatch};
+use deft_verify::{Desktop, DesktopConfig};
 
 use crate::area::Area;
 use crate::error::{ToolError, ToolErrorKind};
@@ -14,6 +15,12 @@ use crate::output::{FindMatch, FindReport, OcrLine, OcrReport, ReadReport, Shot,
 use crate::plan::only_scope;
 use crate::screen::{LazyOcr, encode_png};
 use crate::secrets::Secrets;
+
+/// The accessibility backend of `desktop` alone: observing sends no input, so it needs no
+/// executor (and works on sessions where input cannot be sent).
+pub async fn accessibility(desktop: &DesktopConfig) -> Result<AnyAccessibility, ToolError> {
+    Ok(Desktop::accessibility(desktop).await?)
+}
 
 /// `read`: the tree of everything, an app, a window, or one element's subtree.
 pub async fn read<A: Accessibility>(
@@ -81,7 +88,7 @@ pub async fn find<A: Accessibility>(
     sel: &Selector,
     hidden: bool,
     refs: RefStyle<'_>,
-    ocr: Option<(&LazyOcr, Option<&str>)>,
+    ocr: Option<(&LazyOcr, &DesktopConfig)>,
 ) -> Result<FindReport, ToolError> {
     let options = SnapshotOptions { hidden_details: hidden, ..SnapshotOptions::default() };
     let query = Selector { index: None, ..sel.clone() };
@@ -90,9 +97,9 @@ pub async fn find<A: Accessibility>(
         Err(e) => {
             let e = ToolError::from(e);
             // Text no element has may still be on screen.
-            if let (ToolErrorKind::NotFound, Some(text), Some((engine, display))) = (e.kind, text_only(&query), ocr) {
+            if let (ToolErrorKind::NotFound, Some(text), Some((engine, desktop))) = (e.kind, text_only(&query), ocr) {
                 let secrets = Secrets::read(a11y).await;
-                let on_screen = ocr_area(&Area::Screen, Some(as_text(text)), engine, display, &secrets);
+                let on_screen = ocr_area(&Area::Screen, Some(as_text(text)), engine, desktop, &secrets);
                 if let Ok(report) = on_screen
                     && !report.lines.is_empty()
                 {
@@ -151,7 +158,7 @@ fn capture_error(e: deft_capture::CaptureError) -> ToolError {
     ToolError::new(kind, e.to_string())
 }
 
-/// One frame of `area`, on `display` (`None`: the one DISPLAY names), and what was done
+/// One frame of `area`, on `desktop`, and what was done
 /// to get it.
 ///
 /// A window that other windows cover is raised first, as a person would before looking at
@@ -160,16 +167,16 @@ fn capture_error(e: deft_capture::CaptureError) -> ToolError {
 /// the uncovered part when it gets to it, so the frame is taken once the rectangle differs
 /// from what covered it and holds still across two captures, within [`RAISE_WAIT`]. If
 /// the window manager does not raise it, the error says what covers it.
-fn grab(area: &Area, display: Option<&str>, secrets: &Secrets) -> Result<Grabbed, ToolError> {
-    let mut got = grab_unmasked(area, display)?;
+fn grab(area: &Area, desktop: &DesktopConfig, secrets: &Secrets) -> Result<Grabbed, ToolError> {
+    let mut got = grab_unmasked(area, desktop)?;
     let (frame, masked, unmasked) = secrets.mask(got.frame);
     (got.frame, got.masked, got.unmasked) = (frame, masked, unmasked);
     Ok(got)
 }
 
-fn grab_unmasked(area: &Area, display: Option<&str>) -> Result<Grabbed, ToolError> {
+fn grab_unmasked(area: &Area, desktop: &DesktopConfig) -> Result<Grabbed, ToolError> {
     use deft_capture::CaptureError::WindowCovered;
-    let mut capture: Box<dyn Capture + Send> = deft_capture::open_default(display).map_err(capture_error)?;
+    let mut capture: Box<dyn Capture + Send> = Desktop::capture(desktop).map_err(capture_error)?;
     let target = area.capture_target();
     let (id, bounds, covered_by) = match capture.capture(&target) {
         Ok(frame) => return Ok(Grabbed::new(frame, capture.backend_name(), None)),
@@ -177,10 +184,9 @@ fn grab_unmasked(area: &Area, display: Option<&str>) -> Result<Grabbed, ToolErro
         Err(e) => return Err(capture_error(e)),
     };
     let covered = capture.capture(&CaptureTarget::Region(bounds)).map_err(capture_error)?;
-    let windows = deft_input::X11Windows::connect(display)
+    let windows = Desktop::windows(desktop)
         .map_err(|e| ToolError::new(ToolErrorKind::Unavailable, format!("cannot raise the window: {e}")))?;
-    deft_input::WindowLocator::activate(&windows, id)
-        .map_err(|e| ToolError::new(ToolErrorKind::Failed, format!("cannot raise the window: {e}")))?;
+    windows.activate(id).map_err(|e| ToolError::new(ToolErrorKind::Failed, format!("cannot raise the window: {e}")))?;
     let deadline = std::time::Instant::now() + RAISE_WAIT;
     let mut last: Option<deft_types::Frame> = None;
     loop {
@@ -239,8 +245,8 @@ impl Grabbed {
 /// `screenshot`: a PNG of `area`.
 ///
 /// Password fields (`secrets`) are painted over before it is encoded.
-pub fn screenshot(area: &Area, display: Option<&str>, secrets: &Secrets) -> Result<Shot, ToolError> {
-    let got = grab(area, display, secrets)?;
+pub fn screenshot(area: &Area, desktop: &DesktopConfig, secrets: &Secrets) -> Result<Shot, ToolError> {
+    let got = grab(area, desktop, secrets)?;
     let notes = got.notes();
     let frame = got.frame;
     let png = encode_png(&frame).map_err(|e| ToolError::new(ToolErrorKind::Failed, format!("PNG encoding: {e}")))?;
@@ -254,12 +260,12 @@ pub fn ocr(
     area: &Area,
     find: Option<&TextMatch>,
     engine: &LazyOcr,
-    display: Option<&str>,
+    desktop: &DesktopConfig,
     secrets: &Secrets,
 ) -> Result<OcrReport, ToolError> {
-    let report = ocr_area(area, find.map(as_text), engine, display, secrets)?;
+    let report = ocr_area(area, find.map(as_text), engine, desktop, secrets)?;
     if let (Some(q), true) = (find, report.lines.is_empty()) {
-        let all = ocr_area(area, None, engine, display, secrets)?;
+        let all = ocr_area(area, None, engine, desktop, secrets)?;
         let seen: Vec<String> = all.lines.iter().take(8).map(|l| format!("{:?}", l.text)).collect();
         return Err(ToolError::new(
             ToolErrorKind::NotFound,
@@ -286,10 +292,10 @@ fn ocr_area(
     area: &Area,
     find: Option<&str>,
     engine: &LazyOcr,
-    display: Option<&str>,
+    desktop: &DesktopConfig,
     secrets: &Secrets,
 ) -> Result<OcrReport, ToolError> {
-    let got = grab(area, display, secrets)?;
+    let got = grab(area, desktop, secrets)?;
     let note = got.notes();
     let frame = got.frame;
     let start = std::time::Instant::now();

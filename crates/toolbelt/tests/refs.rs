@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use deft_a11y::{FakeAccessibility, Operation, Tree, TreeBuilder, element};
+use deft_a11y::{AnyAccessibility, FakeAccessibility, Operation, Tree, TreeBuilder, element};
 use deft_input::RecordingInput;
 use deft_toolbelt::{AsParams, BeltSettings, LazyOcr, ToolCall, ToolErrorKind, ToolOutput, Toolbelt};
 use deft_types::{Element, Rect};
@@ -26,20 +26,34 @@ fn window(button: Element) -> Tree {
     b.build()
 }
 
-fn belt(tree: Tree) -> Toolbelt<FakeAccessibility> {
+/// A toolbelt over a fake desktop, and the fake's accessibility (to change its tree).
+struct Fake {
+    belt: Toolbelt,
+    ui: Arc<FakeAccessibility>,
+}
+
+impl std::ops::Deref for Fake {
+    type Target = Toolbelt;
+    fn deref(&self) -> &Toolbelt {
+        &self.belt
+    }
+}
+
+fn belt(tree: Tree) -> Fake {
     belt_with(tree, BeltSettings { verify_by_default: false, ..BeltSettings::for_models() })
 }
 
-fn belt_with(tree: Tree, settings: BeltSettings) -> Toolbelt<FakeAccessibility> {
+fn belt_with(tree: Tree, settings: BeltSettings) -> Fake {
+    let ui = Arc::new(FakeAccessibility::new(tree));
     let backends = Backends {
-        a11y: FakeAccessibility::new(tree),
+        a11y: AnyAccessibility::shared(Arc::clone(&ui)),
         input: Box::new(RecordingInput::new(400, 300)),
         windows: None,
         capture: None,
         ocr: None,
     };
     let executor = Executor::new(backends, ExecutorConfig::default()).unwrap();
-    Toolbelt::new(executor, Arc::new(LazyOcr::default()), settings)
+    Fake { belt: Toolbelt::new(executor, Arc::new(LazyOcr::default()), settings), ui }
 }
 
 fn action_on(r: &str) -> ToolCall {
@@ -47,7 +61,7 @@ fn action_on(r: &str) -> ToolCall {
 }
 
 /// The ref the outline gives the button.
-async fn ref_of_button(belt: &Toolbelt<FakeAccessibility>) -> String {
+async fn ref_of_button(belt: &Toolbelt) -> String {
     let read = ToolCall::parse("read", serde_json::json!({})).unwrap();
     let Ok(ToolOutput::Read(report)) = belt.call(&read, &AsParams).await else { panic!("read failed") };
     let outline = report.outline.clone();
@@ -56,8 +70,8 @@ async fn ref_of_button(belt: &Toolbelt<FakeAccessibility>) -> String {
     line[at + 1..].split(']').next().unwrap().to_string()
 }
 
-fn clicks(belt: &Toolbelt<FakeAccessibility>) -> usize {
-    belt.executor().a11y().performed().iter().filter(|(_, op)| matches!(op, Operation::Action(_))).count()
+fn clicks(belt: &Fake) -> usize {
+    belt.ui.performed().iter().filter(|(_, op)| matches!(op, Operation::Action(_))).count()
 }
 
 #[tokio::test]
@@ -71,7 +85,7 @@ async fn a_ref_acts_only_on_the_element_as_it_was_shown() {
 
     // The same id, now another button (an id reused): stale, nothing sent.
     let delete = placed("app|7", "push_button", "Delete everything", (10, 10, 80, 30));
-    belt.executor().a11y().set_tree(window(delete));
+    belt.ui.set_tree(window(delete));
     let e = belt.call(&action_on(&r), &AsParams).await.unwrap_err();
     assert_eq!(e.kind, ToolErrorKind::StaleRef, "{e}");
     assert!(e.message.contains("\"Save\"") && e.message.contains("Delete everything"), "{e}");
@@ -84,7 +98,7 @@ async fn a_ref_acts_only_on_the_element_as_it_was_shown() {
     assert_eq!(clicks(&belt), 2);
 
     // Gone: stale.
-    belt.executor().a11y().set_tree(window(placed("app|8", "push_button", "Other", (10, 10, 80, 30))));
+    belt.ui.set_tree(window(placed("app|8", "push_button", "Other", (10, 10, 80, 30))));
     let e = belt.call(&action_on(&r), &AsParams).await.unwrap_err();
     assert_eq!(e.kind, ToolErrorKind::StaleRef, "{e}");
     assert!(e.message.contains("no longer exists"), "{e}");
@@ -122,7 +136,7 @@ async fn the_changes_after_an_action_are_capped_with_an_explicit_line() {
     let same = changes(belt.call(&act("app|129"), &AsParams).await.unwrap());
     assert_eq!(same, "no element of the window changed");
     // Twelve buttons renamed: five shown, seven counted.
-    belt.executor().a11y().set_tree(buttons("Renamed"));
+    belt.ui.set_tree(buttons("Renamed"));
     let renamed = changes(belt.call(&act("app|129"), &AsParams).await.unwrap());
     assert!(renamed.starts_with("new or changed:"), "{renamed}");
     assert_eq!(renamed.lines().filter(|l| l.contains("Renamed")).count(), 5, "{renamed}");

@@ -126,6 +126,9 @@ impl Hit {
 ///
 /// Every method is bounded in time: an application that hangs or exits gives an error,
 /// never a hang.
+///
+/// A new method here is added to [`crate::AnyAccessibility`]'s forwarding too (`any.rs`),
+/// defaulted or not: a forwarder that leaves one to its default answers for the backend.
 pub trait Accessibility: Send + Sync {
     /// The applications on the desktop and their top-level windows. An application that
     /// cannot be read is listed with a [`AppInfo::problem`], not dropped.

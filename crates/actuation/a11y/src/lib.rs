@@ -89,6 +89,7 @@
 //! events and [`events::forward_to_bus`]; [`FakeAccessibility`] is an in-memory backend
 //! for tests of the layers above.
 
+mod any;
 #[cfg(feature = "atspi")]
 mod atspi;
 mod backend;
@@ -104,6 +105,7 @@ mod tree;
 
 #[cfg(feature = "atspi")]
 pub use crate::atspi::{AtSpi, AtSpiConfig};
+pub use any::AnyAccessibility;
 pub use backend::{Accessibility, AppInfo, Hit, Operation, Scope, SnapshotOptions, WindowInfo};
 pub use error::A11yError;
 pub use events::{A11yEvent, EventFilter, EventKind, EventStream};

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use deft_bus::{Bus, Received};
 use deft_retry::Step;
+use deft_toolbelt::VerifyEvent;
 use deft_types::Condition;
-use deft_verify::VerifyEvent;
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 

@@ -4,11 +4,10 @@
 use std::sync::{Arc, Mutex as StdMutex, PoisonError};
 use std::time::Duration;
 
-use deft_a11y::AtSpi;
 use deft_bus::{Bus, BusConfig};
 use deft_toolbelt::{AsParams, BeltSettings, Plan, Request, ToolCall, ToolError, ToolName, Toolbelt};
+use deft_toolbelt::{DesktopConfig, ExecutorConfig, VerifyEvent};
 use deft_types::ActionKind;
-use deft_verify::{ExecutorConfig, VerifyEvent};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig,
@@ -26,7 +25,7 @@ use crate::exit::CliError;
 use crate::trace::Trace;
 
 /// The toolbelt the server keeps.
-pub type Belt = Toolbelt<AtSpi>;
+pub type Belt = Toolbelt;
 
 const INSTRUCTIONS: &str = "Deft: desktop actions that check their own effect. Call `read` (or `find`) to see \
 the UI as an outline with refs (e12), then act on a ref or on visible text with click, type, set_value, key, \
@@ -86,6 +85,7 @@ impl State {
         let belt = Arc::new(
             Toolbelt::connect(
                 self.exec_config.clone(),
+                DesktopConfig::default(),
                 BeltSettings::for_models()
                     .with_secrets(crate::secrets::from_env())
                     .with_mask_fields(self.mask_fields.clone()),
@@ -206,7 +206,7 @@ impl State {
     }
 
     /// Before the server ends: the app may still be handling the last keys sent to it, and
-    /// its connection must not go away under it (`deft_verify::Executor::settle`).
+    /// its connection must not go away under it (`deft_toolbelt::Executor::settle`).
     pub async fn settle(&self) {
         let belt = self.belt.lock().await.clone();
         if let Some(b) = belt {

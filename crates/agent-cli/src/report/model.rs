@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use deft_agent::AgentEvent;
 use deft_bus::{Envelope, TraceRecord, read_trace};
+use deft_toolbelt::{FrameRecord, VerifyEvent};
 use deft_types::{Action, Target};
-use deft_verify::{FrameRecord, VerifyEvent};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -315,7 +315,7 @@ fn ops(events: &[Timed<VerifyEvent>], first: u64, starts: &mut Vec<(u64, u64)>) 
     }
     let mut ops: Vec<Op> = ops.into_values().filter(|o| !o.kind.is_empty()).collect();
     for o in &mut ops {
-        o.frames.sort_by_key(|f| (f.attempt, f.phase == deft_verify::FramePhase::After));
+        o.frames.sort_by_key(|f| (f.attempt, f.phase == deft_toolbelt::FramePhase::After));
     }
     ops.sort_by_key(|o| o.at_ms);
     ops

@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 use deft_agent::{Agent, AgentEvent, RunReport, RunState, RunStatus};
 use deft_bus::{Bus, BusConfig, TraceRecorder};
 use deft_toolbelt::{BeltSettings, Toolbelt};
-use deft_verify::{ExecutorConfig, VerifyEvent};
+use deft_toolbelt::{DesktopConfig, ExecutorConfig, VerifyEvent};
 use serde::Serialize;
 
 pub use settings::{AgentSection, ModelSection, model_config};
@@ -117,16 +117,16 @@ pub async fn run(out: &Out, config: &Config, a: &RunArgs) -> Result<Exit, CliErr
         }
     }
     let exec = ExecutorConfig {
-        frames: frames.clone().map(|f| f as std::sync::Arc<dyn deft_verify::FrameSink>),
+        frames: frames.clone().map(|f| f as std::sync::Arc<dyn deft_toolbelt::FrameSink>),
         verify: true,
         policies: config.policies()?,
         bus: verify_bus,
-        display: display.clone(),
         ..ExecutorConfig::default()
     };
     let settings =
         BeltSettings::for_models().with_secrets(crate::secrets::from_env()).with_mask_fields(config.mask_fields());
-    let belt = Toolbelt::connect(exec, settings).await?;
+    let on = DesktopConfig { display: display.clone(), ..DesktopConfig::default() };
+    let belt = Toolbelt::connect(exec, on, settings).await?;
     let shown = show::Display::new(out.color && std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let sink = |e: &AgentEvent| shown.show(e);
     let agent = Agent {

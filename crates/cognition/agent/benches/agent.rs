@@ -80,14 +80,14 @@ fn faults() -> FixtureOptions {
 }
 
 /// The toolbelt on `desktop` (its display and its session bus, not the process's).
-fn belt(desktop: &Desktop, rt: &tokio::runtime::Runtime) -> Toolbelt<deft_a11y::AtSpi> {
-    let exec =
-        ExecutorConfig { verify: true, display: Some(desktop.display().to_string()), ..ExecutorConfig::default() };
-    let a11y = deft_a11y::AtSpiConfig { session_bus: Some(desktop.bus_address().to_string()), ..Default::default() };
-    let ocr = std::sync::Arc::new(deft_toolbelt::LazyOcr::default());
-    let text: Box<dyn deft_verify::ScreenText> = Box::new(std::sync::Arc::clone(&ocr));
-    let executor = rt.block_on(deft_verify::Executor::connect_with(exec, a11y, Some(text))).expect("executor");
-    Toolbelt::new(executor, ocr, BeltSettings::for_models())
+fn belt(desktop: &Desktop, rt: &tokio::runtime::Runtime) -> Toolbelt {
+    let exec = ExecutorConfig { verify: true, ..ExecutorConfig::default() };
+    let on = deft_verify::DesktopConfig {
+        display: Some(desktop.display().to_string()),
+        session_bus: Some(desktop.bus_address().to_string()),
+        ..Default::default()
+    };
+    rt.block_on(Toolbelt::connect(exec, on, BeltSettings::for_models())).expect("toolbelt")
 }
 
 fn run_task(desktop: &Desktop, rt: &tokio::runtime::Runtime, mode: &'static str, config: AgentConfig) -> TaskRun {

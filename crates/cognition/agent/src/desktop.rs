@@ -5,7 +5,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use deft_a11y::Accessibility;
 use deft_toolbelt::{AsParams, ToolCall, ToolError, ToolOutput, Toolbelt};
 use deft_types::{ElementId, Role};
 use serde::{Deserialize, Serialize};
@@ -44,7 +43,7 @@ pub trait Desktop: Send + Sync {
     }
 }
 
-impl<A: Accessibility + 'static> Desktop for Toolbelt<A> {
+impl Desktop for Toolbelt {
     fn call<'a>(&'a self, call: &'a ToolCall) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(Toolbelt::call(self, call, &AsParams))
     }

@@ -22,11 +22,11 @@
 
 use std::time::{Duration, Instant};
 
-use deft_a11y::{AtSpi, AtSpiConfig, SnapshotOptions, selector};
+use deft_a11y::{SnapshotOptions, selector};
 use deft_harness::apps::{CorpusApp, RunningApp};
 use deft_harness::fixture::{FixtureApp, FixtureOptions};
 use deft_types::{Action, MouseButton, Outcome, Selector, State, Target};
-use deft_verify::{Executor, ExecutorConfig};
+use deft_verify::{DesktopConfig, Executor, ExecutorConfig};
 use tokio::runtime::Runtime;
 
 /// Samples per fail-fast case unless `DEFT_BENCH_SAMPLES` says otherwise.
@@ -69,7 +69,7 @@ fn ended(o: &Outcome) -> String {
     }
 }
 
-fn time(rt: &Runtime, exec: &Executor<AtSpi>, case: &'static str, action: &Action, samples: usize) -> Row {
+fn time(rt: &Runtime, exec: &Executor, case: &'static str, action: &Action, samples: usize) -> Row {
     rt.block_on(exec.perform(action)); // warm up
     let mut row = Row { case, times: Vec::new(), ended: String::new() };
     for _ in 0..samples {
@@ -83,7 +83,7 @@ fn time(rt: &Runtime, exec: &Executor<AtSpi>, case: &'static str, action: &Actio
 }
 
 /// The first disabled check box gtk3-widget-factory shows, as a target by id.
-fn disabled_check_box(rt: &Runtime, exec: &Executor<AtSpi>) -> Option<Target> {
+fn disabled_check_box(rt: &Runtime, exec: &Executor) -> Option<Target> {
     let boxes = Selector {
         app: Some(deft_types::TextMatch::Exact("gtk3-widget-factory".into())),
         role: Some(deft_types::Role::new("check_box")),
@@ -122,11 +122,14 @@ fn main() {
         .enable_all()
         .build()
         .expect("a tokio runtime");
-    let a11y = AtSpiConfig { session_bus: Some(desktop.bus_address().to_string()), ..AtSpiConfig::default() };
-    let config =
-        ExecutorConfig { verify: true, display: Some(desktop.display().to_string()), ..ExecutorConfig::default() };
+    let a11y = DesktopConfig {
+        display: Some(desktop.display().to_string()),
+        session_bus: Some(desktop.bus_address().to_string()),
+        ..DesktopConfig::default()
+    };
+    let config = ExecutorConfig { verify: true, ..ExecutorConfig::default() };
     let timeout_ms = config.actionability_timeout_ms;
-    let exec: Executor<AtSpi> = rt.block_on(Executor::connect(config, a11y)).expect("executor connects");
+    let exec: Executor = rt.block_on(Executor::connect(config, &a11y)).expect("executor connects");
 
     let mut rows = Vec::new();
     if factory.is_some() {

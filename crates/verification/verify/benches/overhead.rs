@@ -27,11 +27,11 @@
 
 use std::time::{Duration, Instant};
 
-use deft_a11y::{AtSpi, AtSpiConfig, selector};
+use deft_a11y::selector;
 use deft_harness::Desktop;
 use deft_harness::fixture::{FixtureApp, FixtureOptions};
 use deft_types::{Action, Condition, MouseButton, Target, TextMatch};
-use deft_verify::{Executor, ExecutorConfig};
+use deft_verify::{DesktopConfig, Executor, ExecutorConfig};
 use tokio::runtime::Runtime;
 
 /// Samples per case unless `DEFT_BENCH_SAMPLES` says otherwise.
@@ -79,14 +79,14 @@ fn click(name: &str) -> Action {
 /// `samples` actions taken from `actions` in turn (starting after the warm-up's).
 fn clicks(
     rt: &Runtime,
-    a11y: AtSpiConfig,
+    a11y: DesktopConfig,
     config: ExecutorConfig,
     case: &'static str,
     actions: &[Action],
     samples: usize,
     pause: Duration,
 ) -> Row {
-    let exec: Executor<AtSpi> = rt.block_on(Executor::connect(config, a11y)).expect("executor connects");
+    let exec: Executor = rt.block_on(Executor::connect(config, &a11y)).expect("executor connects");
     rt.block_on(exec.perform(&actions[0])); // warm up
     let mut row = Row { case, times: Vec::new(), failed: 0, retried: 0 };
     for i in 1..=samples {
@@ -107,12 +107,12 @@ fn clicks(
 fn wait_reaction(
     rt: &Runtime,
     app: &FixtureApp,
-    a11y: &dyn Fn() -> AtSpiConfig,
+    a11y: &dyn Fn() -> DesktopConfig,
     config: &dyn Fn() -> ExecutorConfig,
     samples: usize,
 ) -> Row {
-    let waiter: Executor<AtSpi> = rt.block_on(Executor::connect(config(), a11y())).expect("executor connects");
-    let clicker: Executor<AtSpi> = rt.block_on(Executor::connect(config(), a11y())).expect("executor connects");
+    let waiter: Executor = rt.block_on(Executor::connect(config(), &a11y())).expect("executor connects");
+    let clicker: Executor = rt.block_on(Executor::connect(config(), &a11y())).expect("executor connects");
     let submit = click("Submit order");
     let mut row =
         Row { case: "wait reaction (app logs the change -> wait returns)", times: Vec::new(), failed: 0, retried: 0 };
@@ -143,11 +143,11 @@ fn wait_reaction(
 }
 
 /// Prints the bus events of one verified click (default delay) on Submit, relative to the first.
-fn trace(rt: &Runtime, a11y: AtSpiConfig, config: ExecutorConfig) {
+fn trace(rt: &Runtime, a11y: DesktopConfig, config: ExecutorConfig) {
     let bus = deft_bus::Bus::<deft_verify::VerifyEvent>::new(deft_bus::BusConfig { capacity: 256 });
     let mut sub = bus.subscribe("trace");
-    let exec: Executor<AtSpi> =
-        rt.block_on(Executor::connect(ExecutorConfig { bus: Some(bus.clone()), ..config }, a11y)).unwrap();
+    let exec: Executor =
+        rt.block_on(Executor::connect(ExecutorConfig { bus: Some(bus.clone()), ..config }, &a11y)).unwrap();
     let submit = click("Submit order");
     rt.block_on(exec.perform(&submit));
     while sub.try_recv().is_ok() {}
@@ -173,11 +173,14 @@ fn main() {
     .expect("fixture app");
     std::thread::sleep(Duration::from_millis(500));
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let a11y = || AtSpiConfig { session_bus: Some(desktop.bus_address().to_string()), ..AtSpiConfig::default() };
+    let a11y = || DesktopConfig {
+        display: Some(desktop.display().to_string()),
+        session_bus: Some(desktop.bus_address().to_string()),
+        ..DesktopConfig::default()
+    };
     let config = |verify: bool, verify_delay_ms: Option<u64>| ExecutorConfig {
         verify,
         verify_delay_ms,
-        display: Some(desktop.display().to_string()),
         ..ExecutorConfig::default()
     };
     let frames_dir = std::env::temp_dir().join(format!("deft-bench-frames-{}", std::process::id()));

@@ -2,7 +2,6 @@
 
 use std::time::{Duration, Instant};
 
-use deft_a11y::Accessibility;
 use deft_retry::{Report, Symptoms};
 use deft_types::{Action, Channel, Condition, Method};
 
@@ -16,7 +15,7 @@ use crate::ready::{Check, Stability};
 use crate::resolve::{Miss, Resolved};
 use crate::run::{Pending, Run};
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// `Act`: check actionability, read the state before, send the input.
     pub(crate) async fn on_act(&self, run: &mut Run<'_>, method: Method) -> Report {
         run.notes.push(None);

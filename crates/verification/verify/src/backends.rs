@@ -1,18 +1,17 @@
 //! The backends an executor drives: accessibility, input, window geometry, capture, OCR.
 
-use deft_a11y::Accessibility;
+use deft_a11y::AnyAccessibility;
 use deft_capture::Capture;
 use deft_input::{Input, WindowLocator};
 use deft_types::{Frame, Physical, Rect, TextMatch};
 
 /// The perception and actuation backends an [`crate::Executor`] carries its steps out with.
 ///
-/// Accessibility is a type parameter (its trait has async methods, so it is not object
-/// safe); the rest are trait objects, so the CLI and the tests can mix real backends and
-/// fakes freely.
-pub struct Backends<A: Accessibility> {
+/// Each is chosen at runtime ([`crate::Desktop`] picks them for a session), so the CLI and
+/// the tests can mix real backends and fakes freely.
+pub struct Backends {
     /// The accessibility backend: finding targets, reading state, actions, events.
-    pub a11y: A,
+    pub a11y: AnyAccessibility,
     /// Mouse and keyboard, in physical pixels.
     pub input: Box<dyn Input + Send>,
     /// The display server's window geometry, for each window's scale factor (logical

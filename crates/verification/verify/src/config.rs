@@ -33,8 +33,6 @@ pub struct ExecutorConfig {
     /// event arrives (events wake a read at once; this bounds how long a change that sends
     /// no event can go unseen). Not a fixed sleep: the watch ends at the first change.
     pub poll_max_ms: u64,
-    /// The X display the input and capture backends talk to (`:7`), `None` for the default.
-    pub display: Option<String>,
     /// When a popup that intercepts the input *before* it is sent may be dismissed
     /// automatically. Empty by default: a blocking popup is reported, never dismissed.
     pub dismiss_rules: Vec<DismissRule>,
@@ -59,7 +57,6 @@ impl Default for ExecutorConfig {
             policies: PolicySet::defaults(),
             actionability_timeout_ms: 10_000,
             poll_max_ms: 50,
-            display: None,
             dismiss_rules: Vec::new(),
             bus: None,
             relevance: RelevanceConfig::after_input(),

@@ -1,41 +1,302 @@
-//! Building an executor on the real desktop: AT-SPI, enigo, X11 window geometry, X11 capture.
+//! The desktop, wired in one place: which session this is, and the accessibility, input,
+//! window-geometry and capture backends for it.
+//!
+//! Everything above (the executor, the toolbelt, the faces) gets its backends from here and
+//! names none of them, so a platform is one more arm of [`Session`], not a change in six
+//! places. Today's arms: X11 (AT-SPI, enigo over XTest, X11 window geometry, X11 capture),
+//! and Wayland, where only accessibility is connected so far and an action is refused with
+//! what the compositor offers: never an input sent somewhere else.
 
-use deft_a11y::{AtSpi, AtSpiConfig};
-use deft_input::{EnigoConfig, EnigoInput, X11Windows};
+use deft_a11y::{A11yError, AnyAccessibility, AtSpi, AtSpiConfig};
+use deft_capture::{Capture, CaptureError};
+use deft_input::{EnigoConfig, EnigoInput, Input, InputError, WindowLocator, X11Windows};
+use deft_wayland::Registry;
 
 use crate::backends::{Backends, ScreenText};
 use crate::config::ExecutorConfig;
 use crate::error::VerifyError;
 use crate::executor::Executor;
 
-impl Executor<AtSpi> {
-    /// An executor on the desktop named by `config.display` (input, window geometry and
-    /// capture) and by `a11y` (the accessibility bus). Window geometry and capture are
-    /// optional signals: when they cannot be connected the executor works without them
-    /// (scale 1, no pixel signal); accessibility and input are required.
-    pub async fn connect(config: ExecutorConfig, a11y: AtSpiConfig) -> Result<Executor<AtSpi>, VerifyError> {
-        Executor::connect_with(config, a11y, None).await
+/// Which desktop to connect to. The defaults are the session's own (`DISPLAY`,
+/// `WAYLAND_DISPLAY`, `DBUS_SESSION_BUS_ADDRESS`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DesktopConfig {
+    /// The X display (`:7`); `None` for `DISPLAY`.
+    pub display: Option<String>,
+    /// The Wayland compositor's socket (a name under `XDG_RUNTIME_DIR`, or a path); `None`
+    /// for `WAYLAND_DISPLAY`. Asked only when no X display is named.
+    pub wayland_display: Option<String>,
+    /// The session bus that announces the accessibility bus; `None` for the session's own.
+    pub session_bus: Option<String>,
+    /// Accessible names of fields whose text is a secret like a password's: masked in
+    /// every read (deft-a11y reads them as one mask character per character).
+    pub secret_fields: Vec<String>,
+}
+
+/// What kind of session a [`DesktopConfig`] names, told by asking it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Session {
+    /// An X server (`DISPLAY`, or the display the config names).
+    X11 {
+        /// The display named; `None` for `DISPLAY`.
+        display: Option<String>,
+    },
+    /// A Wayland compositor and no X display: its registry, read from its socket.
+    Wayland(Registry),
+    /// A Wayland socket named that no compositor answers on, and no X display.
+    Unreachable {
+        /// What connecting to it said.
+        why: String,
+    },
+}
+
+impl Session {
+    /// Which session `config` names: X11 when an X display is named (in the config or
+    /// `DISPLAY`; an X server under a Wayland session, XWayland, reaches its X clients),
+    /// else the Wayland compositor `WAYLAND_DISPLAY` names, asked for its globals; else
+    /// X11 with no display, whose connection says what to do.
+    pub fn probe(config: &DesktopConfig) -> Session {
+        let x_named = config.display.is_some() || std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty());
+        let wayland = deft_wayland::socket_path(config.wayland_display.as_deref());
+        Session::detect(x_named, config.display.clone(), wayland)
+    }
+
+    /// [`Session::probe`] once the environment is read: whether an X display is named (and
+    /// which, when the config names it), and the Wayland socket, if any.
+    fn detect(x_named: bool, display: Option<String>, wayland: Option<std::path::PathBuf>) -> Session {
+        if x_named {
+            return Session::X11 { display };
+        }
+        let Some(socket) = wayland else {
+            return Session::X11 { display: None };
+        };
+        match deft_wayland::probe(&socket) {
+            Ok(registry) => Session::Wayland(registry),
+            Err(e) => Session::Unreachable { why: e.to_string() },
+        }
+    }
+
+    /// Why input cannot be sent in this session, or `None` when it can.
+    pub fn no_input(&self) -> Option<String> {
+        match self {
+            Session::X11 { .. } => None,
+            Session::Wayland(registry) => Some(wayland_refusal(registry)),
+            Session::Unreachable { why } => Some(format!(
+                "no display to act on: DISPLAY is not set, and {why}. Start a headless X server \
+                 (`Xvfb :99 &`, then `export DISPLAY=:99`) or run inside the desktop session"
+            )),
+        }
+    }
+}
+
+/// What a Wayland session offers and why Deft cannot act there yet, in a user's words.
+fn wayland_refusal(registry: &Registry) -> String {
+    let wanted = [
+        "zwlr_virtual_pointer_manager_v1",
+        "zwp_virtual_keyboard_manager_v1",
+        "zwlr_screencopy_manager_v1",
+        "org_kde_kwin_fake_input",
+    ];
+    let offered: Vec<&str> = wanted.iter().copied().filter(|w| registry.offers(w)).collect();
+    let offers = if offered.is_empty() {
+        "none of the input or capture protocols Deft knows".to_string()
+    } else {
+        offered.join(", ")
+    };
+    format!(
+        "this is a Wayland session ({}, at {}; it offers {offers}) with no X display, and Deft sends \
+         input and captures the screen over X11 only so far: reading and finding elements work here, \
+         actions and screenshots do not. Run the application under X11 (an Xvfb display, or XWayland: \
+         set DISPLAY and start the app with GDK_BACKEND=x11 or QT_QPA_PLATFORM=xcb)",
+        registry.compositor().name(),
+        registry.socket.display(),
+    )
+}
+
+/// The backends of one desktop, connected.
+pub struct Desktop {
+    session: Session,
+    a11y: AnyAccessibility,
+    input: Box<dyn Input + Send>,
+    windows: Option<Box<dyn WindowLocator + Send>>,
+    capture: Option<Box<dyn Capture + Send>>,
+}
+
+impl Desktop {
+    /// Connects every backend of the session `config` names. Accessibility and input are
+    /// required; window geometry and capture are signals the executor works without
+    /// (scale 1, no pixel signal) when they cannot be connected.
+    pub async fn connect(config: &DesktopConfig) -> Result<Desktop, VerifyError> {
+        Desktop::connect_in(Session::probe(config), config).await
+    }
+
+    /// [`Desktop::connect`] in a session already probed.
+    async fn connect_in(session: Session, config: &DesktopConfig) -> Result<Desktop, VerifyError> {
+        if let Some(why) = session.no_input() {
+            return Err(VerifyError::Backend { backend: "input", detail: why });
+        }
+        let a11y = Desktop::accessibility(config)
+            .await
+            .map_err(|e| VerifyError::Backend { backend: "accessibility", detail: e.to_string() })?;
+        let display = config.display.clone();
+        let input = EnigoInput::connect(&EnigoConfig { display: display.clone(), ..EnigoConfig::default() })
+            .map_err(|e| VerifyError::Backend { backend: "input", detail: e.to_string() })?;
+        let windows = Desktop::windows(config).ok();
+        let capture = Desktop::capture(config).ok();
+        Ok(Desktop { session, a11y, input: Box::new(input), windows, capture })
+    }
+
+    /// The accessibility backend alone (reading and finding need nothing else, and work on
+    /// every session).
+    pub async fn accessibility(config: &DesktopConfig) -> Result<AnyAccessibility, A11yError> {
+        let a11y = AtSpiConfig {
+            session_bus: config.session_bus.clone(),
+            // GTK 4's windows are placed on the display the input goes to.
+            display: config.display.clone(),
+            secret_fields: config.secret_fields.clone(),
+            ..AtSpiConfig::default()
+        };
+        Ok(AnyAccessibility::new(AtSpi::connect(a11y).await?))
+    }
+
+    /// The screen capture backend alone (a screenshot).
+    pub fn capture(config: &DesktopConfig) -> Result<Box<dyn Capture + Send>, CaptureError> {
+        if let Some(why) = Session::probe(config).no_input() {
+            return Err(CaptureError::NoDisplay { display: "this session".into(), why });
+        }
+        deft_capture::open_default(config.display.as_deref())
+    }
+
+    /// The window-geometry backend alone (to raise a covered window before a screenshot).
+    pub fn windows(config: &DesktopConfig) -> Result<Box<dyn WindowLocator + Send>, InputError> {
+        Ok(Box::new(X11Windows::connect(config.display.as_deref())?))
+    }
+
+    /// The session the backends were picked for.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The backends, for an executor (with `ocr` for text that is on screen only).
+    pub fn into_backends(self, ocr: Option<Box<dyn ScreenText>>) -> Backends {
+        Backends { a11y: self.a11y, input: self.input, windows: self.windows, capture: self.capture, ocr }
+    }
+}
+
+impl Executor {
+    /// An executor on the desktop `desktop` names.
+    pub async fn connect(config: ExecutorConfig, desktop: &DesktopConfig) -> Result<Executor, VerifyError> {
+        Executor::connect_with(config, desktop, None).await
     }
 
     /// [`Executor::connect`], with a recogniser for text that is on screen but not in the
     /// accessibility tree.
     pub async fn connect_with(
         config: ExecutorConfig,
-        a11y: AtSpiConfig,
+        desktop: &DesktopConfig,
         ocr: Option<Box<dyn ScreenText>>,
-    ) -> Result<Executor<AtSpi>, VerifyError> {
-        let display = config.display.clone();
-        // GTK 4's windows are placed on the display the input goes to, unless told otherwise.
-        let a11y = AtSpiConfig { display: a11y.display.or_else(|| display.clone()), ..a11y };
-        let a11y = AtSpi::connect(a11y)
-            .await
-            .map_err(|e| VerifyError::Backend { backend: "accessibility", detail: e.to_string() })?;
-        let input = EnigoInput::connect(&EnigoConfig { display: display.clone(), ..EnigoConfig::default() })
-            .map_err(|e| VerifyError::Backend { backend: "input", detail: e.to_string() })?;
-        let windows = X11Windows::connect(display.as_deref()).ok();
-        let capture = deft_capture::open_default(display.as_deref()).ok();
-        let backends =
-            Backends { a11y, input: Box::new(input), windows: windows.map(|w| Box::new(w) as _), capture, ocr };
+    ) -> Result<Executor, VerifyError> {
+        let backends = Desktop::connect(desktop).await?.into_backends(ocr);
         Executor::new(backends, config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::os::unix::net::UnixListener;
+
+    use super::*;
+
+    /// A compositor's socket that lists `globals` to one client (the registry's wire
+    /// format, played: the tests above the seam need a session, not a compositor).
+    fn compositor(globals: &'static [&'static str]) -> (tempdir::Dir, std::thread::JoinHandle<()>) {
+        let dir = tempdir::Dir::new();
+        let listener = UnixListener::bind(dir.path().join("wayland-test")).unwrap();
+        let serve = std::thread::spawn(move || {
+            let (mut client, _) = listener.accept().unwrap();
+            let mut asked = [0u8; 24];
+            client.read_exact(&mut asked).unwrap();
+            let message = |object: u32, opcode: u32, args: &[u8]| {
+                let mut m = object.to_ne_bytes().to_vec();
+                m.extend_from_slice(&(((8 + args.len() as u32) << 16) | opcode).to_ne_bytes());
+                m.extend_from_slice(args);
+                m
+            };
+            let mut out = Vec::new();
+            for (i, g) in globals.iter().enumerate() {
+                let mut args = (i as u32 + 1).to_ne_bytes().to_vec();
+                args.extend_from_slice(&(g.len() as u32 + 1).to_ne_bytes());
+                args.extend_from_slice(g.as_bytes());
+                args.resize(args.len() + ((g.len() + 1).div_ceil(4) * 4 - g.len()), 0);
+                args.extend_from_slice(&1u32.to_ne_bytes());
+                out.extend(message(2, 0, &args));
+            }
+            out.extend(message(3, 0, &0u32.to_ne_bytes()));
+            client.write_all(&out).unwrap();
+        });
+        (dir, serve)
+    }
+
+    mod tempdir {
+        /// A directory removed when dropped.
+        pub struct Dir(std::path::PathBuf);
+        impl Dir {
+            pub fn new() -> Dir {
+                static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+                let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let path = std::env::temp_dir().join(format!("deft-desktop-{}-{n}", std::process::id()));
+                std::fs::create_dir_all(&path).unwrap();
+                Dir(path)
+            }
+            pub fn path(&self) -> &std::path::Path {
+                &self.0
+            }
+        }
+        impl Drop for Dir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+    }
+
+    #[test]
+    fn a_wayland_session_without_an_input_backend_refuses_naming_what_it_offers() {
+        let (dir, serve) = compositor(&["wl_compositor", "zwlr_virtual_pointer_manager_v1", "zwlr_layer_shell_v1"]);
+        let session = Session::detect(false, None, Some(dir.path().join("wayland-test")));
+        serve.join().unwrap();
+        let Session::Wayland(registry) = &session else { panic!("{session:?}") };
+        assert!(registry.offers("zwlr_virtual_pointer_manager_v1"));
+        let why = session.no_input().expect("no input on Wayland yet");
+        assert!(why.contains("Wayland session (a wlroots compositor"), "{why}");
+        assert!(why.contains("it offers zwlr_virtual_pointer_manager_v1)"), "{why}");
+        assert!(why.contains("actions and screenshots do not"), "{why}");
+        assert!(why.contains("GDK_BACKEND=x11"), "{why}");
+    }
+
+    #[test]
+    fn an_x_display_wins_and_a_dead_wayland_socket_says_why() {
+        let x = Session::detect(true, Some(":7".into()), Some("/nonexistent/wayland-0".into()));
+        assert_eq!(x, Session::X11 { display: Some(":7".into()) });
+        assert_eq!(x.no_input(), None);
+        let dead = Session::detect(false, None, Some("/nonexistent/wayland-0".into()));
+        let why = dead.no_input().expect("nothing to act on");
+        assert!(why.contains("/nonexistent/wayland-0") && why.contains("Xvfb"), "{why}");
+        // Neither: X11 with no display, whose connection says what to do.
+        assert_eq!(Session::detect(false, None, None), Session::X11 { display: None });
+    }
+
+    #[tokio::test]
+    async fn connecting_on_a_wayland_session_sends_nothing_and_says_why() {
+        let (dir, serve) = compositor(&["wl_compositor", "gtk_shell1"]);
+        let session = Session::detect(false, None, Some(dir.path().join("wayland-test")));
+        let err = Desktop::connect_in(session, &DesktopConfig::default()).await.err().expect("refused");
+        serve.join().unwrap();
+        let text = err.to_string();
+        assert!(
+            text.starts_with("cannot connect the input backend: this is a Wayland session (GNOME's mutter"),
+            "{text}"
+        );
+        assert!(text.contains("none of the input or capture protocols Deft knows"), "{text}");
     }
 }

@@ -9,7 +9,7 @@ use deft_types::Blocking;
 
 use crate::executor::Executor;
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// `DismissBlocking`: dismiss a popup that intercepts the input before it is sent, when
     /// a configured rule names it (ordered only when the policy allows dismissing).
     pub(crate) async fn on_dismiss(&self, blocking: Option<&Blocking>) -> Report {

@@ -41,7 +41,7 @@ pub(crate) fn editable_texts(inside: &[Element]) -> Vec<ElementId> {
         .collect()
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// For a target that keeps its text inside it: clicks into it unless a text inside
     /// already holds the focus, and waits until one does. `None` for any other target
     /// (the caller focuses it as usual); words for the input's description otherwise.

@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use deft_a11y::{A11yError, Accessibility, Scope, SnapshotOptions};
+use deft_a11y::{A11yError, Accessibility, AnyAccessibility, Scope, SnapshotOptions};
 use deft_capture::Capture;
 use deft_input::{Input, WindowLocator};
 use deft_retry::ActionPolicy;
@@ -21,8 +21,8 @@ use crate::read::Reading;
 ///
 /// Needs a tokio runtime: the first action or wait subscribes to accessibility events on a
 /// background task, which is aborted when the executor is dropped.
-pub struct Executor<A: Accessibility> {
-    pub(crate) a11y: A,
+pub struct Executor {
+    pub(crate) a11y: AnyAccessibility,
     pub(crate) input: Mutex<Box<dyn Input + Send>>,
     pub(crate) windows: Option<Mutex<Box<dyn WindowLocator + Send>>>,
     pub(crate) capture: Option<Mutex<Box<dyn Capture + Send>>>,
@@ -64,14 +64,14 @@ pub(crate) fn lock<T: ?Sized>(m: &Mutex<Box<T>>) -> MutexGuard<'_, Box<T>> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// An executor over `backends`. Fails when a policy, with the overrides of `config`
     /// applied, is inconsistent (e.g. `--verify-delay` not shorter than `--timeout`).
     ///
     /// A popup that blocks the target *before* an input is dismissed automatically only
     /// when a [`crate::DismissRule`] names it; giving rules turns the policies'
     /// `blocked.auto_dismiss` on, and the rule then decides which popups and how.
-    pub fn new(backends: Backends<A>, config: ExecutorConfig) -> Result<Executor<A>, VerifyError> {
+    pub fn new(backends: Backends, config: ExecutorConfig) -> Result<Executor, VerifyError> {
         let mut policies = Vec::new();
         for kind in deft_retry::ALL_KINDS {
             let mut p = config
@@ -106,7 +106,7 @@ impl<A: Accessibility> Executor<A> {
     }
 
     /// The accessibility backend.
-    pub fn a11y(&self) -> &A {
+    pub fn a11y(&self) -> &AnyAccessibility {
         &self.a11y
     }
 

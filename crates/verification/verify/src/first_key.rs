@@ -81,7 +81,7 @@ fn is_text_field(field: &Element) -> bool {
     matches!(field.role.as_str(), "text" | "entry")
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// Types `text` as key events into `field` (as just read: it holds the keyboard focus,
     /// and [`first_key_tells`] said yes): its first key
     /// alone, watched, and the rest once it landed. Returns what was sent and whether the

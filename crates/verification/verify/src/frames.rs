@@ -13,7 +13,6 @@ mod recorder;
 #[cfg(test)]
 mod tests;
 
-use deft_a11y::Accessibility;
 use deft_capture::CaptureTarget;
 use deft_types::{Method, Physical, Rect, ScaleFactor};
 
@@ -24,7 +23,7 @@ use crate::executor::{Executor, lock};
 use crate::run::Run;
 pub use crate::shot::{FramePhase, FrameRecord, FrameShot, FrameSink};
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// Hands the sink a frame of the target's window, when a sink is configured, and keeps
     /// a `before` frame in the run. `method`: the input about to be sent (its click point is
     /// recorded for a pointer method).

@@ -50,7 +50,7 @@ pub(crate) enum Help {
     Nothing,
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// One step of help for a target that is not actionable for reason `why`.
     pub(crate) async fn help(&self, run: &Run<'_>, why: &Waiting, helped: &mut Helped) -> Help {
         let Some(target) = run.target.as_ref() else { return Help::Nothing };

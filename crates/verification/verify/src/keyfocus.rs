@@ -8,7 +8,6 @@
 
 use std::time::{Duration, Instant};
 
-use deft_a11y::Accessibility;
 use deft_input::WindowQuery;
 use deft_retry::{Report, Symptoms};
 
@@ -29,7 +28,7 @@ const ACTIVATE_WAIT: Duration = Duration::from_millis(600);
 /// How often the focus is read meanwhile (the display server sends no event we listen to).
 const POLL: Duration = Duration::from_millis(20);
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// Makes sure keys sent now reach `target`'s window. `Ok(Some(words))` when its window
     /// had to be activated first (for the outcome); `Ok(None)` when it had the focus, or
     /// when it cannot be told (no window list, the window not found by owner and title).

@@ -90,6 +90,7 @@ mod tests;
 
 pub use backends::{Backends, ScreenText, TextHit};
 pub use config::{ActionOptions, DismissRule, ExecutorConfig};
+pub use desktop::{Desktop, DesktopConfig, Session};
 pub use error::VerifyError;
 pub use event::VerifyEvent;
 pub use executor::Executor;

@@ -9,7 +9,7 @@ use deft_types::{Logical, Point};
 use crate::executor::{Executor, lock};
 use crate::resolve::Resolved;
 
-impl<A: deft_a11y::Accessibility> Executor<A> {
+impl Executor {
     /// The window of another process that the display server shows over the target's own
     /// window at `point` (popups above every managed window, then the window manager's
     /// stacking order). `None` when the target's window is on top there, or when it cannot

@@ -4,7 +4,6 @@
 //! a person's hand; the person then does not click, since clicking an open menu's title
 //! closes it. Deft clicked, and "the menu closed" passed for the click's effect.
 
-use deft_a11y::Accessibility;
 use deft_types::{Action, Element, State};
 
 use crate::executor::Executor;
@@ -30,7 +29,7 @@ pub(crate) fn worth_watching(action: &Action, target: Option<&Resolved>) -> bool
     plain && closed_menu
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// A read before the pointer approaches the target, when the target is a closed menu
     /// title (see [`worth_watching`]); `None` otherwise, or when the read fails.
     pub(crate) async fn before_approach(&self, run: &Run<'_>) -> Option<Reading> {

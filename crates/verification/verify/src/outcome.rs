@@ -1,6 +1,5 @@
 //! The outcome of an action: the engine's verdict plus what only the executor knows.
 
-use deft_a11y::Accessibility;
 use deft_retry::Verdict;
 use deft_types::{ActionKind, Attempt, AttemptResult, ErrorClass, Failure, FailureKind, Outcome};
 
@@ -32,7 +31,7 @@ fn failure_of(v: &Verdict, resolved: bool, miss: Option<&Miss>) -> Option<Failur
     }
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// The outcome of a finished action: the engine's verdict plus what only the executor knows.
     pub(crate) fn outcome(&self, run: Run<'_>, kind: ActionKind, v: Verdict) -> Outcome {
         let target_name = run.target.as_ref().map_or_else(

@@ -16,7 +16,7 @@ pub(crate) const NOT_ASKED: &str = "the application under the pointer did not as
 /// Room the text must leave before the field's edge for a click past its end (pixels).
 const ROOM_AFTER_TEXT: i32 = 6;
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// Pastes what `action` puts into the target with a middle click (see
     /// [`deft_input::Input::paste_at`]). A paste lands where the pointer is, so: into an
     /// empty field anywhere in it; after the text a `type` appends to only where that text

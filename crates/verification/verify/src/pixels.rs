@@ -9,7 +9,6 @@
 
 use std::time::Duration;
 
-use deft_a11y::Accessibility;
 use deft_capture::CaptureTarget;
 use deft_diff::{DiffOptions, NoiseMask};
 use deft_types::{Frame, Physical, Point, Rect, TextMatch};
@@ -41,7 +40,7 @@ pub(crate) fn area(point: Point<Physical>, window: Option<Rect<Physical>>) -> Re
     })
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// The topmost window holding `point`, in screen pixels: what an input there can
     /// change. `None` without a window backend.
     pub(crate) fn window_at(&self, point: Point<Physical>) -> Option<Rect<Physical>> {
@@ -107,7 +106,7 @@ fn grow(r: Rect<Physical>, by: u32) -> Rect<Physical> {
     Rect::new(r.x.saturating_sub(by as i32), r.y.saturating_sub(by as i32), r.w + 2 * by, r.h + 2 * by)
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// The whole screen before an input whose expectation may need OCR: what changed after
     /// it is where the expected text is looked for, and nowhere else.
     pub(crate) fn watch_screen(&self) -> Option<PixelWatch> {

@@ -33,7 +33,7 @@ pub(crate) enum OnScreen {
     CannotTell,
 }
 
-impl<A: deft_a11y::Accessibility> Executor<A> {
+impl Executor {
     /// Whether a popup is really shown at `point`, where the target (in a popup) is placed
     /// by accessibility, according to the display server's own list of popups.
     pub(crate) fn popup_on_screen(&self, target: &Resolved, pre: Option<&Reading>, point: Point<Logical>) -> OnScreen {
@@ -62,7 +62,7 @@ impl<A: deft_a11y::Accessibility> Executor<A> {
     }
 }
 
-impl<A: deft_a11y::Accessibility> Executor<A> {
+impl Executor {
     /// Where the display server shows popups that may be the target's application's (those
     /// that do not name their process may be), or `None` without its list.
     fn own_popups(&self, target: &Resolved) -> Option<Vec<Rect<Physical>>> {

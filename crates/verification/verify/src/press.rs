@@ -179,7 +179,7 @@ fn looks_pressed(before: &Frame, now: &Frame) -> bool {
     changed as f64 >= PRESSED_SHARE * before.pixels().len() as f64
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// Moves the pointer onto `at` ahead of the click and takes a first look at `region`,
     /// so that the actionability checks run while a hover highlight draws.
     pub(crate) fn hover_for_press(&self, at: Point<Physical>, region: Rect<Physical>) -> Option<Hover> {

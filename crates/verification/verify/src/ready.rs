@@ -127,7 +127,7 @@ struct Round {
     minimized: Option<String>,
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// Checks once whether `target` is actionable for `method`, refreshing its element.
     /// The reads it needs (the element, the modal check, the hit test, and `pre`, the state
     /// snapshot to compare with after the input) run concurrently: one round trip's time.

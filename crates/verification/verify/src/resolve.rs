@@ -196,7 +196,7 @@ impl Miss {
     }
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// One attempt at finding the target; the caller waits and retries while
     /// [`Miss::may_appear`]. Text a person sees is looked for on screen (OCR) only when
     /// `ocr` says so (see `resolve_waiting`).

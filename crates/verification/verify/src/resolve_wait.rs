@@ -2,7 +2,6 @@
 
 use std::time::{Duration, Instant};
 
-use deft_a11y::Accessibility;
 use deft_retry::{Report, Symptoms};
 use deft_types::{ActionKind, Channel, Evidence};
 
@@ -17,7 +16,7 @@ use crate::run::Run;
 /// the field went to the page.
 const OCR_GRACE: Duration = Duration::from_millis(1000);
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// Finds the target, waiting for it to appear up to the actionability timeout.
     pub(crate) async fn resolve_waiting(&self, run: &mut Run<'_>) {
         let Some(how) = run.how.clone() else { return };

@@ -1,6 +1,6 @@
 //! One action from start to outcome: resolve, then carry out the engine's steps.
 
-use deft_a11y::{Accessibility, Scope};
+use deft_a11y::Scope;
 use deft_retry::{ActionContext, Engine, Observation, Report, Step};
 use deft_types::{Action, ActionKind, Channel, Evidence, Outcome, Physical, Rect, Role, Target};
 
@@ -265,7 +265,7 @@ impl Run<'_> {
     }
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// Carry out `action` with per-action options (an expectation, idempotence).
     pub async fn perform_with(&self, action: &Action, options: &ActionOptions) -> Outcome {
         let op = self.op_id();

@@ -59,7 +59,7 @@ pub(crate) const KEY_ON_FOCUS: &str = "pressed Space with the keyboard focus on 
 /// Roles a person activates with the space bar once they have the keyboard focus.
 const SPACE_ACTIVATES: [&str; 4] = ["push_button", "toggle_button", "check_box", "radio_button"];
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// An activation (`click`, `activate`, `press`) of a shown control of an application
     /// whose accessibility actions run inside the call (GTK 3): sent as a pointer click
     /// instead, the way a person activates it. A modal dialog the action opens would

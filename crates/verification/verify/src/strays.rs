@@ -26,7 +26,7 @@ pub(crate) fn merge(known: &mut Vec<Stray>, seen: &[Stray]) {
     }
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// Sets each stray field back to its text from before the input; one line per field
     /// saying what was done.
     pub(crate) async fn put_back(&self, strays: &[Stray]) -> Vec<String> {

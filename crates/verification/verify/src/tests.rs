@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use deft_a11y::{
-    A11yError, Accessibility, AppInfo, EventFilter, EventStream, FakeAccessibility, Hit, Operation, Scope,
-    SnapshotOptions, Tree, TreeBuilder, element,
+    A11yError, Accessibility, AnyAccessibility, AppInfo, EventFilter, EventStream, FakeAccessibility, Hit, Operation,
+    Scope, SnapshotOptions, Tree, TreeBuilder, element,
 };
 use deft_bus::{Bus, BusConfig, Received};
 use deft_capture::{Capture, CaptureError, CaptureTarget, FakeCapture, Monitor};
@@ -199,7 +199,7 @@ impl Input for ClickInput {
 
 struct Fixture {
     text: Text,
-    exec: Executor<Shared>,
+    exec: Executor,
     ui: Arc<Ui>,
     rec: Arc<Mutex<RecordingInput>>,
 }
@@ -264,7 +264,7 @@ fn fixture_with(
     let text = Text::default();
     *ui.screen.lock().unwrap() = Some(shown.clone());
     let backends = Backends {
-        a11y: Shared(ui.clone()),
+        a11y: AnyAccessibility::new(Shared(ui.clone())),
         input: Box::new(ClickInput { rec: rec.clone(), ui: ui.clone() }),
         windows,
         capture: Some(Box::new(shown)),

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use deft_a11y::{Accessibility, Scope};
+use deft_a11y::Scope;
 use deft_types::{
     ActionKind, Attempt, AttemptResult, Channel, Condition, ErrorClass, Evidence, Failure, FailureKind, Method,
     Outcome, ScaleFactor, TextMatch,
@@ -17,7 +17,7 @@ use crate::wait_outcome::WaitOutcome;
 /// Least time between two OCR reads of the screen while waiting.
 const OCR_EVERY: Duration = Duration::from_millis(400);
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// Wait until `condition` holds or `timeout` passes.
     ///
     /// Each check reads the accessibility tree of the whole desktop (milliseconds); a check
@@ -150,7 +150,7 @@ impl<A: Accessibility> Executor<A> {
     }
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// The title of a top-level window the display server lists that meets `t`, if any.
     fn display_title(&self, t: &TextMatch) -> Option<String> {
         let locator = self.windows.as_ref()?;
@@ -177,7 +177,7 @@ fn app_present(tree: &deft_a11y::Tree, app: &TextMatch) -> bool {
     })
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// `wait` run as an action: its outcome, with the wait's evidence.
     pub(crate) async fn wait_as_action(&self, op: u64, clock: Clock, condition: &Condition, verify: bool) -> Outcome {
         let policy = self.policy(ActionKind::Wait);

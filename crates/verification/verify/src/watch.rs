@@ -95,7 +95,7 @@ impl Gathered {
     }
 }
 
-impl<A: Accessibility> Executor<A> {
+impl Executor {
     /// `Verify`: watch until the goal is seen, a popup blocks, or the deadline passes. The
     /// goal is taken whenever it shows; "no change" and a popup are answered only from
     /// `not_before_ms` on (the verify delay).

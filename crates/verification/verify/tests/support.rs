@@ -2,11 +2,11 @@
 
 use std::time::Duration;
 
-use deft_a11y::{AtSpi, AtSpiConfig, selector};
+use deft_a11y::selector;
 use deft_harness::Desktop;
 use deft_harness::fixture::{Event, FixtureApp, FixtureOptions};
 use deft_types::{Action, MouseButton, Outcome, Selector, Target};
-use deft_verify::{Executor, ExecutorConfig};
+use deft_verify::{DesktopConfig, Executor, ExecutorConfig};
 
 /// How long "nothing more happened" is watched for after an action.
 pub const QUIET: Duration = Duration::from_millis(700);
@@ -16,7 +16,7 @@ pub const WAIT: Duration = Duration::from_secs(10);
 /// One test's world. Fields drop in order: the executor (and its event task) before the
 /// runtime, the app before its desktop.
 pub struct World {
-    pub exec: Executor<AtSpi>,
+    pub exec: Executor,
     pub rt: tokio::runtime::Runtime,
     pub app: FixtureApp,
     /// Kept alive for the test's length: dropping it tears the desktop down.
@@ -41,8 +41,8 @@ pub fn desktop() -> Desktop {
     Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"))
 }
 
-pub fn config(desktop: &Desktop, verify: bool) -> ExecutorConfig {
-    ExecutorConfig { verify, display: Some(desktop.display().to_string()), ..ExecutorConfig::default() }
+pub fn config(_desktop: &Desktop, verify: bool) -> ExecutorConfig {
+    ExecutorConfig { verify, ..ExecutorConfig::default() }
 }
 
 /// A verifying executor's configuration for `desktop`.
@@ -50,9 +50,18 @@ pub fn config_for(desktop: &Desktop) -> ExecutorConfig {
     config(desktop, true)
 }
 
-pub fn connect(rt: &tokio::runtime::Runtime, desktop: &Desktop, config: ExecutorConfig) -> Executor<AtSpi> {
-    let a11y = AtSpiConfig { session_bus: Some(desktop.bus_address().to_string()), ..AtSpiConfig::default() };
-    rt.block_on(Executor::connect(config, a11y)).unwrap_or_else(|e| panic!("executor did not connect: {e}"))
+/// The test desktop, as the executor names a desktop.
+pub fn desktop_config(desktop: &Desktop) -> DesktopConfig {
+    DesktopConfig {
+        display: Some(desktop.display().to_string()),
+        session_bus: Some(desktop.bus_address().to_string()),
+        ..DesktopConfig::default()
+    }
+}
+
+pub fn connect(rt: &tokio::runtime::Runtime, desktop: &Desktop, config: ExecutorConfig) -> Executor {
+    rt.block_on(Executor::connect(config, &desktop_config(desktop)))
+        .unwrap_or_else(|e| panic!("executor did not connect: {e}"))
 }
 
 /// A desktop with the fixture app ready and a verifying executor on it.

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use deft_a11y::{FakeAccessibility, TreeBuilder, element};
+use deft_a11y::{AnyAccessibility, FakeAccessibility, TreeBuilder, element};
 use deft_capture::FakeCapture;
 use deft_input::RecordingInput;
 use deft_types::{Action, Element, MouseButton, Point, Rect, Selector, Target};
@@ -27,7 +27,8 @@ fn placed(id: &str, role: &str, name: &str, r: (i32, i32, u32, u32)) -> Element 
     e
 }
 
-fn executor(sink: Option<Arc<Collect>>) -> (Executor<FakeAccessibility>, Arc<Mutex<FakeCapture>>) {
+/// An executor over a fake desktop, the fake's accessibility (to change its tree) and its screen.
+fn executor(sink: Option<Arc<Collect>>) -> (Executor, Arc<FakeAccessibility>, Arc<Mutex<FakeCapture>>) {
     let mut b = TreeBuilder::new();
     let app = b.app(element("app", "application", "demo"));
     let main = b.child(app, placed("main", "frame", "Main", (0, 0, 400, 300)));
@@ -50,15 +51,16 @@ fn executor(sink: Option<Arc<Collect>>) -> (Executor<FakeAccessibility>, Arc<Mut
             "fake"
         }
     }
+    let a11y = Arc::new(FakeAccessibility::new(b.build()));
     let backends = Backends {
-        a11y: FakeAccessibility::new(b.build()),
+        a11y: AnyAccessibility::shared(Arc::clone(&a11y)),
         input: Box::new(RecordingInput::new(400, 300)),
         windows: None,
         capture: Some(Box::new(Shared(capture.clone()))),
         ocr: None,
     };
     let config = ExecutorConfig { frames: sink.map(|s| s as Arc<dyn FrameSink>), ..ExecutorConfig::default() };
-    (Executor::new(backends, config).unwrap(), capture)
+    (Executor::new(backends, config).unwrap(), a11y, capture)
 }
 
 fn click_go() -> Action {
@@ -69,7 +71,7 @@ fn click_go() -> Action {
 #[tokio::test]
 async fn before_and_after_with_the_click_point_and_the_password_painted_over() {
     let sink = Arc::new(Collect::default());
-    let (exec, _) = executor(Some(sink.clone()));
+    let (exec, _, _) = executor(Some(sink.clone()));
     let outcome = exec.perform(&click_go()).await;
     assert!(outcome.ok, "{outcome:#?}");
     let shots = sink.0.lock().unwrap();
@@ -88,7 +90,7 @@ async fn before_and_after_with_the_click_point_and_the_password_painted_over() {
 
 #[tokio::test]
 async fn without_a_sink_nothing_is_captured() {
-    let (exec, capture) = executor(None);
+    let (exec, _, capture) = executor(None);
     assert!(exec.perform(&click_go()).await.ok);
     assert_eq!(capture.lock().unwrap().captures(), 0);
 }
@@ -98,13 +100,12 @@ async fn the_after_frame_of_a_seen_effect_waits_for_the_repaint() {
     // Accessibility reports the effect before the toolkit repaints: an after frame taken at
     // once would show the old screen beside "verified".
     let sink = Arc::new(Collect::default());
-    let (exec, capture) = executor(Some(sink.clone()));
+    let (exec, a11y, capture) = executor(Some(sink.clone()));
     let exec = Arc::new(exec);
     // The app: once it gets the action, its tree says so at once, its pixels 150 ms later.
     let app = {
-        let exec = exec.clone();
         tokio::spawn(async move {
-            while exec.a11y().performed().is_empty() {
+            while a11y.performed().is_empty() {
                 tokio::time::sleep(std::time::Duration::from_millis(2)).await;
             }
             let mut b = TreeBuilder::new();
@@ -112,7 +113,7 @@ async fn the_after_frame_of_a_seen_effect_waits_for_the_repaint() {
             let main = b.child(app, placed("main", "frame", "Main", (0, 0, 400, 300)));
             b.child(main, placed("go", "push_button", "Gone", (10, 10, 80, 30)));
             b.child(main, placed("pw", "password_text", "Password", (100, 60, 120, 24)));
-            exec.a11y().set_tree(b.build());
+            a11y.set_tree(b.build());
             tokio::time::sleep(std::time::Duration::from_millis(150)).await;
             let grey = deft_types::Frame::new(400, 300, vec![128; 400 * 300 * 4], Point::new(0, 0)).unwrap();
             capture.lock().unwrap().set_screen(grey);

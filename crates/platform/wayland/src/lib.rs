@@ -1,0 +1,15 @@
+//! Deft's Wayland platform code.
+//!
+//! Today: [`probe`], which connects to a Wayland compositor's socket, asks its registry for
+//! every global it offers (one `wl_display.get_registry`, then a `wl_display.sync` to know
+//! the list is complete) and names the compositor from what it offers, never from
+//! environment variables alone (a `WAYLAND_DISPLAY` left over from another session names a
+//! socket, not a compositor). The wire protocol is a few fixed messages, so this speaks it
+//! directly over the Unix socket instead of linking libwayland.
+//!
+//! **Architecture invariant:** knows nothing of accessibility, capture or input; it says what
+//! a session offers, and the desktop wiring above picks backends from that.
+
+mod registry;
+
+pub use registry::{Compositor, Global, ProbeError, Registry, probe, socket_path};
