@@ -57,7 +57,7 @@ PASS_ENV = (
 )
 TOOLS = [
     "click", "type", "fill", "set_value", "action", "key", "scroll", "wait_for", "read", "find", "screenshot", "ocr",
-    "run_task",
+    "doctor", "run_task",
 ]
 ACTS = TOOLS[:7] + ["run_task"]
 AMBIGUOUS_GOAL = 'Type "Ada" into Name, then press Submit.'

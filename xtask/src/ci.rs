@@ -27,6 +27,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     })?;
     step("layers", &|| crate::layers::run(&[]))?;
     step("tidy", &|| crate::tidy::run(&[]))?;
+    step("windows", &|| crate::windows::run(&[]))?;
     // Advisories need the internet, which CI machines do not have; see deny.toml.
     step("deny", &|| run_step("cargo", &["deny", "--locked", "check", "bans", "licenses", "sources"]))?;
     // --no-fail-fast: one failing test binary must not hide how the others did.

@@ -15,6 +15,7 @@ mod setup;
 mod test_fast;
 mod tidy;
 mod unseen;
+mod windows;
 
 use std::process::ExitCode;
 
@@ -23,7 +24,7 @@ usage: cargo xtask <command> [args]
 
 commands:
   setup              install the system packages and tools Deft needs (as root on Debian/Ubuntu)
-  ci                 the test command: setup, fmt, clippy, layering, cargo-deny, all tests
+  ci                 the test command: setup, fmt, clippy, layering, Windows check, cargo-deny, all tests
   desktop -- CMD...  run CMD on a fresh headless desktop (Xvfb, D-Bus, AT-SPI, openbox)
   layers             check that no crate depends on a crate of a higher layer
   fixtures [--check] render the OCR fixture screens (tests/fixtures/screens), or check they are fresh
@@ -31,6 +32,7 @@ commands:
   demo               a verified multi-step task through agent-cli on the faulty fixture app
   test --no-desktop  the tests that need no display, accessibility bus or root (a few minutes)
   tidy               the house rules of STYLE.md on every Rust file (also run by ci)
+  windows            check that the platform-neutral crates and the seams compile for Windows (also run by ci)
 ";
 
 fn main() -> ExitCode {
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
         "demo" => demo::run(rest),
         "test" => test_fast::run(rest),
         "tidy" => tidy::run(rest),
+        "windows" => windows::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

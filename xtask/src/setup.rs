@@ -13,7 +13,26 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     ensure_packages()?;
     ensure_pip_packages()?;
     ensure_npm_packages()?;
+    ensure_rust_target(crate::windows::TARGET)?;
     ensure_cargo_deny()
+}
+
+/// Install the standard library of `target` with rustup, for `cargo xtask windows`.
+fn ensure_rust_target(target: &str) -> anyhow::Result<()> {
+    let listed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .context("could not run rustup, which installs the Windows target's standard library")?;
+    if String::from_utf8_lossy(&listed.stdout).lines().any(|l| l.trim() == target) {
+        println!("setup: the {target} standard library is present");
+        return Ok(());
+    }
+    println!("setup: installing the {target} standard library (rustup)");
+    let status = Command::new("rustup").args(["target", "add", target]).status().context("could not run rustup")?;
+    if !status.success() {
+        bail!("`rustup target add {target}` failed ({status})");
+    }
+    Ok(())
 }
 
 /// Install the Python packages the tests need (`system::PIP`) with pip into their own

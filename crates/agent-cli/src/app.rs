@@ -127,6 +127,7 @@ fn dispatch(cli: &Cli, config: &Config, out: &Out) -> Result<Exit, CliError> {
         Verb::Find(a) => observe(calls::find(a)?, None),
         Verb::Screenshot(a) => observe(calls::screenshot(a), Some(&a.output)),
         Verb::Ocr(a) => observe(calls::ocr(a), None),
+        Verb::Doctor => observe(deft_toolbelt::ToolCall::Doctor(deft_toolbelt::DoctorParams {}), None),
         Verb::Tools(a) => tools(out, a.tool.as_deref()),
         Verb::Mcp(_) => crate::mcp::serve(config),
         Verb::Run(a) => runtime()?.block_on(crate::run::run(out, config, a)),

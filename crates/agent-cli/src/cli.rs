@@ -138,6 +138,8 @@ pub enum Verb {
     Screenshot(ScreenshotArgs),
     /// Recognise the text on the screen, a window or a region (lines with their boxes)
     Ocr(OcrArgs),
+    /// What this desktop lets Deft do (session, input, capture, accessibility, each app), and how to fix each gap
+    Doctor,
     /// List the tools (the verbs) with their parameters' JSON Schema, as agents see them
     Tools(ToolsArgs),
     /// Serve the tools over MCP on stdin/stdout, for Claude Desktop, Claude Code, Cursor and other agents

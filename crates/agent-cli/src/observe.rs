@@ -50,6 +50,13 @@ pub async fn observe_verb(
             let doc = observe::ocr(&area, find.as_ref(), &LazyOcr::default(), &desktop, &secrets)?;
             out.print(&doc, |st| ocr_human(&doc, st))?;
         }
+        Request::Doctor => {
+            let doc = observe::doctor(&desktop).await;
+            out.print(&doc, |_| doc.text())?;
+            if !doc.all_ok() {
+                return Ok(Exit::Environment);
+            }
+        }
         Request::Act { .. } | Request::Wait { .. } => {
             return Err(CliError::new(Exit::Failed, "not an observation".to_string()));
         }

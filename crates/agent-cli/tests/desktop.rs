@@ -312,3 +312,62 @@ fn same_outcome_through_cli_and_toolbelt() {
     assert_eq!(via_api["failure"]["kind"], "not_found");
     assert_eq!(via_api["failure"]["candidates"][0]["name"], "Submit order", "{via_api:#}");
 }
+
+#[test]
+fn doctor_names_each_part_each_app_with_its_toolkit_and_the_fix_for_an_app_off_the_bus() {
+    // Two fixture apps: one on the accessibility bus, one with GTK's bridge off, which shows
+    // a window Deft can only see the pixels of. Judged against the apps' own pids.
+    let (desktop, on_bus) = start();
+    let opts = FixtureOptions { env: vec![("NO_AT_BRIDGE".into(), "1".into())], ..FixtureOptions::default() };
+    let off_bus = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    let r = cli(&desktop, &["doctor", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    let parts: Vec<(&str, bool)> = v["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["part"].as_str().unwrap(), p["ok"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(
+        parts,
+        [("session", true), ("input", true), ("capture", true), ("window geometry", true), ("accessibility bus", true)],
+        "{r:#?}"
+    );
+    let app_of = |pid: u32| {
+        v["applications"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["pid"] == pid)
+            .cloned()
+            .unwrap_or_else(|| panic!("{pid} not listed: {r:#?}"))
+    };
+    let readable = app_of(on_bus.pid());
+    assert_eq!(readable["readable"], true, "{readable}");
+    assert_eq!(readable["toolkit"].as_str().map(str::to_lowercase).as_deref(), Some("gtk"), "{readable}");
+    let blind = app_of(off_bus.pid());
+    assert_eq!(blind["readable"], false, "{blind}");
+    assert!(blind["problem"].as_str().unwrap().contains("not on the accessibility bus"), "{blind}");
+    assert!(blind["fix"].as_str().unwrap().contains("QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1"), "{blind}");
+    // The people's form says the same in lines.
+    let human = cli(&desktop, &["doctor"]);
+    human.expect_code(0);
+    assert!(human.stdout.contains("accessibility bus  ok"), "{human:#?}");
+    // It only looked: both apps still answer.
+    on_bus.check_alive(&desktop, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
+    off_bus.check_running().unwrap_or_else(|e| panic!("{e}"));
+
+    // A display that does not exist: the session fails, once, with the fix, and exit 7.
+    let mut cmd = desktop.command(BIN);
+    isolate(&mut cmd, &scratch("desktop-home"));
+    cmd.env("DISPLAY", ":4242").args(["doctor", "--json"]);
+    let bad = run(cmd);
+    bad.expect_code(7);
+    let v = bad.json();
+    assert_eq!(v["parts"][0]["part"], "session");
+    assert_eq!(v["parts"][0]["ok"], false, "{bad:#?}");
+    assert!(v["parts"][0]["detail"].as_str().unwrap().contains(":4242, which does not answer"), "{bad:#?}");
+    assert!(v["parts"][0]["fix"].as_str().unwrap().contains("Xvfb"), "{bad:#?}");
+    assert_eq!(v["parts"][1]["detail"], "not on this session (see the session's line)", "{bad:#?}");
+}

@@ -177,6 +177,7 @@ impl Toolbelt {
                 let secrets = Secrets::read(a11y).await;
                 ToolOutput::Ocr(observe::ocr(&area, find.as_ref(), &self.ocr, desktop, &secrets)?)
             }
+            Request::Doctor => ToolOutput::Doctor(observe::doctor(desktop).await),
         })
     }
 

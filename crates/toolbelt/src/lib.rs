@@ -45,8 +45,8 @@ pub use belt::{BeltSettings, Toolbelt};
 // What a face needs of the executor to configure it and follow it, so that faces reach the
 // executor only through the toolbelt (`cargo xtask layers` checks it).
 pub use deft_verify::{
-    DesktopConfig, ExecutorConfig, FramePhase, FrameRecord, FrameRecorder, FrameShot, FrameSink, FramesSummary,
-    Session, VerifyEvent,
+    AppCheck, DesktopConfig, Diagnosis, ExecutorConfig, FramePhase, FrameRecord, FrameRecorder, FrameShot, FrameSink,
+    FramesSummary, PartCheck, Session, VerifyEvent,
 };
 pub use error::{ToolError, ToolErrorKind};
 pub use outline::{Outline, OutlineStyle, RefStyle, element_line, outline};
@@ -54,8 +54,9 @@ pub use output::{
     ActionReport, FindMatch, FindReport, OcrLine, OcrReport, ReadReport, Shot, ToolOutput, TreeNode, WaitReport,
 };
 pub use params::{
-    ActionParams, AreaParams, Button, ClickParams, Direction, FillParams, FindParams, KeyParams, MatchMode, OcrParams,
-    ReadParams, ScreenshotParams, ScrollParams, SetValueParams, TargetParams, TypeParams, VerifyParams, WaitParams,
+    ActionParams, AreaParams, Button, ClickParams, Direction, DoctorParams, FillParams, FindParams, KeyParams,
+    MatchMode, OcrParams, ReadParams, ScreenshotParams, ScrollParams, SetValueParams, TargetParams, TypeParams,
+    VerifyParams, WaitParams,
 };
 pub use plan::{Plan, RefUse, Request, ToolCall, describe_target, only_scope};
 pub use refs::Refs;

@@ -22,6 +22,12 @@ pub async fn accessibility(desktop: &DesktopConfig) -> Result<AnyAccessibility, 
     Ok(Desktop::accessibility(desktop).await?)
 }
 
+/// `doctor`: what `desktop` lets Deft do, part by part, with the fix for each gap. Needs
+/// no executor: it is what a user runs when the executor cannot connect.
+pub async fn doctor(desktop: &DesktopConfig) -> deft_verify::Diagnosis {
+    Desktop::diagnose(desktop).await
+}
+
 /// `read`: the tree of everything, an app, a window, or one element's subtree.
 pub async fn read<A: Accessibility>(
     a11y: &A,

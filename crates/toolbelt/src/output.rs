@@ -27,6 +27,8 @@ pub enum ToolOutput {
     Screenshot(Shot),
     /// Text on screen.
     Ocr(OcrReport),
+    /// What the desktop lets Deft do.
+    Doctor(deft_verify::Diagnosis),
 }
 
 /// An action's outcome, and what changed in its window since the session last looked.

@@ -294,6 +294,10 @@ pub struct ScreenshotParams {
     pub area: AreaParams,
 }
 
+/// `doctor`: no parameters; it diagnoses the session it runs in.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+pub struct DoctorParams {}
+
 /// `ocr`.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 pub struct OcrParams {

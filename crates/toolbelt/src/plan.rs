@@ -15,8 +15,9 @@ use serde_json::Value;
 use crate::area::Area;
 use crate::error::ToolError;
 use crate::params::{
-    ActionParams, Button, ClickParams, Direction, FillParams, FindParams, KeyParams, MatchMode, OcrParams, ReadParams,
-    ScreenshotParams, ScrollParams, SetValueParams, TargetParams, TypeParams, VerifyParams, WaitParams,
+    ActionParams, Button, ClickParams, Direction, DoctorParams, FillParams, FindParams, KeyParams, MatchMode,
+    OcrParams, ReadParams, ScreenshotParams, ScrollParams, SetValueParams, TargetParams, TypeParams, VerifyParams,
+    WaitParams,
 };
 use crate::refs::Refs;
 use crate::spec::{ToolName, spec};
@@ -49,6 +50,8 @@ pub enum ToolCall {
     Screenshot(ScreenshotParams),
     /// `ocr`
     Ocr(OcrParams),
+    /// `doctor`
+    Doctor(DoctorParams),
 }
 
 /// A ref a call aims at, to be checked against the live tree before it is used.
@@ -111,6 +114,8 @@ pub enum Request {
         /// Only where this text is.
         find: Option<TextMatch>,
     },
+    /// What the desktop lets Deft do.
+    Doctor,
 }
 
 /// A planned call: the request, its target in words, and the refs it aims at.
@@ -160,6 +165,7 @@ impl ToolCall {
             ToolName::Find => ToolCall::Find(typed(tool, args)?),
             ToolName::Screenshot => ToolCall::Screenshot(typed(tool, args)?),
             ToolName::Ocr => ToolCall::Ocr(typed(tool, args)?),
+            ToolName::Doctor => ToolCall::Doctor(typed(tool, args)?),
         })
     }
 
@@ -178,6 +184,7 @@ impl ToolCall {
             ToolCall::Find(_) => ToolName::Find,
             ToolCall::Screenshot(_) => ToolName::Screenshot,
             ToolCall::Ocr(_) => ToolName::Ocr,
+            ToolCall::Doctor(_) => ToolName::Doctor,
         }
     }
 
@@ -382,6 +389,7 @@ impl Planner<'_> {
                 let asked = area.words();
                 (Request::Ocr { area, find }, asked)
             }
+            ToolCall::Doctor(_) => (Request::Doctor, "the desktop".to_string()),
         })
     }
 

@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use crate::output::{ActionReport, FindReport, OcrReport, ReadReport, Shot, WaitReport};
 use crate::params::{
-    ActionParams, ClickParams, FillParams, FindParams, KeyParams, OcrParams, ReadParams, ScreenshotParams,
-    ScrollParams, SetValueParams, TypeParams, WaitParams,
+    ActionParams, ClickParams, DoctorParams, FillParams, FindParams, KeyParams, OcrParams, ReadParams,
+    ScreenshotParams, ScrollParams, SetValueParams, TypeParams, WaitParams,
 };
 
 /// A tool, by name.
@@ -39,11 +39,13 @@ pub enum ToolName {
     Screenshot,
     /// The text on the screen.
     Ocr,
+    /// What this desktop lets Deft do.
+    Doctor,
 }
 
 impl ToolName {
     /// Every tool, in the order faces list them.
-    pub const ALL: [ToolName; 12] = [
+    pub const ALL: [ToolName; 13] = [
         ToolName::Click,
         ToolName::Type,
         ToolName::Fill,
@@ -56,6 +58,7 @@ impl ToolName {
         ToolName::Find,
         ToolName::Screenshot,
         ToolName::Ocr,
+        ToolName::Doctor,
     ];
 
     /// The tool's name in tool calls.
@@ -73,6 +76,7 @@ impl ToolName {
             ToolName::Find => "find",
             ToolName::Screenshot => "screenshot",
             ToolName::Ocr => "ocr",
+            ToolName::Doctor => "doctor",
         }
     }
 
@@ -150,6 +154,12 @@ pub fn schema_of<T: JsonSchema>() -> Value {
     }
     simplify(&mut v);
     portable(&mut v);
+    // A tool without parameters still lists none: some providers require `properties`.
+    if let Some(o) = v.as_object_mut()
+        && o.get("type").and_then(Value::as_str) == Some("object")
+    {
+        o.entry("properties").or_insert_with(|| Value::Object(Default::default()));
+    }
     v
 }
 
@@ -331,6 +341,12 @@ pub fn spec(name: ToolName) -> ToolSpec {
             schema_of::<OcrParams>(),
             looks,
         ),
+        ToolName::Doctor => (
+            "Diagnose the desktop",
+            "What this desktop lets Deft do: the session (X11 or Wayland), input, capture, window geometry, the accessibility bus and each application with its toolkit, with what to do about each gap.",
+            schema_of::<DoctorParams>(),
+            looks,
+        ),
     };
     let output_schema = match name {
         ToolName::Click
@@ -345,6 +361,7 @@ pub fn spec(name: ToolName) -> ToolSpec {
         ToolName::Find => output_schema_of::<FindReport>(),
         ToolName::Screenshot => output_schema_of::<Shot>(),
         ToolName::Ocr => output_schema_of::<OcrReport>(),
+        ToolName::Doctor => output_schema_of::<deft_verify::Diagnosis>(),
     };
     ToolSpec { name, description, title, input_schema, output_schema, annotations }
 }

@@ -20,6 +20,7 @@ pub fn of_output(out: &ToolOutput) -> CallToolResult {
         ToolOutput::Find(f) => structured(find_text(f), f, false),
         ToolOutput::Screenshot(s) => screenshot(s),
         ToolOutput::Ocr(o) => structured(ocr_text(o), o, false),
+        ToolOutput::Doctor(d) => structured(d.text(), d, false),
     }
 }
 

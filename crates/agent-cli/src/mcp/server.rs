@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex as StdMutex, PoisonError};
 use std::time::Duration;
 
 use deft_bus::{Bus, BusConfig};
-use deft_toolbelt::{AsParams, BeltSettings, Plan, Request, ToolCall, ToolError, ToolName, Toolbelt};
+use deft_toolbelt::{AsParams, BeltSettings, Plan, Request, ToolCall, ToolError, ToolName, ToolOutput, Toolbelt};
 use deft_toolbelt::{DesktopConfig, ExecutorConfig, VerifyEvent};
 use deft_types::ActionKind;
 use rmcp::model::{
@@ -112,6 +112,15 @@ impl State {
         let cancelled = self.cancellation(cancelled);
         tokio::pin!(cancelled);
         let name = call.name();
+        if name == ToolName::Doctor {
+            // Without the toolbelt: the diagnosis is what a client asks for when the
+            // toolbelt cannot connect. It only reads; dropping it on cancel is safe.
+            let desktop = DesktopConfig { secret_fields: self.mask_fields.clone(), ..DesktopConfig::default() };
+            return tokio::select! {
+                d = deft_toolbelt::observe::doctor(&desktop) => results::of_output(&ToolOutput::Doctor(d)),
+                () = &mut cancelled => results::cancelled(),
+            };
+        }
         let belt = match self.belt().await {
             Ok(b) => b,
             Err(e) => return results::of_error(&e),

@@ -569,5 +569,6 @@ fn tool_args(tc: &ToolCall) -> Option<Value> {
         ToolCall::Find(p) => serde_json::to_value(p).ok(),
         ToolCall::Screenshot(p) => serde_json::to_value(p).ok(),
         ToolCall::Ocr(p) => serde_json::to_value(p).ok(),
+        ToolCall::Doctor(p) => serde_json::to_value(p).ok(),
     }
 }

@@ -186,6 +186,11 @@ pub fn output(call_words: &str, out: &ToolOutput) -> Rendered {
             let brief = format!("{call_words} → {} OCR line(s)", o.lines.len());
             Rendered { full: format!("{head}{}", untrusted(&text)), brief, is_error: false, ok: None }
         }
+        ToolOutput::Doctor(d) => {
+            let full = format!("status: diagnosis of the desktop\n{}", untrusted(&d.text()));
+            let brief = format!("{call_words} → diagnosis ({})", if d.all_ok() { "all parts ok" } else { "gaps" });
+            Rendered { full, brief, is_error: false, ok: None }
+        }
     }
 }
 

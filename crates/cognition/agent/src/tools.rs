@@ -105,10 +105,12 @@ fn extensions(inline_confidence: bool) -> Vec<(&'static str, Value)> {
 }
 
 /// Every tool the model is offered: the toolbelt's specs (acting ones with the agent's
-/// extra parameters), then the agent-only tools.
+/// extra parameters), then the agent-only tools. Not `doctor`: the agent runs on a
+/// desktop it already connected to, and every definition costs tokens on every request.
 pub fn tool_defs(inline_confidence: bool) -> Vec<ToolDef> {
     let mut defs: Vec<ToolDef> = specs()
         .into_iter()
+        .filter(|s| offered(s.name))
         .map(|s| {
             let mut parameters = s.input_schema;
             if s.name.acts()
@@ -125,9 +127,19 @@ pub fn tool_defs(inline_confidence: bool) -> Vec<ToolDef> {
     defs
 }
 
+/// Whether the model is offered the toolbelt's tool `name`.
+fn offered(name: ToolName) -> bool {
+    name != ToolName::Doctor
+}
+
 /// Every tool name the model may call, for messages about an unknown one.
 pub fn all_names() -> Vec<&'static str> {
-    ToolName::ALL.iter().map(|t| t.as_str()).chain(AgentTool::ALL.iter().map(|t| t.as_str())).collect()
+    ToolName::ALL
+        .iter()
+        .filter(|t| offered(**t))
+        .map(|t| t.as_str())
+        .chain(AgentTool::ALL.iter().map(|t| t.as_str()))
+        .collect()
 }
 
 /// The agent's own parameters of an acting call, taken out of its arguments so that the

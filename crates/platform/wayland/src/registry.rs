@@ -1,7 +1,6 @@
 //! The compositor's registry, read once over the Wayland wire protocol.
 
 use std::io::{Read, Write};
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -54,12 +53,26 @@ impl Registry {
         self.globals.iter().any(|g| g.interface == interface)
     }
 
-    /// The compositor family, from the globals only it offers.
+    /// The compositor family, from the globals only it offers. Families borrow each
+    /// other's protocols (sway offers KDE's `org_kde_kwin_idle` and server decorations,
+    /// KWin offers wlroots' layer shell and data control), so each is told by protocols
+    /// that are its own: KWin's fake input and Plasma's shell, wlroots' virtual pointer
+    /// and screencopy, mutter's `gtk_shell1` (checked last: phoc, a wlroots compositor,
+    /// offers it too).
     pub fn compositor(&self) -> Compositor {
-        let any = |prefix: &str| self.globals.iter().any(|g| g.interface.starts_with(prefix));
-        if any("org_kde_") {
+        let any = |names: &[&str]| names.iter().any(|n| self.offers(n));
+        if any(&[
+            "org_kde_kwin_fake_input",
+            "org_kde_plasma_shell",
+            "kde_output_device_v2",
+            "org_kde_plasma_window_management",
+        ]) {
             Compositor::KWin
-        } else if any("zwlr_") {
+        } else if any(&[
+            "zwlr_virtual_pointer_manager_v1",
+            "zwlr_screencopy_manager_v1",
+            "zwlr_export_dmabuf_manager_v1",
+        ]) {
             Compositor::Wlroots
         } else if self.offers("gtk_shell1") {
             Compositor::Mutter
@@ -124,7 +137,9 @@ pub fn socket_path(display: Option<&str>) -> Option<PathBuf> {
 const PROBE_TIME: Duration = Duration::from_secs(2);
 
 /// Reads the registry of the compositor at `socket`.
+#[cfg(unix)]
 pub fn probe(socket: &Path) -> Result<Registry, ProbeError> {
+    use std::os::unix::net::UnixStream;
     let mut stream =
         UnixStream::connect(socket).map_err(|error| ProbeError::Connect { socket: socket.to_path_buf(), error })?;
     let protocol = |detail: String| ProbeError::Protocol { socket: socket.to_path_buf(), detail };
@@ -132,6 +147,13 @@ pub fn probe(socket: &Path) -> Result<Registry, ProbeError> {
     stream.set_write_timeout(Some(PROBE_TIME)).map_err(|e| protocol(e.to_string()))?;
     let globals = list_globals(&mut stream).map_err(protocol)?;
     Ok(Registry { socket: socket.to_path_buf(), globals })
+}
+
+/// Wayland sockets are Unix sockets: elsewhere there is no compositor to read.
+#[cfg(not(unix))]
+pub fn probe(socket: &Path) -> Result<Registry, ProbeError> {
+    let error = std::io::Error::new(std::io::ErrorKind::Unsupported, "Wayland runs on Unix systems only");
+    Err(ProbeError::Connect { socket: socket.to_path_buf(), error })
 }
 
 /// Object ids this client allocates: the display is 1 by the protocol.
@@ -277,8 +299,29 @@ mod tests {
         assert!(sway.offers("xdg_wm_base"));
         assert!(!sway.offers("gtk_shell1"));
         assert_eq!(registry(&[("wl_compositor", 6), ("gtk_shell1", 5)]).compositor(), Compositor::Mutter);
-        assert_eq!(registry(&[("org_kde_kwin_fake_input", 4), ("gtk_shell1", 5)]).compositor(), Compositor::KWin);
+        assert_eq!(
+            registry(&[("org_kde_kwin_fake_input", 4), ("zwlr_layer_shell_v1", 4)]).compositor(),
+            Compositor::KWin
+        );
         assert_eq!(registry(&[("wl_compositor", 6)]).compositor(), Compositor::Other);
+    }
+
+    /// Every global sway 1.7 (Debian 12) listed on a headless output: it borrows KDE's
+    /// idle and server-decoration protocols, and is still wlroots.
+    #[test]
+    fn sway_is_wlroots_though_it_offers_kde_protocols() {
+        let listed = "wl_shm wl_compositor wl_subcompositor wl_data_device_manager zwlr_gamma_control_manager_v1 \
+            zxdg_output_manager_v1 org_kde_kwin_idle zwp_idle_inhibit_manager_v1 zwlr_layer_shell_v1 xdg_wm_base \
+            zwp_tablet_manager_v2 org_kde_kwin_server_decoration_manager zxdg_decoration_manager_v1 \
+            zwp_relative_pointer_manager_v1 zwp_pointer_constraints_v1 wp_presentation zwlr_output_manager_v1 \
+            zwlr_output_power_manager_v1 zwp_input_method_manager_v2 zwp_text_input_manager_v3 \
+            zwlr_foreign_toplevel_manager_v1 zwlr_export_dmabuf_manager_v1 zwlr_screencopy_manager_v1 \
+            zwlr_data_control_manager_v1 zwp_primary_selection_device_manager_v1 wp_viewporter zxdg_exporter_v1 \
+            zxdg_importer_v1 zxdg_exporter_v2 zxdg_importer_v2 xdg_activation_v1 zwp_virtual_keyboard_manager_v1 \
+            zwlr_virtual_pointer_manager_v1 zwlr_input_inhibit_manager_v1 zwp_keyboard_shortcuts_inhibit_manager_v1 \
+            wl_seat zwp_pointer_gestures_v1 wl_output";
+        let globals: Vec<(&str, u32)> = listed.split_whitespace().map(|g| (g, 1)).collect();
+        assert_eq!(registry(&globals).compositor(), Compositor::Wlroots);
     }
 
     #[test]

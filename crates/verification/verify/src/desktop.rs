@@ -89,8 +89,9 @@ impl Session {
     }
 }
 
-/// What a Wayland session offers and why Deft cannot act there yet, in a user's words.
-fn wayland_refusal(registry: &Registry) -> String {
+/// A Wayland session in a few words: the compositor, its socket, the protocols Deft's
+/// backends would use.
+pub(crate) fn wayland_words(registry: &Registry) -> String {
     let wanted = [
         "zwlr_virtual_pointer_manager_v1",
         "zwp_virtual_keyboard_manager_v1",
@@ -103,13 +104,20 @@ fn wayland_refusal(registry: &Registry) -> String {
     } else {
         offered.join(", ")
     };
+    format!("{}, at {}; it offers {offers}", registry.compositor().name(), registry.socket.display())
+}
+
+/// What to do on a Wayland session until Deft acts there.
+pub(crate) const UNDER_X11: &str = "run the application under X11 (an Xvfb display, or XWayland: set \
+    DISPLAY and start the app with GDK_BACKEND=x11 or QT_QPA_PLATFORM=xcb)";
+
+/// What a Wayland session offers and why Deft cannot act there yet, in a user's words.
+fn wayland_refusal(registry: &Registry) -> String {
     format!(
-        "this is a Wayland session ({}, at {}; it offers {offers}) with no X display, and Deft sends \
-         input and captures the screen over X11 only so far: reading and finding elements work here, \
-         actions and screenshots do not. Run the application under X11 (an Xvfb display, or XWayland: \
-         set DISPLAY and start the app with GDK_BACKEND=x11 or QT_QPA_PLATFORM=xcb)",
-        registry.compositor().name(),
-        registry.socket.display(),
+        "this is a Wayland session ({}) with no X display, and Deft sends input and captures the \
+         screen over X11 only so far: reading and finding elements work here, actions and \
+         screenshots do not. To act, {UNDER_X11}",
+        wayland_words(registry)
     )
 }
 
@@ -162,7 +170,7 @@ impl Desktop {
     /// The screen capture backend alone (a screenshot).
     pub fn capture(config: &DesktopConfig) -> Result<Box<dyn Capture + Send>, CaptureError> {
         if let Some(why) = Session::probe(config).no_input() {
-            return Err(CaptureError::NoDisplay { display: "this session".into(), why });
+            return Err(CaptureError::NoDisplay { display: "an X display".into(), why });
         }
         deft_capture::open_default(config.display.as_deref())
     }
