@@ -15,11 +15,20 @@ extern "C" fn remember(sig: libc::c_int) {
     SIGNALLED.store(sig, Ordering::SeqCst);
 }
 
-const USAGE: &str = "usage: cargo xtask desktop [--size WxH] [--no-a11y] [--no-wm] -- CMD [ARGS...]";
+const USAGE: &str = "usage: cargo xtask desktop [--size WxH] [--no-a11y] [--no-wm] [--wayland sway] -- CMD [ARGS...]";
+
+/// What to run the command on.
+#[derive(Debug, Default)]
+struct Options {
+    desktop: DesktopConfig,
+    /// A headless sway beside the X server, and the command on it as a Wayland client
+    /// (no DISPLAY; GTK and Qt told to use Wayland).
+    sway: bool,
+}
 
 pub fn run(args: &[String]) -> ExitCode {
     match parse(args) {
-        Ok((config, cmd)) => run_on_desktop(&config, &cmd),
+        Ok((options, cmd)) => run_on_desktop(&options, &cmd),
         Err(msg) => {
             eprintln!("error: {msg}\n{USAGE}");
             ExitCode::from(2)
@@ -27,8 +36,9 @@ pub fn run(args: &[String]) -> ExitCode {
     }
 }
 
-fn parse(args: &[String]) -> Result<(DesktopConfig, Vec<String>), String> {
-    let mut config = DesktopConfig::default();
+fn parse(args: &[String]) -> Result<(Options, Vec<String>), String> {
+    let mut options = Options::default();
+    let config = &mut options.desktop;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -37,7 +47,7 @@ fn parse(args: &[String]) -> Result<(DesktopConfig, Vec<String>), String> {
                 if cmd.is_empty() {
                     return Err("no command given after `--`".into());
                 }
-                return Ok((config, cmd));
+                return Ok((options, cmd));
             }
             "--size" => {
                 let v = it.next().ok_or("`--size` needs a value such as 1920x1080")?;
@@ -51,13 +61,22 @@ fn parse(args: &[String]) -> Result<(DesktopConfig, Vec<String>), String> {
             }
             "--no-a11y" => config.accessibility = false,
             "--no-wm" => config.window_manager = false,
+            "--wayland" => match it.next().map(String::as_str) {
+                Some("sway") => options.sway = true,
+                Some(other) => {
+                    return Err(format!(
+                        "`--wayland {other}`: only sway is started headless so far (gnome and kde are not yet)"
+                    ));
+                }
+                None => return Err("`--wayland` needs a compositor: sway".into()),
+            },
             other => return Err(format!("unexpected argument `{other}` (put the command after `--`)")),
         }
     }
     Err("no command given: put it after `--`".into())
 }
 
-fn run_on_desktop(config: &DesktopConfig, cmd: &[String]) -> ExitCode {
+fn run_on_desktop(options: &Options, cmd: &[String]) -> ExitCode {
     // Catch Ctrl-C and termination so the desktop is torn down; the command gets its own
     // Ctrl-C from the terminal, and we forward a SIGTERM sent to us alone.
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
@@ -66,15 +85,33 @@ fn run_on_desktop(config: &DesktopConfig, cmd: &[String]) -> ExitCode {
             libc::signal(sig, remember as *const () as libc::sighandler_t);
         }
     }
-    let desktop = match Desktop::start_with(config) {
+    let desktop = match Desktop::start_with(&options.desktop) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("error: could not start the desktop: {e}");
             return ExitCode::FAILURE;
         }
     };
-    eprintln!("desktop: DISPLAY={} (torn down when the command ends)", desktop.display());
-    let mut child = match desktop.command(&cmd[0]).args(&cmd[1..]).spawn() {
+    let sway = match options.sway.then(|| desktop.start_sway()).transpose() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: could not start sway: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut command = desktop.command(&cmd[0]);
+    command.args(&cmd[1..]);
+    match &sway {
+        Some(s) => {
+            command.env_remove("DISPLAY").envs(s.client_env());
+            eprintln!(
+                "desktop: Wayland (sway) at WAYLAND_DISPLAY={}, no X display for the command (torn down when it ends)",
+                s.socket().display()
+            );
+        }
+        None => eprintln!("desktop: DISPLAY={} (torn down when the command ends)", desktop.display()),
+    }
+    let mut child = match command.spawn() {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: could not start `{}`: {e}", cmd[0]);
@@ -101,6 +138,7 @@ fn run_on_desktop(config: &DesktopConfig, cmd: &[String]) -> ExitCode {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
+    drop(sway);
     drop(desktop);
     let code = exit_code(&cmd[0], status);
     let sig = SIGNALLED.load(Ordering::SeqCst);
@@ -136,9 +174,11 @@ mod tests {
 
     #[test]
     fn parses_size_and_command() {
-        let (c, cmd) = parse(&args("--size 1920x1080 -- echo hi")).unwrap();
-        assert_eq!((c.width, c.height), (1920, 1080));
+        let (o, cmd) = parse(&args("--size 1920x1080 -- echo hi")).unwrap();
+        assert_eq!((o.desktop.width, o.desktop.height, o.sway), (1920, 1080, false));
         assert_eq!(cmd, ["echo", "hi"]);
+        let (o, _) = parse(&args("--wayland sway -- true")).unwrap();
+        assert!(o.sway);
     }
 
     #[test]
@@ -149,6 +189,8 @@ mod tests {
             ("--size 10x10 -- true", "from 64 to 8192"),
             ("--size big -- true", "is not WIDTHxHEIGHT"),
             ("echo hi", "unexpected argument `echo`"),
+            ("--wayland gnome -- true", "only sway is started headless so far"),
+            ("--wayland", "needs a compositor"),
         ] {
             let err = parse(&args(input)).unwrap_err();
             assert!(err.contains(says), "{input:?} gave {err:?}");

@@ -25,7 +25,7 @@ usage: cargo xtask <command> [args]
 commands:
   setup              install the system packages and tools Deft needs (as root on Debian/Ubuntu)
   ci                 the test command: setup, fmt, clippy, layering, Windows check, cargo-deny, all tests
-  desktop -- CMD...  run CMD on a fresh headless desktop (Xvfb, D-Bus, AT-SPI, openbox)
+  desktop -- CMD...  run CMD on a fresh headless desktop (Xvfb, D-Bus, AT-SPI, openbox; --wayland sway: on sway)
   layers             check that no crate depends on a crate of a higher layer
   fixtures [--check] render the OCR fixture screens (tests/fixtures/screens), or check they are fresh
   bench [SUITE...]   run benchmarks (all, or: bus, snapshot, perception, actuation, verify, toolbelt, faults)

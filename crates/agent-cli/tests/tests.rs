@@ -19,6 +19,7 @@ mod redact;
 mod report;
 mod swing;
 mod unseen;
+mod wayland;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -20,6 +20,7 @@ pub mod swing;
 pub mod system;
 pub mod test_model;
 pub mod unseen;
+pub mod wayland;
 
 pub use desktop::{Desktop, DesktopConfig, HarnessError};
 

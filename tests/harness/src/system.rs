@@ -68,7 +68,7 @@ pub const RUNTIME: &[Requirement] = &RUNTIME_ALL;
 pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 
 /// How many of [`RUNTIME_ALL`] come before the corpus.
-const RUNTIME_BASE: usize = 20;
+const RUNTIME_BASE: usize = 21;
 
 const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
@@ -126,6 +126,11 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
         package: "x11-xserver-utils",
         probe: Probe::File("/usr/bin/xsetroot"),
         why: "xsetroot paints known pixels for capture tests",
+    },
+    Requirement {
+        package: "sway",
+        probe: Probe::File("/usr/bin/sway"),
+        why: "a headless Wayland compositor (wlroots) for the Wayland session tests (5 packages, about 3 MB)",
     },
     // The fixture app's ports (`deft_harness::fixture::Toolkit`). Measured with
     // `apt-get install --no-install-recommends` on Debian 12, the corpus already there:

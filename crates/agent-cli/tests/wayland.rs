@@ -1,0 +1,77 @@
+//! A Wayland session with no X display: sway on its headless backend and the GTK 3 fixture
+//! as a native Wayland client, on the desktop's accessibility bus. Deft reads and finds
+//! there, says what the session lets it do, and refuses every action and screenshot with
+//! what the compositor offers, sending nothing: judged by the fixture's own log and an
+//! independent accessibility client, never by Deft's report.
+
+use std::time::Duration;
+
+use deft_harness::Desktop;
+use deft_harness::fixture::{FixtureApp, FixtureOptions};
+use deft_harness::wayland::Sway;
+
+use super::{BIN, Run, isolate, run, scratch};
+
+/// agent-cli on the Wayland session: the compositor's socket, and no X display.
+fn on_wayland(desktop: &Desktop, sway: &Sway, args: &[&str]) -> Run {
+    let mut cmd = desktop.command(BIN);
+    isolate(&mut cmd, &scratch("wayland-home"));
+    cmd.env_remove("DISPLAY").env("WAYLAND_DISPLAY", sway.socket()).args(args);
+    run(cmd)
+}
+
+/// What the fixture logged that an input would cause.
+const EFFECTS: &[&str] =
+    &["button_activated", "checkbox_toggled", "dialog_opened", "order_submitted", "selection_changed", "text_changed"];
+
+#[test]
+fn on_a_wayland_session_deft_reads_says_why_it_cannot_act_and_sends_nothing() {
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let sway = desktop.start_sway().unwrap_or_else(|e| panic!("sway did not start: {e}"));
+    let opts = FixtureOptions { env: sway.client_env(), ..FixtureOptions::default() };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    // A Wayland client for sure: the X server beside it has no window of it.
+    let on_x = desktop.command("xdotool").args(["search", "--name", "Deft Fixture"]).output().unwrap();
+    assert!(on_x.stdout.is_empty(), "the app opened an X window: {on_x:?}");
+
+    // The doctor: a wlroots session, what it offers, no part that acts, the app readable.
+    let r = on_wayland(&desktop, &sway, &["doctor", "--json"]);
+    r.expect_code(7);
+    let v = r.json();
+    let session = &v["parts"][0];
+    assert_eq!((session["part"].as_str(), session["ok"].as_bool()), (Some("session"), Some(false)), "{r:#?}");
+    let detail = session["detail"].as_str().unwrap();
+    assert!(detail.contains("a wlroots compositor") && detail.contains("zwlr_virtual_pointer_manager_v1"), "{r:#?}");
+    assert!(session["fix"].as_str().unwrap().contains("GDK_BACKEND=x11"), "{r:#?}");
+    let bus = v["parts"].as_array().unwrap().iter().find(|p| p["part"] == "accessibility bus").unwrap();
+    assert_eq!(bus["ok"], true, "{r:#?}");
+    let listed = v["applications"].as_array().unwrap().iter().find(|a| a["pid"] == app.pid()).cloned();
+    assert_eq!(listed.map(|a| a["readable"].clone()), Some(true.into()), "{r:#?}");
+
+    // Reading and finding work: accessibility does not care about the display server.
+    let r = on_wayland(&desktop, &sway, &["find", "--name", "Submit order", "--json"]);
+    r.expect_code(0);
+    assert_eq!(r.json()["count"], 1, "{r:#?}");
+
+    // Every action and the screenshot: refused, exit 7, saying why and what to do.
+    let shot = scratch("wayland-shot").join("shot.png");
+    let shot_arg = shot.display().to_string();
+    let refused: [&[&str]; 4] = [
+        &["click", "--name", "Hello", "--verify"],
+        &["type", "--name", "Name", "--text", "Ada"],
+        &["key", "Return"],
+        &["screenshot", "-o", &shot_arg],
+    ];
+    for args in refused {
+        let r = on_wayland(&desktop, &sway, args);
+        r.expect_code(7);
+        assert!(r.stderr.contains("Wayland session") && r.stderr.contains("X11"), "{args:?}: {r:#?}");
+    }
+    assert!(!shot.exists(), "no screenshot was written");
+
+    // Nothing reached the app, and it still answers an independent accessibility client.
+    std::thread::sleep(Duration::from_millis(500));
+    let effects: Vec<_> = app.events().into_iter().filter(|e| EFFECTS.contains(&e.kind.as_str())).collect();
+    assert!(effects.is_empty(), "the app logged effects: {effects:?}");
+    app.check_alive(&desktop, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -1,0 +1,126 @@
+//! A headless Wayland compositor beside a test desktop: sway (wlroots) on its headless
+//! backend with the pixman renderer, no GPU, no XWayland.
+//!
+//! sway refuses to run as root (it checks that root cannot be regained), so it runs as
+//! `nobody` through `setpriv`, in a runtime directory of its own that `nobody` owns; root's
+//! clients (the apps and Deft) connect to its socket by path. It shares the desktop's
+//! accessibility bus with the apps: a native Wayland app registers there as on X11.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::desktop::{Desktop, HarnessError};
+
+/// The uid and gid sway runs as: `nobody` and `nogroup` on Debian.
+const NOBODY: u32 = 65534;
+
+/// A running sway; stopped when dropped (and with its desktop in any case).
+pub struct Sway {
+    child: Child,
+    socket: PathBuf,
+}
+
+impl Sway {
+    /// The compositor's socket, as `WAYLAND_DISPLAY` takes it (an absolute path).
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// The environment a native Wayland client of this compositor needs, on top of the
+    /// desktop's: the socket, GTK and Qt told to use Wayland, and no X display (so nothing
+    /// can fall back to X11 unnoticed).
+    pub fn client_env(&self) -> Vec<(String, String)> {
+        vec![
+            ("WAYLAND_DISPLAY".into(), self.socket.display().to_string()),
+            ("GDK_BACKEND".into(), "wayland".into()),
+            ("QT_QPA_PLATFORM".into(), "wayland".into()),
+        ]
+    }
+}
+
+impl Drop for Sway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Desktop {
+    /// Starts sway beside this desktop's X server and bus. Fails with what is missing when
+    /// sway or setpriv is not installed.
+    pub fn start_sway(&self) -> Result<Sway, HarnessError> {
+        let io = |context: String| move |source| HarnessError::Io { context, source };
+        let runtime = self.scratch_dir().join("sway-runtime");
+        std::fs::create_dir_all(&runtime).map_err(io(format!("creating {}", runtime.display())))?;
+        std::os::unix::fs::chown(&runtime, Some(NOBODY), Some(NOBODY))
+            .map_err(io(format!("giving {} to nobody", runtime.display())))?;
+        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
+            .map_err(io(format!("making {} private", runtime.display())))?;
+        // One headless output of the size the X desktop has.
+        let config = self.scratch_dir().join("sway.conf");
+        std::fs::write(&config, "output HEADLESS-1 resolution 1280x800\n")
+            .map_err(io(format!("writing {}", config.display())))?;
+        std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644))
+            .map_err(io(format!("making {} readable", config.display())))?;
+        let log_path = self.scratch_dir().join("sway.log");
+        let log = std::fs::File::create(&log_path).map_err(io(format!("creating {}", log_path.display())))?;
+        let ids = NOBODY.to_string();
+        let mut cmd = self.command("setpriv");
+        cmd.args(["--reuid", &ids, "--regid", &ids, "--clear-groups", "sway", "-c"])
+            .arg(&config)
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("HOME", &runtime)
+            .env("WLR_BACKENDS", "headless")
+            .env("WLR_RENDERER", "pixman")
+            .env("WLR_LIBINPUT_NO_DEVICES", "1")
+            .env_remove("DISPLAY")
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log);
+        let child = cmd.spawn().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                HarnessError::Missing { program: "setpriv".into(), package: "util-linux".into() }
+            }
+            _ => HarnessError::Io { context: "starting sway".into(), source: e },
+        })?;
+        let mut sway = Sway { child, socket: PathBuf::new() };
+        let limit = Duration::from_secs(20);
+        let start = Instant::now();
+        loop {
+            if let Some(socket) = wayland_socket(&runtime) {
+                sway.socket = socket;
+                return Ok(sway);
+            }
+            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+            if let Ok(Some(status)) = sway.child.try_wait() {
+                let missing = log.contains("sway: not found") || log.contains("No such file");
+                if missing {
+                    return Err(HarnessError::Missing { program: "sway".into(), package: "sway".into() });
+                }
+                let tail: Vec<&str> = log.lines().rev().take(5).collect();
+                return Err(HarnessError::StartFailed {
+                    what: "sway",
+                    detail: format!("it exited ({status}); its log ends with: {}", tail.join(" | ")),
+                });
+            }
+            if start.elapsed() > limit {
+                return Err(HarnessError::Timeout { what: "sway's socket".into(), waited: limit });
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// The compositor's socket in `runtime` (`wayland-N`, not its lock file), once it is there.
+fn wayland_socket(runtime: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::read_dir(runtime).ok()?.flatten().map(|e| e.path()).find(|p| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        name.starts_with("wayland-")
+            && !name.ends_with(".lock")
+            && std::fs::metadata(p).is_ok_and(|m| m.file_type().is_socket())
+    })
+}
