@@ -24,7 +24,7 @@ fn script() -> PathBuf {
 
 /// The client script, with the SDK on its path; on `desktop` when given, else with no
 /// desktop at all.
-fn client(desktop: Option<&Desktop>, scenario: &str, mode: &str, server_args: &[&str]) -> Command {
+pub fn client(desktop: Option<&Desktop>, scenario: &str, mode: &str, server_args: &[&str]) -> Command {
     for r in PIP {
         assert!(r.is_met(), "the Python package {} is not installed: run `cargo xtask setup`", r.spec());
     }

@@ -1,8 +1,8 @@
 //! A Wayland session with no X display: sway on its headless backend and the GTK 3 fixture
 //! as a native Wayland client, on the desktop's accessibility bus. Deft reads and finds
-//! there, says what the session lets it do, and refuses every action and screenshot with
-//! what the compositor offers, sending nothing: judged by the fixture's own log and an
-//! independent accessibility client, never by Deft's report.
+//! there (from the CLI and over MCP), says what the session lets it do, and refuses every
+//! action and screenshot with what the compositor offers, sending nothing: judged by the
+//! fixture's own log and an independent accessibility client, never by Deft's report.
 
 use std::time::Duration;
 
@@ -53,6 +53,10 @@ fn on_a_wayland_session_deft_reads_says_why_it_cannot_act_and_sends_nothing() {
     r.expect_code(0);
     assert_eq!(r.json()["count"], 1, "{r:#?}");
 
+    // Waiting only reads: it works too.
+    let r = on_wayland(&desktop, &sway, &["wait", "--name", "Submit order", "--timeout", "5000", "--json"]);
+    r.expect_code(0);
+
     // Every action and the screenshot: refused, exit 7, saying why and what to do.
     let shot = scratch("wayland-shot").join("shot.png");
     let shot_arg = shot.display().to_string();
@@ -68,6 +72,13 @@ fn on_a_wayland_session_deft_reads_says_why_it_cannot_act_and_sends_nothing() {
         assert!(r.stderr.contains("Wayland session") && r.stderr.contains("X11"), "{args:?}: {r:#?}");
     }
     assert!(!shot.exists(), "no screenshot was written");
+
+    // Over MCP (the official Python SDK's client): the tools are listed and `find` works,
+    // the toolbelt connected with accessibility alone.
+    let mut client = super::mcp::client(Some(&desktop), "list", "auto", &[]);
+    client.env_remove("DISPLAY").env("WAYLAND_DISPLAY", sway.socket());
+    let r = run(client);
+    assert_eq!(r.code, 0, "the MCP client's checks failed on Wayland: {r:#?}");
 
     // Nothing reached the app, and it still answers an independent accessibility client.
     std::thread::sleep(Duration::from_millis(500));

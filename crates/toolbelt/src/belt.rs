@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use deft_a11y::{A11yError, Accessibility, SnapshotOptions};
 use deft_types::{ActionKind, ElementId, Outcome, Selector, TextMatch};
-use deft_verify::{DesktopConfig, Executor, ExecutorConfig, VerifyError};
+use deft_verify::{Desktop, DesktopConfig, Executor, ExecutorConfig, VerifyError};
 
 use crate::error::{ToolError, ToolErrorKind};
 use crate::observe;
@@ -69,6 +69,9 @@ pub struct Toolbelt {
     executor: Executor,
     /// The desktop the executor acts on, for what the toolbelt reads beside it (screenshots).
     desktop: DesktopConfig,
+    /// Why the desktop takes no input (a Wayland session with no input backend yet): every
+    /// action is refused with it before anything runs; reading and waiting work.
+    no_input: Option<String>,
     ocr: Arc<LazyOcr>,
     refs: Refs,
     settings: BeltSettings,
@@ -87,19 +90,30 @@ impl Toolbelt {
         let ocr = Arc::new(LazyOcr::default());
         let mut desktop = desktop;
         desktop.secret_fields.extend(settings.mask_fields.iter().cloned());
+        let unavailable = |e: VerifyError| match e {
+            VerifyError::Policy { .. } => ToolError::usage(e.to_string()),
+            VerifyError::Backend { .. } => ToolError::new(ToolErrorKind::Unavailable, e.to_string()),
+        };
+        let connected = Desktop::connect(&desktop).await.map_err(unavailable)?;
+        let no_input = connected.no_input().map(str::to_string);
         let executor =
-            Executor::connect_with(config, &desktop, Some(Box::new(Arc::clone(&ocr)))).await.map_err(|e| match e {
-                VerifyError::Policy { .. } => ToolError::usage(e.to_string()),
-                VerifyError::Backend { .. } => ToolError::new(ToolErrorKind::Unavailable, e.to_string()),
-            })?;
-        Ok(Toolbelt::new(executor, ocr, settings).on(desktop))
+            Executor::new(connected.into_backends(Some(Box::new(Arc::clone(&ocr)))), config).map_err(unavailable)?;
+        Ok(Toolbelt { no_input, ..Toolbelt::new(executor, ocr, settings).on(desktop) })
     }
 
     /// A toolbelt over `executor` (whose text seam should be `ocr`, so the two share one
     /// engine), reading the session's own desktop beside it.
     pub fn new(executor: Executor, ocr: Arc<LazyOcr>, settings: BeltSettings) -> Toolbelt {
         let desktop = DesktopConfig::default();
-        Toolbelt { executor, desktop, ocr, refs: Refs::new(), settings, seen: Mutex::new(HashMap::new()) }
+        Toolbelt {
+            executor,
+            desktop,
+            no_input: None,
+            ocr,
+            refs: Refs::new(),
+            settings,
+            seen: Mutex::new(HashMap::new()),
+        }
     }
 
     /// This toolbelt reading `desktop` beside its executor (the one the executor acts on).
@@ -148,6 +162,9 @@ impl Toolbelt {
         let desktop = &self.desktop;
         Ok(match plan.request {
             Request::Act { action, options } => {
+                if let Some(why) = &self.no_input {
+                    return Err(ToolError::new(ToolErrorKind::Unavailable, format!("cannot act here: {why}")));
+                }
                 let (action, options) = self.settings.secrets.fill_action(action, options)?;
                 let outcome = self.executor.perform_with(&action, &options).await;
                 let changes = self.changes_after(&outcome).await;

@@ -43,6 +43,9 @@ pub enum InputError {
     /// No window matched; it may not have appeared yet, or it has closed.
     #[error("no window matches {0}; it may not be mapped yet, or it has closed")]
     WindowNotFound(String),
+    /// This session has no input backend: the message says why and what to do.
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 fn display_name(display: &Option<String>) -> String {
@@ -75,9 +78,10 @@ impl InputError {
         match self {
             InputError::Backend { .. } => ErrorClass::Transient,
             InputError::WindowNotFound(_) => ErrorClass::Stale,
-            InputError::NoDisplay { .. } | InputError::UnknownKey { .. } | InputError::Invalid(_) => {
-                ErrorClass::Permanent
-            }
+            InputError::NoDisplay { .. }
+            | InputError::UnknownKey { .. }
+            | InputError::Invalid(_)
+            | InputError::Unavailable(_) => ErrorClass::Permanent,
         }
     }
 

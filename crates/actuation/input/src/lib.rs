@@ -24,6 +24,7 @@ mod input;
 mod keys;
 pub mod mapping;
 mod recording;
+mod refusing;
 mod windows;
 
 #[cfg(feature = "enigo")]
@@ -38,6 +39,7 @@ pub use input::{ButtonAction, DragConfig, Input, drag_path};
 pub use keys::{Chord, Key, Modifier, NamedKey};
 pub use mapping::{ScreenshotMapping, click_point, window_scale};
 pub use recording::{Recorded, RecordingInput};
+pub use refusing::RefusingInput;
 pub use windows::{Handled, WindowGeometry, WindowLocator, WindowQuery};
 #[cfg(feature = "x11")]
 pub use x11_windows::X11Windows;
