@@ -43,8 +43,13 @@ fn on_a_wayland_session_deft_reads_says_why_it_cannot_act_and_sends_nothing() {
     let detail = session["detail"].as_str().unwrap();
     assert!(detail.contains("a wlroots compositor") && detail.contains("zwlr_virtual_pointer_manager_v1"), "{r:#?}");
     assert!(session["fix"].as_str().unwrap().contains("GDK_BACKEND=x11"), "{r:#?}");
-    let bus = v["parts"].as_array().unwrap().iter().find(|p| p["part"] == "accessibility bus").unwrap();
-    assert_eq!(bus["ok"], true, "{r:#?}");
+    let part = |name: &str| v["parts"].as_array().unwrap().iter().find(|p| p["part"] == name).cloned().unwrap();
+    assert_eq!(part("accessibility bus")["ok"], true, "{r:#?}");
+    // Window geometry comes from sway's IPC: the fixture's window is the one listed.
+    let geometry = part("window geometry");
+    assert_eq!(geometry["ok"], true, "{r:#?}");
+    assert_eq!(geometry["detail"], "1 top-level windows (sway's IPC)", "{r:#?}");
+    assert_eq!(part("input")["ok"], false, "{r:#?}");
     let listed = v["applications"].as_array().unwrap().iter().find(|a| a["pid"] == app.pid()).cloned();
     assert_eq!(listed.map(|a| a["readable"].clone()), Some(true.into()), "{r:#?}");
 

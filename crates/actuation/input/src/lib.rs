@@ -29,6 +29,8 @@ mod windows;
 
 #[cfg(feature = "enigo")]
 mod enigo_input;
+#[cfg(feature = "wayland")]
+mod sway_windows;
 #[cfg(feature = "x11")]
 mod x11_windows;
 
@@ -40,6 +42,8 @@ pub use keys::{Chord, Key, Modifier, NamedKey};
 pub use mapping::{ScreenshotMapping, click_point, window_scale};
 pub use recording::{Recorded, RecordingInput};
 pub use refusing::RefusingInput;
+#[cfg(feature = "wayland")]
+pub use sway_windows::SwayWindows;
 pub use windows::{Handled, WindowGeometry, WindowLocator, WindowQuery};
 #[cfg(feature = "x11")]
 pub use x11_windows::X11Windows;

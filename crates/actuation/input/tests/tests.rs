@@ -6,3 +6,4 @@ mod ping;
 mod pointer;
 mod scale;
 mod support;
+mod sway;

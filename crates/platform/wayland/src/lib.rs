@@ -7,9 +7,13 @@
 //! socket, not a compositor). The wire protocol is a few fixed messages, so this speaks it
 //! directly over the Unix socket instead of linking libwayland.
 //!
+//! [`sway`]: sway's windows over its IPC (pid, app id, title, where the content is on the
+//! output layout), which the Wayland protocol never tells a client, and focusing one.
+//!
 //! **Architecture invariant:** knows nothing of accessibility, capture or input; it says what
 //! a session offers, and the desktop wiring above picks backends from that.
 
 mod registry;
+pub mod sway;
 
 pub use registry::{Compositor, Global, ProbeError, Registry, probe, socket_path};

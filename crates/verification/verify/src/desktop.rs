@@ -10,7 +10,7 @@
 
 use deft_a11y::{A11yError, AnyAccessibility, AtSpi, AtSpiConfig};
 use deft_capture::{Capture, CaptureError};
-use deft_input::{EnigoConfig, EnigoInput, Input, InputError, RefusingInput, WindowLocator, X11Windows};
+use deft_input::{EnigoConfig, EnigoInput, Input, InputError, RefusingInput, SwayWindows, WindowLocator, X11Windows};
 use deft_wayland::Registry;
 
 use crate::backends::{Backends, ScreenText};
@@ -150,7 +150,8 @@ impl Desktop {
             .map_err(|e| VerifyError::Backend { backend: "accessibility", detail: e.to_string() })?;
         if let Some(why) = session.no_input() {
             let input = Box::new(RefusingInput::new(why.clone()));
-            return Ok(Desktop { session, no_input: Some(why), a11y, input, windows: None, capture: None });
+            let windows = Desktop::windows_in(&session, config).ok();
+            return Ok(Desktop { session, no_input: Some(why), a11y, input, windows, capture: None });
         }
         let display = config.display.clone();
         let input = EnigoInput::connect(&EnigoConfig { display: display.clone(), ..EnigoConfig::default() })
@@ -183,7 +184,29 @@ impl Desktop {
 
     /// The window-geometry backend alone (to raise a covered window before a screenshot).
     pub fn windows(config: &DesktopConfig) -> Result<Box<dyn WindowLocator + Send>, InputError> {
-        Ok(Box::new(X11Windows::connect(config.display.as_deref())?))
+        Desktop::windows_in(&Session::probe(config), config)
+    }
+
+    /// The window-geometry backend of `session`: the X server's window list on X11; on
+    /// Wayland, sway's IPC (the protocol tells a client nothing of windows), where there is
+    /// one.
+    fn windows_in(session: &Session, config: &DesktopConfig) -> Result<Box<dyn WindowLocator + Send>, InputError> {
+        match session {
+            Session::Wayland(registry) => {
+                let Some(ipc) = deft_wayland::sway::ipc_socket(&registry.socket) else {
+                    return Err(InputError::Unavailable(format!(
+                        "{} keeps its window list to itself: Deft reads window geometry on Wayland \
+                         through sway's IPC only so far (no sway-ipc socket beside {}, and SWAYSOCK is not set)",
+                        registry.compositor().name(),
+                        registry.socket.display()
+                    )));
+                };
+                Ok(Box::new(SwayWindows::connect(&ipc)?))
+            }
+            Session::X11 { .. } | Session::Unreachable { .. } => {
+                Ok(Box::new(X11Windows::connect(config.display.as_deref())?))
+            }
+        }
     }
 
     /// Why this session takes no input (what it lacks and what to do), or `None` when it

@@ -130,10 +130,15 @@ impl Desktop {
             Desktop::capture(config).map(|c| c.backend_name().to_string()).map_err(|e| (e.to_string(), START_X.into()))
         });
         parts.push(part("capture", capture));
-        let windows = acting.and_then(|()| Desktop::windows(config).map_err(|e| (e.to_string(), START_X.into())));
+        // Geometry is read on Wayland too (sway's IPC), where input is not yet sent.
+        let windows = match &session {
+            Session::Wayland(_) => Desktop::windows(config).map_err(|e| (e.to_string(), String::new())),
+            _ => acting.and_then(|()| Desktop::windows(config).map_err(|e| (e.to_string(), START_X.into()))),
+        };
         let listed = windows.as_ref().ok().and_then(|w| w.windows(&WindowQuery::default()).ok());
+        let source = if matches!(session, Session::Wayland(_)) { "sway's IPC" } else { "the X server" };
         let geometry = match (&windows, &listed) {
-            (Ok(_), Some(l)) => Ok(format!("{} top-level windows", l.len())),
+            (Ok(_), Some(l)) => Ok(format!("{} top-level windows ({source})", l.len())),
             (Ok(_), None) => Err(("the window list could not be read".into(), START_X.into())),
             (Err(e), _) => Err(e.clone()),
         };
