@@ -53,10 +53,17 @@ fn on_a_wayland_session_deft_reads_says_why_it_cannot_act_and_sends_nothing() {
     let listed = v["applications"].as_array().unwrap().iter().find(|a| a["pid"] == app.pid()).cloned();
     assert_eq!(listed.map(|a| a["readable"].clone()), Some(true.into()), "{r:#?}");
 
-    // Reading and finding work: accessibility does not care about the display server.
+    // Reading and finding work: accessibility does not care about the display server. The
+    // toolkit gives bounds relative to its window; they are placed where sway shows the
+    // window, as swaymsg (sway's own client) reads it, plus where the app drew the button.
     let r = on_wayland(&desktop, &sway, &["find", "--name", "Submit order", "--json"]);
     r.expect_code(0);
-    assert_eq!(r.json()["count"], 1, "{r:#?}");
+    let v = r.json();
+    assert_eq!(v["count"], 1, "{r:#?}");
+    let (ox, oy) = content_origin(&sway, app.pid());
+    let submit = app.ready().widget("submit");
+    let want = serde_json::json!([ox + submit.x, oy + submit.y, submit.w, submit.h]);
+    assert_eq!(v["matches"][0]["bounds"], want, "{r:#?}");
 
     // Waiting only reads: it works too.
     let r = on_wayland(&desktop, &sway, &["wait", "--name", "Submit order", "--timeout", "5000", "--json"]);
@@ -90,4 +97,23 @@ fn on_a_wayland_session_deft_reads_says_why_it_cannot_act_and_sends_nothing() {
     let effects: Vec<_> = app.events().into_iter().filter(|e| EFFECTS.contains(&e.kind.as_str())).collect();
     assert!(effects.is_empty(), "the app logged effects: {effects:?}");
     app.check_alive(&desktop, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Where sway shows the content of the window of process `pid`, read with swaymsg: the
+/// container's rect plus the window's rect inside it.
+fn content_origin(sway: &Sway, pid: u32) -> (i32, i32) {
+    let out =
+        std::process::Command::new("swaymsg").env("SWAYSOCK", sway.ipc()).args(["-t", "get_tree"]).output().unwrap();
+    let tree: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("swaymsg: {e}: {out:?}"));
+    fn find(node: &serde_json::Value, pid: u32) -> Option<(i32, i32)> {
+        if node["pid"] == pid {
+            let at = |r: &serde_json::Value, k: &str| r[k].as_i64().unwrap() as i32;
+            let (rect, inner) = (&node["rect"], &node["window_rect"]);
+            return Some((at(rect, "x") + at(inner, "x"), at(rect, "y") + at(inner, "y")));
+        }
+        let children = node["nodes"].as_array().into_iter().chain(node["floating_nodes"].as_array()).flatten();
+        children.into_iter().find_map(|c| find(c, pid))
+    }
+    find(&tree, pid).unwrap_or_else(|| panic!("no window of pid {pid} in sway's tree"))
 }

@@ -28,6 +28,19 @@ impl Sway {
         &self.socket
     }
 
+    /// sway's IPC socket (`sway-ipc.UID.PID.sock`, beside the Wayland socket), for swaymsg's
+    /// `SWAYSOCK` and for Deft's window geometry.
+    pub fn ipc(&self) -> PathBuf {
+        let dir = self.socket.parent().unwrap_or(Path::new("/"));
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("sway-ipc.")))
+            .unwrap_or_else(|| dir.join("sway-ipc.sock"))
+    }
+
     /// The environment a native Wayland client of this compositor needs, on top of the
     /// desktop's: the socket, GTK and Qt told to use Wayland, and no X display (so nothing
     /// can fall back to X11 unnoticed).

@@ -11,8 +11,7 @@ fn sway_lists_the_fixture_s_window_and_focuses_it() {
     let sway = desktop.start_sway().unwrap_or_else(|e| panic!("sway did not start: {e}"));
     let opts = FixtureOptions { env: sway.client_env(), ..FixtureOptions::default() };
     let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
-    let ipc = deft_wayland::sway::ipc_socket(sway.socket()).expect("sway's IPC socket beside its Wayland socket");
-    let windows = SwayWindows::connect(&ipc).unwrap_or_else(|e| panic!("{e}"));
+    let windows = SwayWindows::connect(&sway.ipc()).unwrap_or_else(|e| panic!("{e}"));
     let listed = windows.windows(&WindowQuery::pid(app.pid())).unwrap();
     assert_eq!(listed.len(), 1, "{listed:?}");
     let w = &listed[0];

@@ -164,10 +164,16 @@ impl Desktop {
     /// The accessibility backend alone (reading and finding need nothing else, and work on
     /// every session).
     pub async fn accessibility(config: &DesktopConfig) -> Result<AnyAccessibility, A11yError> {
+        // On sway, every toolkit's extents are window-relative: its IPC places the windows.
+        let sway_ipc = match Session::probe(config) {
+            Session::Wayland(registry) => deft_wayland::sway::ipc_socket(&registry.socket),
+            _ => None,
+        };
         let a11y = AtSpiConfig {
             session_bus: config.session_bus.clone(),
             // GTK 4's windows are placed on the display the input goes to.
             display: config.display.clone(),
+            sway_ipc,
             secret_fields: config.secret_fields.clone(),
             ..AtSpiConfig::default()
         };

@@ -50,6 +50,10 @@ pub struct AtSpiConfig {
     /// The X display the applications show their windows on (`:7`), to place the windows
     /// of toolkits whose extents are window-relative (GTK 4); `None` for `DISPLAY`.
     pub display: Option<String>,
+    /// sway's IPC socket, on a Wayland session run by sway: every toolkit's extents are then
+    /// window-relative (Wayland never tells a client where its window is), and the windows
+    /// are placed from sway's own list. `None` elsewhere.
+    pub sway_ipc: Option<std::path::PathBuf>,
     /// Accessible names of fields whose text is a secret like a password's (an API token,
     /// a PIN): such a field is marked [`deft_types::State::Secret`] and its text is read as
     /// one mask character per character, so the text itself never leaves the backend.
@@ -67,6 +71,7 @@ impl Default for AtSpiConfig {
             connect_timeout: Duration::from_secs(5),
             peer_to_peer: true,
             display: None,
+            sway_ipc: None,
             secret_fields: Vec::new(),
         }
     }
@@ -115,7 +120,7 @@ impl AtSpi {
         let (bus, address) = tokio::time::timeout(limit, connect)
             .await
             .map_err(|_| unavailable(format!("connecting took longer than {limit:?}")))??;
-        let placement = placement::Placement::new(config.display.clone());
+        let placement = placement::Placement::new(config.display.clone(), config.sway_ipc.clone());
         Ok(AtSpi {
             inner: Arc::new(Inner {
                 bus,
@@ -319,10 +324,12 @@ impl Inner {
         let (locale, name, version, pid) = tokio::join!(locale, name, version, pid);
         let answered = |r: &Result<String, Fail>| !matches!(r, Err(Fail::Timeout(_) | Fail::Gone(_)));
         let complete = answered(&locale) && answered(&name) && answered(&version);
+        let toolkit = Toolkit::from_name(&name.unwrap_or_default(), &version.unwrap_or_default());
         let facts = AppFacts {
             english: locale.map(|l| convert::english(&l)).unwrap_or(false),
-            toolkit: Toolkit::from_name(&name.unwrap_or_default(), &version.unwrap_or_default()),
+            toolkit,
             pid,
+            window_relative: toolkit.window_relative_extents() || self.placement.on_wayland(),
         };
         if complete {
             self.facts.lock().unwrap_or_else(|p| p.into_inner()).insert(bus_name.to_string(), facts);
@@ -382,6 +389,9 @@ pub(crate) struct AppFacts {
     pub toolkit: Toolkit,
     /// Its process (to find its X windows by).
     pub pid: Option<u32>,
+    /// Whether its extents are relative to its window: its toolkit's way (GTK 4), or every
+    /// toolkit's on Wayland.
+    pub window_relative: bool,
 }
 
 impl Accessibility for AtSpi {

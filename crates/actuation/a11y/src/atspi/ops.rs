@@ -81,7 +81,7 @@ async fn window_info(
     } else {
         None
     };
-    if let (true, Some(b)) = (toolkit.window_relative_extents(), bounds.as_mut())
+    if let (true, Some(b)) = (facts.window_relative, bounds.as_mut())
         && let Some((dx, dy)) = inner.placement.offset(facts.pid, &title, b.w, b.h).await
     {
         (b.x, b.y) = (b.x.saturating_add(dx), b.y.saturating_add(dy));
@@ -298,7 +298,7 @@ pub(crate) async fn hit_test(inner: &Inner, point: Point<Logical>) -> Result<Opt
     let t = inner.timeout();
     // A toolkit with window-relative extents takes the point in the window's coordinates.
     let facts = inner.facts(&conn, &bus).await;
-    let asked = match (facts.toolkit.window_relative_extents(), w.bounds) {
+    let asked = match (facts.window_relative, w.bounds) {
         (true, Some(b)) => match inner.placement.offset(facts.pid, &w.title, b.w, b.h).await {
             Some((dx, dy)) => Point::new(point.x - dx, point.y - dy),
             None => point,

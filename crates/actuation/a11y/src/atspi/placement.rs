@@ -10,8 +10,12 @@
 //! the size that fits). Its origin is added to every bound read in it, and taken off a
 //! point asked about it.
 //!
-//! Without an X display, or when no window matches, the bounds stay as the toolkit gave
-//! them and the read says so in its problems.
+//! On a Wayland session run by sway, every toolkit answers in its window's coordinates
+//! (no client knows where its window is), and the windows come from sway's IPC instead:
+//! each view's pid, title and content rectangle on the output layout.
+//!
+//! Without a display server's window list, or when no window matches, the bounds stay as
+//! the toolkit gave them and the read says so in its problems.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -42,6 +46,8 @@ struct Display {
 pub(crate) struct Placement {
     /// The display's name; `None` for `DISPLAY`.
     name: Option<String>,
+    /// sway's IPC socket, on a Wayland session run by sway: the windows come from there.
+    sway: Option<std::path::PathBuf>,
     display: OnceCell<Option<Arc<Display>>>,
     /// Per application bus name and element path: the path of the window it is in (an
     /// element does not move between windows; the walk up to one costs a call per level).
@@ -49,8 +55,14 @@ pub(crate) struct Placement {
 }
 
 impl Placement {
-    pub fn new(display: Option<String>) -> Placement {
-        Placement { name: display, display: OnceCell::new(), window_of: Mutex::new(HashMap::new()) }
+    pub fn new(display: Option<String>, sway: Option<std::path::PathBuf>) -> Placement {
+        Placement { name: display, sway, display: OnceCell::new(), window_of: Mutex::new(HashMap::new()) }
+    }
+
+    /// Whether the windows are a Wayland compositor's: every toolkit's extents are then
+    /// relative to its window.
+    pub fn on_wayland(&self) -> bool {
+        self.sway.is_some()
     }
 
     async fn display(&self) -> Option<Arc<Display>> {
@@ -78,8 +90,12 @@ impl Placement {
         choose(&windows, pid, title, width, height).map(|w| w.contents_origin(width, height))
     }
 
-    /// The display's top-level windows, `None` without an X display.
+    /// The display's top-level windows (sway's views on a sway session), `None` without a
+    /// display server's list.
     async fn windows(&self) -> Option<Vec<X11Window>> {
+        if let Some(ipc) = self.sway.clone() {
+            return tokio::task::spawn_blocking(move || sway_windows(&ipc)).await.ok().flatten();
+        }
         let display = self.display().await?;
         tokio::task::spawn_blocking(move || deft_x11::windows(&display.conn, display.root, &display.atoms).ok())
             .await
@@ -96,6 +112,12 @@ impl Placement {
     /// `None` without an X display. AT-SPI does not say which window is above which; this
     /// does, whatever a toolkit says of its window's `active` state.
     pub async fn stack_at(&self, point: deft_types::Point<deft_types::Logical>) -> Option<Vec<X11Window>> {
+        let at = deft_types::Point::new(point.x, point.y);
+        if self.sway.is_some() {
+            // sway lists floating views after tiled ones: the later, the higher.
+            let views = self.windows().await?;
+            return Some(views.into_iter().rev().filter(|w| w.bounds.contains(at)).collect());
+        }
         let display = self.display().await?;
         let (clients, popups) = tokio::task::spawn_blocking(move || {
             let clients = deft_x11::windows(&display.conn, display.root, &display.atoms).ok()?;
@@ -105,7 +127,6 @@ impl Placement {
         .await
         .ok()
         .flatten()?;
-        let at = deft_types::Point::new(point.x, point.y);
         let mut stack: Vec<X11Window> =
             popups.into_iter().rev().chain(clients.into_iter().rev()).filter(|w| w.bounds.contains(at)).collect();
         stack.dedup_by_key(|w| w.id);
@@ -210,8 +231,30 @@ pub(crate) fn shifted(extents: (i32, i32, i32, i32), (dx, dy): Offset) -> (i32, 
 /// What a read says when a window's place could not be found.
 pub(crate) fn unplaced(title: &str) -> String {
     format!(
-        "the toolkit gives positions relative to window {title:?}, which was not found on the X display: \
-         its elements' bounds are relative to the window, and input aimed at them may miss"
+        "the toolkit gives positions relative to window {title:?}, which was not found in the display \
+         server's window list: its elements' bounds are relative to the window, and input aimed at them may miss"
+    )
+}
+
+/// sway's views as windows: content rectangles on the output layout, no frame margins
+/// (sway draws the borders outside the content it reports).
+fn sway_windows(ipc: &std::path::Path) -> Option<Vec<X11Window>> {
+    let views = deft_wayland::sway::windows(ipc).ok()?;
+    Some(
+        views
+            .into_iter()
+            .filter(|v| v.visible)
+            .map(|v| {
+                let (x, y, w, h) = v.content;
+                X11Window {
+                    id: v.id,
+                    pid: v.pid,
+                    title: v.title,
+                    bounds: deft_types::Rect::new(x, y, w, h),
+                    frame_extents: None,
+                }
+            })
+            .collect(),
     )
 }
 

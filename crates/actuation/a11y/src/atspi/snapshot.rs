@@ -417,7 +417,7 @@ async fn read(inner: &Inner, bus: &str, root: &str, opts: &SnapshotOptions) -> R
     };
     let mut problems = walk.problems.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut top = top;
-    if facts.toolkit.window_relative_extents() {
+    if facts.window_relative {
         place(inner, &conn, &sk, root, facts.pid, &mut top, &mut problems).await;
     }
     let mut b = TreeBuilder::new();
@@ -518,7 +518,7 @@ pub(crate) async fn read_one(inner: &Inner, id: &ElementId) -> Result<Element, A
     match details(inner, &conn, &sk, path, &node, &opts, facts).await {
         Ok(d) if d.vanished => Err(A11yError::Stale { id: id.clone() }),
         Ok(mut d) => {
-            if let (true, Some(b)) = (facts.toolkit.window_relative_extents(), d.bounds)
+            if let (true, Some(b)) = (facts.window_relative, d.bounds)
                 && let Some(offset) = offset_of_one(inner, &conn, bus, path, &node, b, facts.pid).await
             {
                 d.bounds = Some(placement::shifted(b, offset));

@@ -32,7 +32,7 @@ pub(crate) async fn text_end(inner: &Inner, id: &ElementId) -> Result<Option<Rec
         let mut extents: (i32, i32, i32, i32) =
             call::call_as(&conn, t, bus, path, iface::TEXT, "GetCharacterExtents", &args).await?;
         // GTK 4 answers relative to the window, whatever coordinate type is asked.
-        if facts.toolkit.window_relative_extents() {
+        if facts.window_relative {
             match snapshot::offset_of_one(inner, &conn, bus, path, &node, extents, facts.pid).await {
                 Some(offset) => extents = super::placement::shifted(extents, offset),
                 None => return Ok(None),
