@@ -31,6 +31,8 @@ mod windows;
 mod enigo_input;
 #[cfg(feature = "wayland")]
 mod sway_windows;
+#[cfg(all(feature = "wayland", unix))]
+mod wlr_input;
 #[cfg(feature = "x11")]
 mod x11_windows;
 
@@ -45,5 +47,7 @@ pub use refusing::RefusingInput;
 #[cfg(feature = "wayland")]
 pub use sway_windows::SwayWindows;
 pub use windows::{Handled, WindowGeometry, WindowLocator, WindowQuery};
+#[cfg(all(feature = "wayland", unix))]
+pub use wlr_input::WlrInput;
 #[cfg(feature = "x11")]
 pub use x11_windows::X11Windows;

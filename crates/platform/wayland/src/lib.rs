@@ -13,7 +13,11 @@
 //! **Architecture invariant:** knows nothing of accessibility, capture or input; it says what
 //! a session offers, and the desktop wiring above picks backends from that.
 
+#[cfg(unix)]
+mod pointer;
 mod registry;
 pub mod sway;
 
+#[cfg(unix)]
+pub use pointer::{BTN_LEFT, BTN_MIDDLE, BTN_RIGHT, VirtualPointer};
 pub use registry::{Compositor, Global, ProbeError, Registry, probe, socket_path};

@@ -157,7 +157,7 @@ pub fn probe(socket: &Path) -> Result<Registry, ProbeError> {
 }
 
 /// Object ids this client allocates: the display is 1 by the protocol.
-const DISPLAY: u32 = 1;
+pub(crate) const DISPLAY: u32 = 1;
 const REGISTRY: u32 = 2;
 const CALLBACK: u32 = 3;
 
@@ -177,18 +177,14 @@ pub(crate) fn list_globals(stream: &mut (impl Read + Write)) -> Result<Vec<Globa
             (REGISTRY, 0) => globals.push(parse_global(&body)?),
             // wl_callback.done: everything before it has been sent.
             (CALLBACK, 0) => return Ok(globals),
-            // wl_display.error(object, code: uint, message: string)
-            (DISPLAY, 0) => {
-                let message = body.get(8..).and_then(|b| read_string(b).ok()).map(|(s, _)| s).unwrap_or_default();
-                return Err(format!("protocol error: {message}"));
-            }
+            (DISPLAY, 0) => return Err(display_error(&body)),
             // wl_display.delete_id, wl_registry.global_remove: nothing to keep.
             _ => {}
         }
     }
 }
 
-fn request(object: u32, opcode: u16, args: &[u8]) -> Vec<u8> {
+pub(crate) fn request(object: u32, opcode: u16, args: &[u8]) -> Vec<u8> {
     let size = (8 + args.len()) as u32;
     let mut msg = Vec::with_capacity(size as usize);
     msg.extend_from_slice(&object.to_ne_bytes());
@@ -200,7 +196,7 @@ fn request(object: u32, opcode: u16, args: &[u8]) -> Vec<u8> {
 /// The longest message a compositor may send (the protocol's own limit is 4096 bytes).
 const MAX_MESSAGE: usize = 4096;
 
-fn read_message(stream: &mut impl Read) -> Result<(u32, u16, Vec<u8>), String> {
+pub(crate) fn read_message(stream: &mut impl Read) -> Result<(u32, u16, Vec<u8>), String> {
     let mut header = [0u8; 8];
     stream.read_exact(&mut header).map_err(|e| format!("reading an event: {e}"))?;
     let object = u32::from_ne_bytes([header[0], header[1], header[2], header[3]]);
@@ -215,13 +211,35 @@ fn read_message(stream: &mut impl Read) -> Result<(u32, u16, Vec<u8>), String> {
 }
 
 fn parse_global(body: &[u8]) -> Result<Global, String> {
+    let (_, interface, version) = parse_named_global(body)?;
+    Ok(Global { interface, version })
+}
+
+/// A `wl_registry.global` event's arguments: the global's name (to bind it by), its
+/// interface and version.
+pub(crate) fn parse_named_global(body: &[u8]) -> Result<(u32, String, u32), String> {
     let word = |b: &[u8]| -> Result<u32, String> {
         b.get(..4).map(|w| u32::from_ne_bytes([w[0], w[1], w[2], w[3]])).ok_or_else(|| "a short global".to_string())
     };
-    let _name = word(body)?;
-    let (interface, used) = read_string(&body[4..])?;
-    let version = word(&body[4 + used..])?;
-    Ok(Global { interface, version })
+    let name = word(body)?;
+    let (interface, used) = read_string(body.get(4..).ok_or("a short global")?)?;
+    let version = word(body.get(4 + used..).ok_or("a short global")?)?;
+    Ok((name, interface, version))
+}
+
+/// A `wl_display.error` event (object, code, message) in words.
+pub(crate) fn display_error(body: &[u8]) -> String {
+    let message = body.get(8..).and_then(|b| read_string(b).ok()).map(|(s, _)| s).unwrap_or_default();
+    format!("the compositor refused a request: {message}")
+}
+
+/// A string argument: its length with the NUL, the bytes, the NUL, padding to 4.
+pub(crate) fn string_arg(s: &str) -> Vec<u8> {
+    let with_nul = s.len() + 1;
+    let mut out = (with_nul as u32).to_ne_bytes().to_vec();
+    out.extend_from_slice(s.as_bytes());
+    out.resize(4 + with_nul.div_ceil(4) * 4, 0);
+    out
 }
 
 /// A protocol string: its length with the NUL, the bytes, padding to 4. Returns the string

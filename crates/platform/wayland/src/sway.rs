@@ -98,6 +98,20 @@ pub fn windows(ipc: &Path) -> Result<Vec<SwayWindow>, SwayError> {
     parse_tree(&body).map_err(SwayError)
 }
 
+/// The output layout's size: the tree's root rectangle (every output, from the layout's
+/// origin), which absolute pointer positions are fractions of.
+pub fn layout(ipc: &Path) -> Result<(u32, u32), SwayError> {
+    let body = ask(ipc, GET_TREE, b"")?;
+    let root: Node = serde_json::from_slice(&body).map_err(|e| SwayError(format!("an unreadable tree: {e}")))?;
+    let r = root.rect;
+    let width = u32::try_from(r.x).unwrap_or(0).saturating_add(r.width);
+    let height = u32::try_from(r.y).unwrap_or(0).saturating_add(r.height);
+    if width == 0 || height == 0 {
+        return Err(SwayError("the output layout is empty: no output is enabled".into()));
+    }
+    Ok((width, height))
+}
+
 /// Gives window `id` the focus (sway raises a floating window it focuses).
 pub fn focus(ipc: &Path, id: u64) -> Result<(), SwayError> {
     let body = ask(ipc, RUN_COMMAND, format!("[con_id={id}] focus").as_bytes())?;

@@ -77,17 +77,27 @@ impl Session {
         }
     }
 
-    /// Why input cannot be sent in this session, or `None` when it can.
-    pub fn no_input(&self) -> Option<String> {
+    /// Why the screen cannot be captured in this session, or `None` when it may be.
+    pub fn no_capture(&self) -> Option<String> {
         match self {
             Session::X11 { .. } => None,
-            Session::Wayland(registry) => Some(wayland_refusal(registry)),
-            Session::Unreachable { why } => Some(format!(
-                "no display to act on: DISPLAY is not set, and {why}. Start a headless X server \
-                 (`Xvfb :99 &`, then `export DISPLAY=:99`) or run inside the desktop session"
+            Session::Wayland(registry) => Some(format!(
+                "this is a Wayland session ({}) with no X display, and Deft captures the screen over \
+                 X11 only so far: screenshots and OCR do not work here, and actions are verified \
+                 through accessibility alone. For screenshots, {UNDER_X11}",
+                wayland_words(registry)
             )),
+            Session::Unreachable { why } => Some(no_display(why)),
         }
     }
+}
+
+/// No X display, and the Wayland socket named does not answer.
+fn no_display(why: &str) -> String {
+    format!(
+        "no display to act on: DISPLAY is not set, and {why}. Start a headless X server \
+         (`Xvfb :99 &`, then `export DISPLAY=:99`) or run inside the desktop session"
+    )
 }
 
 /// A Wayland session in a few words: the compositor, its socket, the protocols Deft's
@@ -112,15 +122,30 @@ pub(crate) fn wayland_words(registry: &Registry) -> String {
 pub(crate) const UNDER_X11: &str = "run the application under X11 (an Xvfb display, or XWayland: set \
     DISPLAY and start the app with GDK_BACKEND=x11 or QT_QPA_PLATFORM=xcb)";
 
-/// What a Wayland session offers and why Deft cannot act there yet, in a user's words.
-fn wayland_refusal(registry: &Registry) -> String {
+/// What a Wayland session offers and why Deft cannot act there, in a user's words.
+fn wayland_refusal(registry: &Registry, why: &str) -> String {
     format!(
-        "this is a Wayland session ({}) with no X display, and Deft sends input and captures the \
-         screen over X11 only so far: reading and finding elements work here, actions and \
-         screenshots do not. To act, {UNDER_X11}",
+        "this is a Wayland session ({}) with no X display, and Deft sends input on Wayland only \
+         through the virtual pointer of wlroots compositors with sway's IPC so far ({why}): reading \
+         and finding elements work here, actions do not. To act, {UNDER_X11}",
         wayland_words(registry)
     )
 }
+
+/// The virtual pointer of the wlroots compositor at `socket`.
+#[cfg(unix)]
+fn wlr_input(socket: &std::path::Path, extent: (u32, u32)) -> Result<Box<dyn Input + Send>, String> {
+    Ok(Box::new(deft_input::WlrInput::connect(socket, extent).map_err(|e| e.to_string())?))
+}
+
+#[cfg(not(unix))]
+fn wlr_input(_socket: &std::path::Path, _extent: (u32, u32)) -> Result<Box<dyn Input + Send>, String> {
+    Err("Wayland runs on Unix systems only".into())
+}
+
+/// What the pointer of a wlroots session is, in a few words.
+const WLR_POINTER: &str = "the pointer through zwlr_virtual_pointer_v1 (keys not yet: text is set through \
+    accessibility, key chords fail)";
 
 /// The backends of one desktop, connected.
 pub struct Desktop {
@@ -148,17 +173,48 @@ impl Desktop {
         let a11y = Desktop::accessibility(config)
             .await
             .map_err(|e| VerifyError::Backend { backend: "accessibility", detail: e.to_string() })?;
-        if let Some(why) = session.no_input() {
-            let input = Box::new(RefusingInput::new(why.clone()));
-            let windows = Desktop::windows_in(&session, config).ok();
-            return Ok(Desktop { session, no_input: Some(why), a11y, input, windows, capture: None });
+        let windows = Desktop::windows_in(&session, config).ok();
+        let capture = match session.no_capture() {
+            None => Desktop::capture(config).ok(),
+            Some(_) => None,
+        };
+        match Desktop::input_in(&session, config) {
+            Ok((input, _)) => Ok(Desktop { session, no_input: None, a11y, input, windows, capture }),
+            Err(why) if matches!(session, Session::X11 { .. }) => {
+                Err(VerifyError::Backend { backend: "input", detail: why })
+            }
+            Err(why) => {
+                let input = Box::new(RefusingInput::new(why.clone()));
+                Ok(Desktop { session, no_input: Some(why), a11y, input, windows, capture })
+            }
         }
-        let display = config.display.clone();
-        let input = EnigoInput::connect(&EnigoConfig { display: display.clone(), ..EnigoConfig::default() })
-            .map_err(|e| VerifyError::Backend { backend: "input", detail: e.to_string() })?;
-        let windows = Desktop::windows(config).ok();
-        let capture = Desktop::capture(config).ok();
-        Ok(Desktop { session, no_input: None, a11y, input: Box::new(input), windows, capture })
+    }
+
+    /// The input backend of `session` and a few words on it, or why it has none.
+    pub(crate) fn input_in(
+        session: &Session,
+        config: &DesktopConfig,
+    ) -> Result<(Box<dyn Input + Send>, String), String> {
+        match session {
+            Session::X11 { .. } => {
+                let input =
+                    EnigoInput::connect(&EnigoConfig { display: config.display.clone(), ..EnigoConfig::default() })
+                        .map_err(|e| e.to_string())?;
+                Ok((Box::new(input), "XTest through enigo".to_string()))
+            }
+            Session::Wayland(registry) => {
+                let refuse = |why: &str| wayland_refusal(registry, why);
+                if !registry.offers("zwlr_virtual_pointer_manager_v1") {
+                    return Err(refuse("this compositor offers no virtual pointer"));
+                }
+                let ipc = deft_wayland::sway::ipc_socket(&registry.socket)
+                    .ok_or_else(|| refuse("no sway IPC socket to place windows and size the layout"))?;
+                let extent = deft_wayland::sway::layout(&ipc).map_err(|e| refuse(&e.to_string()))?;
+                let input = wlr_input(&registry.socket, extent).map_err(|e| refuse(&e))?;
+                Ok((input, WLR_POINTER.to_string()))
+            }
+            Session::Unreachable { why } => Err(no_display(why)),
+        }
     }
 
     /// The accessibility backend alone (reading and finding need nothing else, and work on
@@ -182,7 +238,7 @@ impl Desktop {
 
     /// The screen capture backend alone (a screenshot).
     pub fn capture(config: &DesktopConfig) -> Result<Box<dyn Capture + Send>, CaptureError> {
-        if let Some(why) = Session::probe(config).no_input() {
+        if let Some(why) = Session::probe(config).no_capture() {
             return Err(CaptureError::NoDisplay { display: "an X display".into(), why });
         }
         deft_capture::open_default(config.display.as_deref())
@@ -316,10 +372,10 @@ mod tests {
         serve.join().unwrap();
         let Session::Wayland(registry) = &session else { panic!("{session:?}") };
         assert!(registry.offers("zwlr_virtual_pointer_manager_v1"));
-        let why = session.no_input().expect("no input on Wayland yet");
+        let why = Desktop::input_in(&session, &DesktopConfig::default()).err().expect("no input without sway's IPC");
         assert!(why.contains("Wayland session (a wlroots compositor"), "{why}");
         assert!(why.contains("it offers zwlr_virtual_pointer_manager_v1)"), "{why}");
-        assert!(why.contains("actions and screenshots do not"), "{why}");
+        assert!(why.contains("no sway IPC socket") && why.contains("actions do not"), "{why}");
         assert!(why.contains("GDK_BACKEND=x11"), "{why}");
     }
 
@@ -327,9 +383,9 @@ mod tests {
     fn an_x_display_wins_and_a_dead_wayland_socket_says_why() {
         let x = Session::detect(true, Some(":7".into()), Some("/nonexistent/wayland-0".into()));
         assert_eq!(x, Session::X11 { display: Some(":7".into()) });
-        assert_eq!(x.no_input(), None);
+        assert_eq!(x.no_capture(), None);
         let dead = Session::detect(false, None, Some("/nonexistent/wayland-0".into()));
-        let why = dead.no_input().expect("nothing to act on");
+        let why = dead.no_capture().expect("nothing to act on");
         assert!(why.contains("/nonexistent/wayland-0") && why.contains("Xvfb"), "{why}");
         // Neither: X11 with no display, whose connection says what to do.
         assert_eq!(Session::detect(false, None, None), Session::X11 { display: None });

@@ -6,7 +6,7 @@
 //! an action would meet; sends no input.
 
 use deft_a11y::Accessibility;
-use deft_input::{EnigoConfig, EnigoInput, WindowQuery, X11Windows};
+use deft_input::{WindowQuery, X11Windows};
 use serde::Serialize;
 
 use crate::desktop::{Desktop, DesktopConfig, Session};
@@ -120,21 +120,20 @@ impl Desktop {
             true => Ok(()),
             false => Err(("not on this session (see the session's line)".to_string(), String::new())),
         };
+        // What to do about a part the session lacks: on Wayland, run the app under X11.
+        let fix = match &session {
+            Session::Wayland(_) => crate::desktop::UNDER_X11,
+            _ => START_X,
+        };
         let input = acting.clone().and_then(|()| {
-            EnigoInput::connect(&EnigoConfig { display: config.display.clone(), ..EnigoConfig::default() })
-                .map(|_| "XTest through enigo".to_string())
-                .map_err(|e| (e.to_string(), START_X.to_string()))
+            Desktop::input_in(&session, config).map(|(_, words)| words).map_err(|e| (e, fix.to_string()))
         });
         parts.push(part("input", input));
         let capture = acting.clone().and_then(|()| {
-            Desktop::capture(config).map(|c| c.backend_name().to_string()).map_err(|e| (e.to_string(), START_X.into()))
+            Desktop::capture(config).map(|c| c.backend_name().to_string()).map_err(|e| (e.to_string(), fix.into()))
         });
         parts.push(part("capture", capture));
-        // Geometry is read on Wayland too (sway's IPC), where input is not yet sent.
-        let windows = match &session {
-            Session::Wayland(_) => Desktop::windows(config).map_err(|e| (e.to_string(), String::new())),
-            _ => acting.and_then(|()| Desktop::windows(config).map_err(|e| (e.to_string(), START_X.into()))),
-        };
+        let windows = acting.and_then(|()| Desktop::windows(config).map_err(|e| (e.to_string(), fix.into())));
         let listed = windows.as_ref().ok().and_then(|w| w.windows(&WindowQuery::default()).ok());
         let source = if matches!(session, Session::Wayland(_)) { "sway's IPC" } else { "the X server" };
         let geometry = match (&windows, &listed) {
@@ -174,13 +173,9 @@ fn session_words(session: &Session) -> Result<String, (String, String)> {
             },
             _ => Err(("no display: DISPLAY is not set and no Wayland compositor is named".into(), START_X.into())),
         },
-        Session::Wayland(registry) => Err((
-            format!("Wayland with no X display: {}", crate::desktop::wayland_words(registry)),
-            format!(
-                "Deft reads elements here but acts and captures over X11 only so far: {}",
-                crate::desktop::UNDER_X11
-            ),
-        )),
+        Session::Wayland(registry) => {
+            Ok(format!("Wayland with no X display: {}", crate::desktop::wayland_words(registry)))
+        }
         Session::Unreachable { why } => Err((why.clone(), START_X.into())),
     }
 }

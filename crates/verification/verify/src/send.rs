@@ -276,7 +276,12 @@ impl Executor {
                     Some(t) => self.keys_reach(t).await?.map(|w| format!("; {w}")).unwrap_or_default(),
                     None => String::new(),
                 };
-                lock(&self.input).chord(&c).map_err(|e| Report::SendUncertain { message: e.to_string() })?;
+                // A chord the backend refused before sending (no keys on this session, a key it
+                // does not know) is refused; one that failed midway may have pressed part of it.
+                lock(&self.input).chord(&c).map_err(|e| match e.class() {
+                    ErrorClass::Permanent => input_refused(e),
+                    _ => Report::SendUncertain { message: e.to_string() },
+                })?;
                 Ok(format!("pressed {chord}{reached}"))
             }
             (m, a) => Err(refused(format!("{} cannot carry out `{}`", m.as_str(), a.kind().verb()))),
