@@ -1,10 +1,10 @@
 //! A Wayland session with no X display: sway on its headless backend and the GTK 3 fixture
 //! as a native Wayland client, on the desktop's accessibility bus. Deft reads and finds
 //! there (from the CLI and over MCP), places the toolkit's window-relative bounds where sway
-//! shows the window, clicks through wlroots' virtual pointer, sets text through
-//! accessibility (keys are not sent yet), and refuses key chords and screenshots saying
-//! why: judged by the fixture's own log, swaymsg and an independent accessibility client,
-//! never by Deft's report.
+//! shows the window, clicks through wlroots' virtual pointer, types through its virtual
+//! keyboard (US layout; other text is set through accessibility), and refuses screenshots
+//! saying why: judged by the fixture's own log, swaymsg and an independent accessibility
+//! client, never by Deft's report.
 
 use std::time::Duration;
 
@@ -27,7 +27,7 @@ const EFFECTS: &[&str] =
     &["button_activated", "checkbox_toggled", "dialog_opened", "order_submitted", "selection_changed", "text_changed"];
 
 #[test]
-fn on_sway_deft_reads_clicks_through_the_virtual_pointer_and_refuses_what_it_cannot_do() {
+fn on_sway_deft_reads_clicks_and_types_through_virtual_devices_and_refuses_what_it_cannot_do() {
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let sway = desktop.start_sway().unwrap_or_else(|e| panic!("sway did not start: {e}"));
     let opts = FixtureOptions { env: sway.client_env(), ..FixtureOptions::default() };
@@ -53,7 +53,8 @@ fn on_sway_deft_reads_clicks_through_the_virtual_pointer_and_refuses_what_it_can
     assert_eq!(geometry["detail"], "1 top-level windows (sway's IPC)", "{r:#?}");
     let input = part("input");
     assert_eq!(input["ok"], true, "{r:#?}");
-    assert!(input["detail"].as_str().unwrap().contains("zwlr_virtual_pointer_v1"), "{r:#?}");
+    let detail = input["detail"].as_str().unwrap();
+    assert!(detail.contains("zwlr_virtual_pointer_v1") && detail.contains("zwp_virtual_keyboard_v1"), "{r:#?}");
     let capture = part("capture");
     assert_eq!(capture["ok"], false, "{r:#?}");
     assert!(capture["fix"].as_str().unwrap().contains("GDK_BACKEND=x11"), "{r:#?}");
@@ -87,21 +88,32 @@ fn on_sway_deft_reads_clicks_through_the_virtual_pointer_and_refuses_what_it_can
     assert_eq!(clicks[0].widget.as_deref(), Some("hello"), "{clicks:?}");
     assert_eq!(clicks[0].raw["via"], "pointer", "{clicks:?}");
 
-    // Text: no keys on Wayland yet, so the chain sets it through accessibility, verified.
+    // Text through the virtual keyboard: one key at a time, shifted where it must be.
     let r = on_wayland(&desktop, &sway, &["type", "--name", "Name", "--text", "Ada", "--verify", "--json"]);
     r.expect_code(0);
-    assert_eq!(r.json()["verified"], true, "{r:#?}");
-    let typed: Vec<_> = app.events().into_iter().filter(|e| e.kind == "text_changed").collect();
-    assert_eq!(typed.len(), 1, "the text set once: {typed:?}");
-    assert_eq!(typed[0].raw["value"], "Ada", "{typed:?}");
-
-    // A key chord: refused before anything is sent, saying why.
-    let r = on_wayland(&desktop, &sway, &["key", "Return", "--json"]);
-    assert_ne!(r.code, 0, "{r:#?}");
     let v = r.json();
-    assert_eq!(v["ok"], false, "{r:#?}");
-    assert!(r.stdout.contains("keys cannot be sent on this Wayland session yet"), "{r:#?}");
-    assert!(!r.stdout.contains("may not have been sent"), "nothing was sent: {r:#?}");
+    assert_eq!(v["verified"], true, "{r:#?}");
+    assert_eq!(v["attempts"][0]["method"], "keystrokes", "{r:#?}");
+    let typed: Vec<String> = app
+        .events()
+        .into_iter()
+        .filter(|e| e.is("text_changed", Some("name")))
+        .map(|e| e.raw["value"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(typed, ["A", "Ad", "Ada"], "each key once");
+
+    // A character the US layout has no key for: no key is sent, the text is set whole.
+    let r = on_wayland(&desktop, &sway, &["type", "--name", "Email", "--text", "café", "--verify", "--json"]);
+    r.expect_code(0);
+    assert_eq!(r.json()["verified"], true, "{r:#?}");
+    let email: Vec<String> = app
+        .events()
+        .into_iter()
+        .filter(|e| e.is("text_changed", Some("email")))
+        .map(|e| e.raw["value"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(email, ["café"], "set once, never half typed");
+
     // The screenshot: refused, exit 7, saying why; nothing is written.
     let shot = scratch("wayland-shot").join("shot.png");
     let r = on_wayland(&desktop, &sway, &["screenshot", "-o", &shot.display().to_string()]);
@@ -119,7 +131,7 @@ fn on_sway_deft_reads_clicks_through_the_virtual_pointer_and_refuses_what_it_can
     // Nothing else reached the app, and it still answers an independent accessibility client.
     std::thread::sleep(Duration::from_millis(500));
     let effects: Vec<_> = app.events().into_iter().filter(|e| EFFECTS.contains(&e.kind.as_str())).collect();
-    assert_eq!(effects.len(), 2, "the click and the text, nothing else: {effects:?}");
+    assert_eq!(effects.len(), 5, "the click and the two texts' changes, nothing else: {effects:?}");
     app.check_alive(&desktop, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
 }
 

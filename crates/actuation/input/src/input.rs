@@ -61,6 +61,14 @@ pub trait Input {
     /// Type `text` (any Unicode) into whatever has the keyboard focus.
     fn text(&mut self, text: &str) -> Result<(), InputError>;
 
+    /// Whether [`Input::text`] can type all of `text`, asked before the first key goes: a
+    /// backend that can type only some characters (a keyboard with one layout) refuses the
+    /// whole text up front, so a caller never sends half of it. Every text by default.
+    fn can_type(&self, text: &str) -> Result<(), InputError> {
+        let _ = text;
+        Ok(())
+    }
+
     /// Press a chord: modifiers in order, the key, then release all in reverse. Nothing is
     /// left held, even when sending fails part-way.
     fn chord(&mut self, chord: &Chord) -> Result<(), InputError>;
@@ -157,6 +165,9 @@ macro_rules! forward_input {
             }
             fn scroll(&mut self, dx: i32, dy: i32) -> Result<(), InputError> {
                 (**self).scroll(dx, dy)
+            }
+            fn can_type(&self, text: &str) -> Result<(), InputError> {
+                (**self).can_type(text)
             }
             fn text(&mut self, text: &str) -> Result<(), InputError> {
                 (**self).text(text)

@@ -47,6 +47,9 @@ impl Input for RefusingInput {
     fn text(&mut self, _text: &str) -> Result<(), InputError> {
         self.refuse()
     }
+    fn can_type(&self, _text: &str) -> Result<(), InputError> {
+        self.refuse()
+    }
     fn chord(&mut self, _chord: &Chord) -> Result<(), InputError> {
         self.refuse()
     }
@@ -69,6 +72,7 @@ mod tests {
             input.button(MouseButton::Left, ButtonAction::Click { count: 1 }).unwrap_err(),
             input.scroll(0, 1).unwrap_err(),
             input.text("x").unwrap_err(),
+            input.can_type("x").unwrap_err(),
             input.chord(&Chord::parse("ctrl+s").unwrap()).unwrap_err(),
             input.paste_at(at, "x").unwrap_err(),
             input.click_at(at, MouseButton::Left, 1).unwrap_err(),

@@ -1,24 +1,25 @@
 //! Input on a wlroots compositor (sway, labwc, river, ...): the pointer through its virtual
-//! pointer protocol (deft-wayland's `VirtualPointer`), absolute over the output layout,
-//! each call returning once the compositor handled it. Keys are not sent yet (the virtual
-//! keyboard needs a keymap passed as a file descriptor): every key call is refused with
-//! why, before anything is sent, so a fallback chain moves on to accessibility.
+//! pointer protocol (deft-wayland's `VirtualPointer`), absolute over the output layout, and
+//! the keys through its virtual keyboard (US layout), each call returning once the
+//! compositor handled it. Text with a character the US layout has no key for is refused
+//! whole, before any key is sent, so a fallback chain moves on to accessibility; so is
+//! every key when the compositor offers no virtual keyboard.
 
 use deft_types::{MouseButton, Physical, Point};
-use deft_wayland::{BTN_LEFT, BTN_MIDDLE, BTN_RIGHT, VirtualPointer};
+use deft_wayland::{
+    ALT, BTN_LEFT, BTN_MIDDLE, BTN_RIGHT, CONTROL, SHIFT, SUPER, VirtualKeyboard, VirtualPointer, us_key,
+};
 
 use crate::error::InputError;
 use crate::input::{ButtonAction, Input, check_action};
-use crate::keys::Chord;
-
-/// Why keys are refused on a wlroots session, in a user's words.
-const NO_KEYS: &str = "keys cannot be sent on this Wayland session yet (Deft's virtual keyboard is \
-    not built): text is set through accessibility instead, and key chords fail";
+use crate::keys::{Chord, Key, Modifier, NamedKey};
 
 /// The pointer of a wlroots session.
 #[derive(Debug)]
 pub struct WlrInput {
     pointer: VirtualPointer,
+    /// The keyboard, or why there is none.
+    keyboard: Result<VirtualKeyboard, String>,
     at: Option<Point<Physical>>,
 }
 
@@ -27,8 +28,60 @@ impl WlrInput {
     /// pixels (width, height) from its origin.
     pub fn connect(socket: &std::path::Path, extent: (u32, u32)) -> Result<WlrInput, InputError> {
         let pointer = VirtualPointer::connect(socket, extent).map_err(InputError::Unavailable)?;
-        Ok(WlrInput { pointer, at: None })
+        let keyboard = VirtualKeyboard::connect(socket).map_err(|e| {
+            format!("keys cannot be sent on this Wayland session ({e}): text is set through accessibility instead")
+        });
+        Ok(WlrInput { pointer, keyboard, at: None })
     }
+
+    /// Whether keys can be sent, or why not.
+    pub fn keys(&self) -> Result<(), String> {
+        self.keyboard.as_ref().map(|_| ()).map_err(Clone::clone)
+    }
+
+    fn keyboard(&mut self) -> Result<&mut VirtualKeyboard, InputError> {
+        self.keyboard.as_mut().map_err(|why| InputError::Unavailable(why.clone()))
+    }
+
+    /// Presses and releases `code` with `mods` declared held.
+    fn tap(&mut self, code: u32, mods: u32) -> Result<(), InputError> {
+        let kb = self.keyboard()?;
+        let sent = |e: String| InputError::Backend { what: "key press", detail: e };
+        if mods != 0 {
+            kb.modifiers(mods).map_err(sent)?;
+        }
+        kb.key(code, true).map_err(sent)?;
+        let released = kb.key(code, false).map_err(sent);
+        if mods != 0 {
+            kb.modifiers(0).map_err(sent)?;
+        }
+        released
+    }
+}
+
+/// The Linux input code of a named key.
+fn named(key: NamedKey) -> Option<u32> {
+    Some(match key {
+        NamedKey::Return => 28,
+        NamedKey::Tab => 15,
+        NamedKey::Escape => 1,
+        NamedKey::BackSpace => 14,
+        NamedKey::Delete => 111,
+        NamedKey::Space => 57,
+        NamedKey::Up => 103,
+        NamedKey::Down => 108,
+        NamedKey::Left => 105,
+        NamedKey::Right => 106,
+        NamedKey::Home => 102,
+        NamedKey::End => 107,
+        NamedKey::PageUp => 104,
+        NamedKey::PageDown => 109,
+        NamedKey::F(n @ 1..=10) => 58 + u32::from(n),
+        NamedKey::F(11) => 87,
+        NamedKey::F(12) => 88,
+        NamedKey::F(n @ 13..=24) => 183 + u32::from(n - 13),
+        NamedKey::F(_) => return None,
+    })
 }
 
 fn sent(what: &'static str) -> impl Fn(String) -> InputError {
@@ -84,11 +137,50 @@ impl Input for WlrInput {
         Ok(())
     }
 
-    fn text(&mut self, _text: &str) -> Result<(), InputError> {
-        Err(InputError::Unavailable(NO_KEYS.into()))
+    fn can_type(&self, text: &str) -> Result<(), InputError> {
+        self.keyboard.as_ref().map_err(|why| InputError::Unavailable(why.clone()))?;
+        match text.chars().find(|c| us_key(*c).is_none()) {
+            None => Ok(()),
+            Some(c) => Err(InputError::Unavailable(format!(
+                "{c:?} has no key on the US keyboard layout Deft types with on Wayland: the text is set through accessibility instead"
+            ))),
+        }
     }
 
-    fn chord(&mut self, _chord: &Chord) -> Result<(), InputError> {
-        Err(InputError::Unavailable(NO_KEYS.into()))
+    fn text(&mut self, text: &str) -> Result<(), InputError> {
+        // Every character is checked before the first key goes: never half a text.
+        self.can_type(text)?;
+        let keys: Vec<(u32, bool)> = text.chars().filter_map(us_key).collect();
+        for (code, shift) in keys {
+            self.tap(code, if shift { SHIFT } else { 0 })?;
+        }
+        Ok(())
+    }
+
+    fn chord(&mut self, chord: &Chord) -> Result<(), InputError> {
+        self.keyboard()?;
+        let mut mods = chord.modifiers.iter().fold(0, |m, modifier| {
+            m | match modifier {
+                Modifier::Ctrl => CONTROL,
+                Modifier::Shift => SHIFT,
+                Modifier::Alt => ALT,
+                Modifier::Super => SUPER,
+            }
+        });
+        let code = match chord.key {
+            Key::Named(k) => named(k),
+            Key::Char(c) => us_key(c).map(|(code, shift)| {
+                if shift {
+                    mods |= SHIFT;
+                }
+                code
+            }),
+        };
+        let code = code.ok_or_else(|| {
+            InputError::Unavailable(format!(
+                "{chord:?} has no key on the US keyboard layout Deft types with on Wayland"
+            ))
+        })?;
+        self.tap(code, mods)
     }
 }

@@ -14,10 +14,14 @@
 //! a session offers, and the desktop wiring above picks backends from that.
 
 #[cfg(unix)]
+mod keyboard;
+#[cfg(unix)]
 mod pointer;
 mod registry;
 pub mod sway;
 
+#[cfg(unix)]
+pub use keyboard::{ALT, CONTROL, SHIFT, SUPER, VirtualKeyboard, us_key};
 #[cfg(unix)]
 pub use pointer::{BTN_LEFT, BTN_MIDDLE, BTN_RIGHT, VirtualPointer};
 pub use registry::{Compositor, Global, ProbeError, Registry, probe, socket_path};

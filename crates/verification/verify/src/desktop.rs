@@ -132,20 +132,23 @@ fn wayland_refusal(registry: &Registry, why: &str) -> String {
     )
 }
 
-/// The virtual pointer of the wlroots compositor at `socket`.
+/// The virtual pointer and keyboard of the wlroots compositor at `socket`, and a few words
+/// on them.
 #[cfg(unix)]
-fn wlr_input(socket: &std::path::Path, extent: (u32, u32)) -> Result<Box<dyn Input + Send>, String> {
-    Ok(Box::new(deft_input::WlrInput::connect(socket, extent).map_err(|e| e.to_string())?))
+fn wlr_input(socket: &std::path::Path, extent: (u32, u32)) -> Result<(Box<dyn Input + Send>, String), String> {
+    let input = deft_input::WlrInput::connect(socket, extent).map_err(|e| e.to_string())?;
+    let words = match input.keys() {
+        Ok(()) => "the pointer and the keys (US layout) through zwlr_virtual_pointer_v1 and zwp_virtual_keyboard_v1"
+            .to_string(),
+        Err(why) => format!("the pointer through zwlr_virtual_pointer_v1; {why}"),
+    };
+    Ok((Box::new(input), words))
 }
 
 #[cfg(not(unix))]
-fn wlr_input(_socket: &std::path::Path, _extent: (u32, u32)) -> Result<Box<dyn Input + Send>, String> {
+fn wlr_input(_socket: &std::path::Path, _extent: (u32, u32)) -> Result<(Box<dyn Input + Send>, String), String> {
     Err("Wayland runs on Unix systems only".into())
 }
-
-/// What the pointer of a wlroots session is, in a few words.
-const WLR_POINTER: &str = "the pointer through zwlr_virtual_pointer_v1 (keys not yet: text is set through \
-    accessibility, key chords fail)";
 
 /// The backends of one desktop, connected.
 pub struct Desktop {
@@ -210,8 +213,7 @@ impl Desktop {
                 let ipc = deft_wayland::sway::ipc_socket(&registry.socket)
                     .ok_or_else(|| refuse("no sway IPC socket to place windows and size the layout"))?;
                 let extent = deft_wayland::sway::layout(&ipc).map_err(|e| refuse(&e.to_string()))?;
-                let input = wlr_input(&registry.socket, extent).map_err(|e| refuse(&e))?;
-                Ok((input, WLR_POINTER.to_string()))
+                wlr_input(&registry.socket, extent).map_err(|e| refuse(&e))
             }
             Session::Unreachable { why } => Err(no_display(why)),
         }

@@ -293,6 +293,11 @@ impl Executor {
     /// page), the first key goes alone and is watched where that can tell anything
     /// (`first_key.rs`); the second value says it was seen ignored, nothing more typed.
     pub(crate) async fn type_keys(&self, target: Option<&Resolved>, text: &str, watched: Option<bool>) -> (Sent, bool) {
+        // A backend that cannot type all of it says so before anything is sent (focus
+        // included): the chain moves on, and no half text is ever left in the field.
+        if let Err(e) = lock(&self.input).can_type(text) {
+            return (Err(input_refused(e)), false);
+        }
         let first = match self.focus_for_keys(target).await {
             Ok(first) => first,
             Err(e) => return (Err(e), false),
@@ -419,6 +424,8 @@ impl Executor {
     /// events: select all, then the text (a delete when it is empty).
     pub(crate) fn replace_focused_text(&self, text: &str) -> Result<(), Report> {
         let mut input = lock(&self.input);
+        // Nothing is selected or sent when the backend cannot type all of it.
+        input.can_type(text).map_err(input_refused)?;
         let select_all = Chord { modifiers: vec![Modifier::Ctrl], key: Key::Char('a') };
         input.chord(&select_all).map_err(input_refused)?;
         let typed = if text.is_empty() { input.chord(&chord(NamedKey::BackSpace)) } else { input.text(text) };

@@ -1,0 +1,221 @@
+//! A virtual keyboard on a wlroots compositor (`zwp_virtual_keyboard_v1`): keys by their
+//! Linux input code, with the modifiers sent explicitly (the compositor hands the client
+//! the modifier state this keyboard declares), each input followed by a round trip.
+//!
+//! The protocol wants an XKB keymap, passed as a file descriptor (`SCM_RIGHTS`): the one
+//! here is the US layout as an X server compiles it (`xkbcomp -xkb` of Xvfb's default
+//! "evdev+aliases(qwerty)", "pc+us+inet(evdev)"; xkeyboard-config data, MIT licence).
+
+use std::io::{IoSlice, Write};
+use std::os::fd::AsFd;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::registry::{DISPLAY, read_message, request};
+
+/// The US keymap handed to the compositor.
+const KEYMAP: &str = include_str!("keymap_us.xkb");
+
+const MANAGER: &str = "zwp_virtual_keyboard_manager_v1";
+const REGISTRY: u32 = 2;
+/// `wl_keyboard.keymap_format.xkb_v1`.
+const XKB_V1: u32 = 1;
+const ROUND_TRIP: Duration = Duration::from_secs(2);
+
+/// The modifier masks of the keymap's real modifiers.
+pub const SHIFT: u32 = 1;
+/// Control.
+pub const CONTROL: u32 = 4;
+/// Mod1: Alt.
+pub const ALT: u32 = 8;
+/// Mod4: Super.
+pub const SUPER: u32 = 64;
+
+/// A virtual keyboard, connected for its lifetime.
+pub struct VirtualKeyboard {
+    socket: PathBuf,
+    stream: std::os::unix::net::UnixStream,
+    keyboard: u32,
+    next_id: u32,
+    started: Instant,
+}
+
+impl std::fmt::Debug for VirtualKeyboard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "VirtualKeyboard({})", self.socket.display())
+    }
+}
+
+impl VirtualKeyboard {
+    /// A virtual keyboard with the US keymap on the compositor at `socket`. Fails when it
+    /// does not offer `zwp_virtual_keyboard_manager_v1` or a seat.
+    pub fn connect(socket: &Path) -> Result<VirtualKeyboard, String> {
+        let fail = |what: &str, e: std::io::Error| format!("{what} {}: {e}", socket.display());
+        let stream = std::os::unix::net::UnixStream::connect(socket).map_err(|e| fail("cannot connect to", e))?;
+        stream.set_read_timeout(Some(ROUND_TRIP)).map_err(|e| fail("cannot set a timeout on", e))?;
+        let mut kb = VirtualKeyboard {
+            socket: socket.to_path_buf(),
+            stream,
+            keyboard: 0,
+            next_id: REGISTRY + 1,
+            started: Instant::now(),
+        };
+        let mut out = request(DISPLAY, 1, &REGISTRY.to_ne_bytes());
+        let callback = kb.take_id();
+        out.extend(request(DISPLAY, 0, &callback.to_ne_bytes()));
+        kb.stream.write_all(&out).map_err(|e| fail("cannot write to", e))?;
+        let (mut manager, mut seat) = (None, None);
+        loop {
+            let (object, opcode, body) = read_message(&mut kb.stream)?;
+            match (object, opcode) {
+                (REGISTRY, 0) => {
+                    let (name, interface, version) = crate::registry::parse_named_global(&body)?;
+                    match interface.as_str() {
+                        MANAGER => manager = Some((name, version.min(1))),
+                        "wl_seat" if seat.is_none() => seat = Some((name, version.min(1))),
+                        _ => {}
+                    }
+                }
+                (DISPLAY, 0) => return Err(crate::registry::display_error(&body)),
+                (id, 0) if id == callback => break,
+                _ => {}
+            }
+        }
+        let (manager, seat) = match (manager, seat) {
+            (Some(m), Some(s)) => (m, s),
+            (None, _) => return Err(format!("the compositor at {} offers no {MANAGER}", socket.display())),
+            (_, None) => return Err(format!("the compositor at {} offers no seat", socket.display())),
+        };
+        let bind = |kb: &mut VirtualKeyboard, (name, version): (u32, u32), interface: &str| {
+            let id = kb.take_id();
+            let mut args = name.to_ne_bytes().to_vec();
+            args.extend(crate::registry::string_arg(interface));
+            args.extend_from_slice(&version.to_ne_bytes());
+            args.extend_from_slice(&id.to_ne_bytes());
+            (id, request(REGISTRY, 0, &args))
+        };
+        let (seat_id, mut out) = bind(&mut kb, seat, "wl_seat");
+        let (manager_id, bound) = bind(&mut kb, manager, MANAGER);
+        out.extend(bound);
+        kb.keyboard = kb.take_id();
+        let mut create = seat_id.to_ne_bytes().to_vec();
+        create.extend_from_slice(&kb.keyboard.to_ne_bytes());
+        out.extend(request(manager_id, 0, &create));
+        kb.stream.write_all(&out).map_err(|e| fail("cannot write to", e))?;
+        kb.send_keymap()?;
+        kb.round_trip(Vec::new())?;
+        Ok(kb)
+    }
+
+    fn take_id(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    fn time(&self) -> u32 {
+        u32::try_from(self.started.elapsed().as_millis()).unwrap_or(u32::MAX)
+    }
+
+    /// `keymap(format, fd, size)`: the keymap in a sealed memory file, its descriptor passed
+    /// beside the message (the body holds only the format and the size).
+    fn send_keymap(&mut self) -> Result<(), String> {
+        use rustix::fs::{MemfdFlags, memfd_create};
+        use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags, sendmsg};
+        let text = format!("{KEYMAP}\0");
+        let memfd = memfd_create("deft-keymap", MemfdFlags::CLOEXEC).map_err(|e| format!("memfd_create: {e}"))?;
+        let mut file = std::fs::File::from(memfd);
+        file.write_all(text.as_bytes()).map_err(|e| format!("writing the keymap: {e}"))?;
+        let mut args = XKB_V1.to_ne_bytes().to_vec();
+        args.extend_from_slice(&(text.len() as u32).to_ne_bytes());
+        let msg = request(self.keyboard, 0, &args);
+        let fds = [file.as_fd()];
+        let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+        let mut control = SendAncillaryBuffer::new(&mut space);
+        if !control.push(SendAncillaryMessage::ScmRights(&fds)) {
+            return Err("the keymap's descriptor does not fit its message".into());
+        }
+        sendmsg(&self.stream, &[IoSlice::new(&msg)], &mut control, SendFlags::empty())
+            .map_err(|e| format!("sending the keymap to {}: {e}", self.socket.display()))?;
+        Ok(())
+    }
+
+    fn round_trip(&mut self, mut requests: Vec<u8>) -> Result<(), String> {
+        let callback = self.take_id();
+        requests.extend(request(DISPLAY, 0, &callback.to_ne_bytes()));
+        self.stream.write_all(&requests).map_err(|e| format!("cannot write to {}: {e}", self.socket.display()))?;
+        loop {
+            let (object, opcode, body) = read_message(&mut self.stream)?;
+            match (object, opcode) {
+                (DISPLAY, 0) => return Err(crate::registry::display_error(&body)),
+                (id, 0) if id == callback => return Ok(()),
+                _ => {}
+            }
+        }
+    }
+
+    /// Declares the modifiers held (`SHIFT | CONTROL`, ...).
+    pub fn modifiers(&mut self, depressed: u32) -> Result<(), String> {
+        let mut args = depressed.to_ne_bytes().to_vec();
+        for v in [0u32, 0, 0] {
+            args.extend_from_slice(&v.to_ne_bytes());
+        }
+        self.round_trip(request(self.keyboard, 2, &args))
+    }
+
+    /// Presses (`true`) or releases the key of Linux input code `code`.
+    pub fn key(&mut self, code: u32, pressed: bool) -> Result<(), String> {
+        let mut args = self.time().to_ne_bytes().to_vec();
+        args.extend_from_slice(&code.to_ne_bytes());
+        args.extend_from_slice(&u32::from(pressed).to_ne_bytes());
+        self.round_trip(request(self.keyboard, 1, &args))
+    }
+}
+
+impl Drop for VirtualKeyboard {
+    fn drop(&mut self) {
+        let _ = self.stream.write_all(&request(self.keyboard, 3, &[]));
+    }
+}
+
+/// The Linux input code of a character on the US layout, and whether it needs Shift.
+/// `None` for a character the layout has no key for (the caller sets such text otherwise).
+pub fn us_key(c: char) -> Option<(u32, bool)> {
+    const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
+    const LETTERS: [u32; 26] =
+        [30, 48, 46, 32, 18, 33, 34, 35, 23, 36, 37, 38, 50, 49, 24, 25, 16, 19, 31, 20, 22, 47, 17, 45, 21, 44];
+    if let Some(i) = LOWER.find(c) {
+        return Some((LETTERS[i], false));
+    }
+    if let Some(i) = LOWER.find(c.to_ascii_lowercase()).filter(|_| c.is_ascii_uppercase()) {
+        return Some((LETTERS[i], true));
+    }
+    const PLAIN: &str = "1234567890-=[];'`\\,./ \n\t";
+    const SHIFTED: &str = "!@#$%^&*()_+{}:\"~|<>?";
+    const PLAIN_CODES: [u32; 24] =
+        [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 26, 27, 39, 40, 41, 43, 51, 52, 53, 57, 28, 15];
+    const SHIFTED_CODES: [u32; 21] = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 26, 27, 39, 40, 41, 43, 51, 52, 53];
+    if let Some(i) = PLAIN.chars().position(|p| p == c) {
+        return Some((PLAIN_CODES[i], false));
+    }
+    SHIFTED.chars().position(|p| p == c).map(|i| (SHIFTED_CODES[i], true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn us_keys_for_letters_digits_and_punctuation() {
+        assert_eq!(us_key('a'), Some((30, false)));
+        assert_eq!(us_key('A'), Some((30, true)));
+        assert_eq!(us_key('z'), Some((44, false)));
+        assert_eq!(us_key('0'), Some((11, false)));
+        assert_eq!(us_key(')'), Some((11, true)));
+        assert_eq!(us_key('?'), Some((53, true)));
+        assert_eq!(us_key(' '), Some((57, false)));
+        assert_eq!(us_key('\n'), Some((28, false)));
+        assert_eq!(us_key('é'), None);
+        assert!(KEYMAP.starts_with("xkb_keymap {") && KEYMAP.contains("pc+us+inet(evdev)"));
+    }
+}
