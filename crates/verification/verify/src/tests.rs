@@ -24,6 +24,7 @@ mod dragged;
 mod editor_inside;
 mod hidden;
 mod own_motion;
+mod partial_keys;
 mod paste;
 mod screen_text;
 mod scroll;
@@ -52,6 +53,9 @@ struct Ui {
     /// The hit test stops at this container instead of going down to what lies inside it
     /// (Swing's root pane, GIMP's panels).
     hit_stops_at: Mutex<Option<ElementId>>,
+    /// A character the keyboard has no key for (a backend with one layout): a text holding
+    /// it is refused whole by `can_type`.
+    no_key_for: Mutex<Option<char>>,
 }
 
 #[derive(Clone)]
@@ -195,6 +199,12 @@ impl Input for ClickInput {
     fn chord(&mut self, chord: &Chord) -> Result<(), InputError> {
         self.rec.lock().unwrap().chord(chord)
     }
+    fn can_type(&self, text: &str) -> Result<(), InputError> {
+        match *self.ui.no_key_for.lock().unwrap() {
+            Some(c) if text.contains(c) => Err(InputError::Unavailable(format!("no key for {c:?}"))),
+            _ => Ok(()),
+        }
+    }
 }
 
 struct Fixture {
@@ -258,6 +268,7 @@ fn fixture_with(
         snapshots: AtomicUsize::new(0),
         hit_tests: AtomicUsize::new(0),
         hit_stops_at: Mutex::new(None),
+        no_key_for: Mutex::new(None),
     });
     let rec = Arc::new(Mutex::new(RecordingInput::new(1000, 1000)));
     let shown = Screen(Arc::new(Mutex::new(FakeCapture::new(screen(None)))));
