@@ -582,30 +582,3 @@ fn executor_and_its_futures_can_move_between_threads() {
     let cond = Condition::TextAppears(TextMatch::Exact("Ready".into()));
     send(&f.exec.wait(&cond, std::time::Duration::from_millis(1)));
 }
-
-/// A text target whose control joins the accessibility tree a moment after its label is
-/// painted (a fresh Firefox page): accessibility gets a grace before the screen is read, so
-/// the control is acted on, not a point on its label (where keys found nothing to focus).
-#[tokio::test]
-async fn a_text_target_waits_for_accessibility_before_reading_the_screen() {
-    let f = fixture(ui("Ready", false, None), |c| ExecutorConfig { actionability_timeout_ms: 3000, ..c });
-    f.text.0.lock().unwrap().push(("Later:".into(), Rect::new(200, 150, 60, 20)));
-    let mut b = TreeBuilder::new();
-    let app = b.app(element("app", "application", "demo"));
-    let main = b.child(app, placed("main", "frame", "Main", (0, 0, 400, 300), &[]));
-    b.child(main, placed("later", "push_button", "Later", (200, 200, 80, 30), &["click"]));
-    let built = b.build();
-    let fake = f.ui.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-        fake.fake.set_tree(built);
-    });
-    let action = Action::Click {
-        target: Target::Text(TextMatch::Contains("Later".into())),
-        button: MouseButton::Left,
-        count: 1,
-    };
-    let outcome = f.exec.perform(&action).await;
-    assert_eq!(outcome.target.as_ref().map(|t| t.name.as_str()), Some("Later"), "{outcome:#?}");
-    assert_eq!(f.clicks().first(), Some(&Point::new(240, 215)), "the button's centre, not the label's");
-}
