@@ -8,19 +8,17 @@
 
 use std::io::{IoSlice, Write};
 use std::os::fd::AsFd;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
-use crate::registry::{DISPLAY, read_message, request};
+use crate::client::Client;
+use crate::registry::request;
 
 /// The US keymap handed to the compositor.
 const KEYMAP: &str = include_str!("keymap_us.xkb");
 
 const MANAGER: &str = "zwp_virtual_keyboard_manager_v1";
-const REGISTRY: u32 = 2;
 /// `wl_keyboard.keymap_format.xkb_v1`.
 const XKB_V1: u32 = 1;
-const ROUND_TRIP: Duration = Duration::from_secs(2);
 
 /// The modifier masks of the keymap's real modifiers.
 pub const SHIFT: u32 = 1;
@@ -33,16 +31,13 @@ pub const SUPER: u32 = 64;
 
 /// A virtual keyboard, connected for its lifetime.
 pub struct VirtualKeyboard {
-    socket: PathBuf,
-    stream: std::os::unix::net::UnixStream,
+    client: Client,
     keyboard: u32,
-    next_id: u32,
-    started: Instant,
 }
 
 impl std::fmt::Debug for VirtualKeyboard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "VirtualKeyboard({})", self.socket.display())
+        write!(f, "VirtualKeyboard({})", self.client.socket().display())
     }
 }
 
@@ -50,71 +45,20 @@ impl VirtualKeyboard {
     /// A virtual keyboard with the US keymap on the compositor at `socket`. Fails when it
     /// does not offer `zwp_virtual_keyboard_manager_v1` or a seat.
     pub fn connect(socket: &Path) -> Result<VirtualKeyboard, String> {
-        let fail = |what: &str, e: std::io::Error| format!("{what} {}: {e}", socket.display());
-        let stream = std::os::unix::net::UnixStream::connect(socket).map_err(|e| fail("cannot connect to", e))?;
-        stream.set_read_timeout(Some(ROUND_TRIP)).map_err(|e| fail("cannot set a timeout on", e))?;
-        let mut kb = VirtualKeyboard {
-            socket: socket.to_path_buf(),
-            stream,
-            keyboard: 0,
-            next_id: REGISTRY + 1,
-            started: Instant::now(),
-        };
-        let mut out = request(DISPLAY, 1, &REGISTRY.to_ne_bytes());
-        let callback = kb.take_id();
-        out.extend(request(DISPLAY, 0, &callback.to_ne_bytes()));
-        kb.stream.write_all(&out).map_err(|e| fail("cannot write to", e))?;
-        let (mut manager, mut seat) = (None, None);
-        loop {
-            let (object, opcode, body) = read_message(&mut kb.stream)?;
-            match (object, opcode) {
-                (REGISTRY, 0) => {
-                    let (name, interface, version) = crate::registry::parse_named_global(&body)?;
-                    match interface.as_str() {
-                        MANAGER => manager = Some((name, version.min(1))),
-                        "wl_seat" if seat.is_none() => seat = Some((name, version.min(1))),
-                        _ => {}
-                    }
-                }
-                (DISPLAY, 0) => return Err(crate::registry::display_error(&body)),
-                (id, 0) if id == callback => break,
-                _ => {}
-            }
-        }
-        let (manager, seat) = match (manager, seat) {
-            (Some(m), Some(s)) => (m, s),
-            (None, _) => return Err(format!("the compositor at {} offers no {MANAGER}", socket.display())),
-            (_, None) => return Err(format!("the compositor at {} offers no seat", socket.display())),
-        };
-        let bind = |kb: &mut VirtualKeyboard, (name, version): (u32, u32), interface: &str| {
-            let id = kb.take_id();
-            let mut args = name.to_ne_bytes().to_vec();
-            args.extend(crate::registry::string_arg(interface));
-            args.extend_from_slice(&version.to_ne_bytes());
-            args.extend_from_slice(&id.to_ne_bytes());
-            (id, request(REGISTRY, 0, &args))
-        };
-        let (seat_id, mut out) = bind(&mut kb, seat, "wl_seat");
-        let (manager_id, bound) = bind(&mut kb, manager, MANAGER);
+        let mut client = Client::connect(socket)?;
+        let (seat, mut out) = client.bind("wl_seat", 1)?;
+        let (manager, bound) = client.bind(MANAGER, 1)?;
         out.extend(bound);
-        kb.keyboard = kb.take_id();
-        let mut create = seat_id.to_ne_bytes().to_vec();
-        create.extend_from_slice(&kb.keyboard.to_ne_bytes());
-        out.extend(request(manager_id, 0, &create));
-        kb.stream.write_all(&out).map_err(|e| fail("cannot write to", e))?;
+        // create_virtual_keyboard(seat, new_id)
+        let keyboard = client.take_id();
+        let mut create = seat.to_ne_bytes().to_vec();
+        create.extend_from_slice(&keyboard.to_ne_bytes());
+        out.extend(request(manager, 0, &create));
+        client.stream.write_all(&out).map_err(|e| format!("cannot write to {}: {e}", socket.display()))?;
+        let mut kb = VirtualKeyboard { client, keyboard };
         kb.send_keymap()?;
-        kb.round_trip(Vec::new())?;
+        kb.client.round_trip(Vec::new())?;
         Ok(kb)
-    }
-
-    fn take_id(&mut self) -> u32 {
-        let id = self.next_id;
-        self.next_id += 1;
-        id
-    }
-
-    fn time(&self) -> u32 {
-        u32::try_from(self.started.elapsed().as_millis()).unwrap_or(u32::MAX)
     }
 
     /// `keymap(format, fd, size)`: the keymap in a sealed memory file, its descriptor passed
@@ -135,23 +79,9 @@ impl VirtualKeyboard {
         if !control.push(SendAncillaryMessage::ScmRights(&fds)) {
             return Err("the keymap's descriptor does not fit its message".into());
         }
-        sendmsg(&self.stream, &[IoSlice::new(&msg)], &mut control, SendFlags::empty())
-            .map_err(|e| format!("sending the keymap to {}: {e}", self.socket.display()))?;
+        sendmsg(&self.client.stream, &[IoSlice::new(&msg)], &mut control, SendFlags::empty())
+            .map_err(|e| format!("sending the keymap to {}: {e}", self.client.socket().display()))?;
         Ok(())
-    }
-
-    fn round_trip(&mut self, mut requests: Vec<u8>) -> Result<(), String> {
-        let callback = self.take_id();
-        requests.extend(request(DISPLAY, 0, &callback.to_ne_bytes()));
-        self.stream.write_all(&requests).map_err(|e| format!("cannot write to {}: {e}", self.socket.display()))?;
-        loop {
-            let (object, opcode, body) = read_message(&mut self.stream)?;
-            match (object, opcode) {
-                (DISPLAY, 0) => return Err(crate::registry::display_error(&body)),
-                (id, 0) if id == callback => return Ok(()),
-                _ => {}
-            }
-        }
     }
 
     /// Declares the modifiers held (`SHIFT | CONTROL`, ...).
@@ -160,21 +90,21 @@ impl VirtualKeyboard {
         for v in [0u32, 0, 0] {
             args.extend_from_slice(&v.to_ne_bytes());
         }
-        self.round_trip(request(self.keyboard, 2, &args))
+        self.client.round_trip(request(self.keyboard, 2, &args))
     }
 
     /// Presses (`true`) or releases the key of Linux input code `code`.
     pub fn key(&mut self, code: u32, pressed: bool) -> Result<(), String> {
-        let mut args = self.time().to_ne_bytes().to_vec();
+        let mut args = self.client.time().to_ne_bytes().to_vec();
         args.extend_from_slice(&code.to_ne_bytes());
         args.extend_from_slice(&u32::from(pressed).to_ne_bytes());
-        self.round_trip(request(self.keyboard, 1, &args))
+        self.client.round_trip(request(self.keyboard, 1, &args))
     }
 }
 
 impl Drop for VirtualKeyboard {
     fn drop(&mut self) {
-        let _ = self.stream.write_all(&request(self.keyboard, 3, &[]));
+        self.client.send_now(&request(self.keyboard, 3, &[]));
     }
 }
 

@@ -14,6 +14,8 @@
 //! a session offers, and the desktop wiring above picks backends from that.
 
 #[cfg(unix)]
+mod client;
+#[cfg(unix)]
 mod keyboard;
 #[cfg(unix)]
 mod pointer;

@@ -7,6 +7,8 @@ use std::time::Duration;
 /// One global the compositor offers: an interface and the highest version it speaks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Global {
+    /// The compositor's name for it, which a client binds it by.
+    pub name: u32,
     /// The interface's name (`wl_seat`, `zwlr_virtual_pointer_manager_v1`).
     pub interface: String,
     /// The highest version of it the compositor speaks.
@@ -160,6 +162,8 @@ pub fn probe(socket: &Path) -> Result<Registry, ProbeError> {
 pub(crate) const DISPLAY: u32 = 1;
 const REGISTRY: u32 = 2;
 const CALLBACK: u32 = 3;
+/// The first id free once the registry has been listed.
+pub(crate) const FIRST_FREE_ID: u32 = CALLBACK + 1;
 
 /// Asks for the registry and a sync callback, then reads events until the callback is done.
 /// Generic over the stream so the tests can play a compositor.
@@ -211,8 +215,8 @@ pub(crate) fn read_message(stream: &mut impl Read) -> Result<(u32, u16, Vec<u8>)
 }
 
 fn parse_global(body: &[u8]) -> Result<Global, String> {
-    let (_, interface, version) = parse_named_global(body)?;
-    Ok(Global { interface, version })
+    let (name, interface, version) = parse_named_global(body)?;
+    Ok(Global { name, interface, version })
 }
 
 /// A `wl_registry.global` event's arguments: the global's name (to bind it by), its
@@ -312,7 +316,10 @@ mod tests {
     fn globals_are_read_until_the_sync_is_done_and_name_the_compositor() {
         let sway = registry(&[("wl_compositor", 6), ("zwlr_virtual_pointer_manager_v1", 2), ("xdg_wm_base", 5)]);
         assert_eq!(sway.globals.len(), 3);
-        assert_eq!(sway.globals[1], Global { interface: "zwlr_virtual_pointer_manager_v1".into(), version: 2 });
+        assert_eq!(
+            sway.globals[1],
+            Global { name: 2, interface: "zwlr_virtual_pointer_manager_v1".into(), version: 2 }
+        );
         assert_eq!(sway.compositor(), Compositor::Wlroots);
         assert!(sway.offers("xdg_wm_base"));
         assert!(!sway.offers("gtk_shell1"));

@@ -173,14 +173,11 @@ impl Desktop {
 
     /// [`Desktop::connect`] in a session already probed.
     async fn connect_in(session: Session, config: &DesktopConfig) -> Result<Desktop, VerifyError> {
-        let a11y = Desktop::accessibility(config)
+        let a11y = Desktop::accessibility_in(&session, config)
             .await
             .map_err(|e| VerifyError::Backend { backend: "accessibility", detail: e.to_string() })?;
         let windows = Desktop::windows_in(&session, config).ok();
-        let capture = match session.no_capture() {
-            None => Desktop::capture(config).ok(),
-            Some(_) => None,
-        };
+        let capture = Desktop::capture_in(&session, config).ok();
         match Desktop::input_in(&session, config) {
             Ok((input, _)) => Ok(Desktop { session, no_input: None, a11y, input, windows, capture }),
             Err(why) if matches!(session, Session::X11 { .. }) => {
@@ -222,8 +219,17 @@ impl Desktop {
     /// The accessibility backend alone (reading and finding need nothing else, and work on
     /// every session).
     pub async fn accessibility(config: &DesktopConfig) -> Result<AnyAccessibility, A11yError> {
+        Desktop::accessibility_in(&Session::probe(config), config).await
+    }
+
+    /// The accessibility backend of `session` (probed once by the caller: on Wayland each
+    /// probe is a round trip to the compositor).
+    pub(crate) async fn accessibility_in(
+        session: &Session,
+        config: &DesktopConfig,
+    ) -> Result<AnyAccessibility, A11yError> {
         // On sway, every toolkit's extents are window-relative: its IPC places the windows.
-        let sway_ipc = match Session::probe(config) {
+        let sway_ipc = match session {
             Session::Wayland(registry) => deft_wayland::sway::ipc_socket(&registry.socket),
             _ => None,
         };
@@ -240,7 +246,15 @@ impl Desktop {
 
     /// The screen capture backend alone (a screenshot).
     pub fn capture(config: &DesktopConfig) -> Result<Box<dyn Capture + Send>, CaptureError> {
-        if let Some(why) = Session::probe(config).no_capture() {
+        Desktop::capture_in(&Session::probe(config), config)
+    }
+
+    /// The screen capture backend of `session`.
+    pub(crate) fn capture_in(
+        session: &Session,
+        config: &DesktopConfig,
+    ) -> Result<Box<dyn Capture + Send>, CaptureError> {
+        if let Some(why) = session.no_capture() {
             return Err(CaptureError::NoDisplay { display: "an X display".into(), why });
         }
         deft_capture::open_default(config.display.as_deref())
@@ -254,7 +268,10 @@ impl Desktop {
     /// The window-geometry backend of `session`: the X server's window list on X11; on
     /// Wayland, sway's IPC (the protocol tells a client nothing of windows), where there is
     /// one.
-    fn windows_in(session: &Session, config: &DesktopConfig) -> Result<Box<dyn WindowLocator + Send>, InputError> {
+    pub(crate) fn windows_in(
+        session: &Session,
+        config: &DesktopConfig,
+    ) -> Result<Box<dyn WindowLocator + Send>, InputError> {
         match session {
             Session::Wayland(registry) => {
                 let Some(ipc) = deft_wayland::sway::ipc_socket(&registry.socket) else {

@@ -130,10 +130,13 @@ impl Desktop {
         });
         parts.push(part("input", input));
         let capture = acting.clone().and_then(|()| {
-            Desktop::capture(config).map(|c| c.backend_name().to_string()).map_err(|e| (e.to_string(), fix.into()))
+            Desktop::capture_in(&session, config)
+                .map(|c| c.backend_name().to_string())
+                .map_err(|e| (e.to_string(), fix.into()))
         });
         parts.push(part("capture", capture));
-        let windows = acting.and_then(|()| Desktop::windows(config).map_err(|e| (e.to_string(), fix.into())));
+        let windows =
+            acting.and_then(|()| Desktop::windows_in(&session, config).map_err(|e| (e.to_string(), fix.into())));
         let listed = windows.as_ref().ok().and_then(|w| w.windows(&WindowQuery::default()).ok());
         let source = if matches!(session, Session::Wayland(_)) { "sway's IPC" } else { "the X server" };
         let geometry = match (&windows, &listed) {
@@ -143,7 +146,7 @@ impl Desktop {
         };
         parts.push(part("window geometry", geometry));
         let mut applications = Vec::new();
-        match Desktop::accessibility(config).await {
+        match Desktop::accessibility_in(&session, config).await {
             Ok(a11y) => match a11y.applications().await {
                 Ok(apps) => {
                     parts.push(part("accessibility bus", Ok(format!("{} applications on it", apps.len()))));

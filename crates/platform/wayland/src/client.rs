@@ -1,0 +1,91 @@
+//! One client connection to a compositor, as the virtual devices use it: connected, its
+//! registry listed, object ids allocated in order (the compositor refuses a gap), globals
+//! bound by interface, and requests sent with a round trip (`wl_display.sync`) so a call
+//! returns once the compositor has handled them.
+
+use std::io::Write;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::registry::{DISPLAY, FIRST_FREE_ID, Global, display_error, list_globals, read_message, request, string_arg};
+
+/// The registry's object id, as `list_globals` allocates it.
+const REGISTRY: u32 = 2;
+
+/// How long the compositor may take to answer a round trip: it answers from memory.
+const ROUND_TRIP: Duration = Duration::from_secs(2);
+
+/// A connection with the registry read.
+pub(crate) struct Client {
+    socket: PathBuf,
+    pub(crate) stream: UnixStream,
+    globals: Vec<Global>,
+    next_id: u32,
+    started: Instant,
+}
+
+impl Client {
+    /// Connects to the compositor at `socket` and lists its globals.
+    pub(crate) fn connect(socket: &Path) -> Result<Client, String> {
+        let fail = |what: &str, e: std::io::Error| format!("{what} {}: {e}", socket.display());
+        let mut stream = UnixStream::connect(socket).map_err(|e| fail("cannot connect to", e))?;
+        stream.set_read_timeout(Some(ROUND_TRIP)).map_err(|e| fail("cannot set a timeout on", e))?;
+        let globals = list_globals(&mut stream)?;
+        Ok(Client { socket: socket.to_path_buf(), stream, globals, next_id: FIRST_FREE_ID, started: Instant::now() })
+    }
+
+    /// The socket, for messages.
+    pub(crate) fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// The next object id.
+    pub(crate) fn take_id(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// Milliseconds since the connection was made: the protocol's event times.
+    pub(crate) fn time(&self) -> u32 {
+        u32::try_from(self.started.elapsed().as_millis()).unwrap_or(u32::MAX)
+    }
+
+    /// The request binding the first global of `interface` (at most `max_version`) to a new
+    /// id, and that id; an error naming what the compositor lacks when it has none.
+    pub(crate) fn bind(&mut self, interface: &str, max_version: u32) -> Result<(u32, Vec<u8>), String> {
+        let global = self.globals.iter().find(|g| g.interface == interface);
+        let (name, version) = global
+            .map(|g| (g.name, g.version.min(max_version)))
+            .ok_or_else(|| format!("the compositor at {} offers no {interface}", self.socket.display()))?;
+        let id = self.take_id();
+        // wl_registry.bind(name, interface, version, new_id)
+        let mut args = name.to_ne_bytes().to_vec();
+        args.extend(string_arg(interface));
+        args.extend_from_slice(&version.to_ne_bytes());
+        args.extend_from_slice(&id.to_ne_bytes());
+        Ok((id, request(REGISTRY, 0, &args)))
+    }
+
+    /// Sends `requests`, then a round trip: returns once the compositor has handled them,
+    /// or with its protocol error.
+    pub(crate) fn round_trip(&mut self, mut requests: Vec<u8>) -> Result<(), String> {
+        let callback = self.take_id();
+        requests.extend(request(DISPLAY, 0, &callback.to_ne_bytes()));
+        self.stream.write_all(&requests).map_err(|e| format!("cannot write to {}: {e}", self.socket.display()))?;
+        loop {
+            let (object, opcode, body) = read_message(&mut self.stream)?;
+            match (object, opcode) {
+                (DISPLAY, 0) => return Err(display_error(&body)),
+                (id, 0) if id == callback => return Ok(()),
+                _ => {}
+            }
+        }
+    }
+
+    /// Sends `requests` without waiting (a device's destroy as it is dropped).
+    pub(crate) fn send_now(&mut self, requests: &[u8]) {
+        let _ = self.stream.write_all(requests);
+    }
+}
