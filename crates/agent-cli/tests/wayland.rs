@@ -2,9 +2,9 @@
 //! as a native Wayland client, on the desktop's accessibility bus. Deft reads and finds
 //! there (from the CLI and over MCP), places the toolkit's window-relative bounds where sway
 //! shows the window, clicks through wlroots' virtual pointer, types through its virtual
-//! keyboard (US layout; other text is set through accessibility), and refuses screenshots
-//! saying why: judged by the fixture's own log, swaymsg and an independent accessibility
-//! client, never by Deft's report.
+//! keyboard (US layout; other text is set through accessibility), and captures the screen
+//! through wlroots' screencopy: judged by the fixture's own log, swaymsg, grim and an
+//! independent accessibility client, never by Deft's report.
 
 use std::time::Duration;
 
@@ -27,7 +27,7 @@ const EFFECTS: &[&str] =
     &["button_activated", "checkbox_toggled", "dialog_opened", "order_submitted", "selection_changed", "text_changed"];
 
 #[test]
-fn on_sway_deft_reads_clicks_and_types_through_virtual_devices_and_refuses_what_it_cannot_do() {
+fn on_sway_deft_reads_clicks_types_and_captures_through_wlroots_protocols() {
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let sway = desktop.start_sway().unwrap_or_else(|e| panic!("sway did not start: {e}"));
     let opts = FixtureOptions { env: sway.client_env(), ..FixtureOptions::default() };
@@ -36,9 +36,9 @@ fn on_sway_deft_reads_clicks_and_types_through_virtual_devices_and_refuses_what_
     let on_x = desktop.command("xdotool").args(["search", "--name", "Deft Fixture"]).output().unwrap();
     assert!(on_x.stdout.is_empty(), "the app opened an X window: {on_x:?}");
 
-    // The doctor: a wlroots session, what it offers, no part that acts, the app readable.
+    // The doctor: a wlroots session, what it offers, every part connected, the app readable.
     let r = on_wayland(&desktop, &sway, &["doctor", "--json"]);
-    r.expect_code(7);
+    r.expect_code(0);
     let v = r.json();
     let session = &v["parts"][0];
     assert_eq!(session["part"], "session", "{r:#?}");
@@ -56,8 +56,8 @@ fn on_sway_deft_reads_clicks_and_types_through_virtual_devices_and_refuses_what_
     let detail = input["detail"].as_str().unwrap();
     assert!(detail.contains("zwlr_virtual_pointer_v1") && detail.contains("zwp_virtual_keyboard_v1"), "{r:#?}");
     let capture = part("capture");
-    assert_eq!(capture["ok"], false, "{r:#?}");
-    assert!(capture["fix"].as_str().unwrap().contains("GDK_BACKEND=x11"), "{r:#?}");
+    assert_eq!(capture["ok"], true, "{r:#?}");
+    assert_eq!(capture["detail"], "wlr-screencopy", "{r:#?}");
     let listed = v["applications"].as_array().unwrap().iter().find(|a| a["pid"] == app.pid()).cloned();
     assert_eq!(listed.map(|a| a["readable"].clone()), Some(true.into()), "{r:#?}");
 
@@ -114,12 +114,43 @@ fn on_sway_deft_reads_clicks_and_types_through_virtual_devices_and_refuses_what_
         .collect();
     assert_eq!(email, ["café"], "set once, never half typed");
 
-    // The screenshot: refused, exit 7, saying why; nothing is written.
-    let shot = scratch("wayland-shot").join("shot.png");
-    let r = on_wayland(&desktop, &sway, &["screenshot", "-o", &shot.display().to_string()]);
-    r.expect_code(7);
-    assert!(r.stderr.contains("Wayland session") && r.stderr.contains("captures the screen over X11"), "{r:#?}");
-    assert!(!shot.exists(), "no screenshot was written");
+    // The window's screenshot through wlroots' screencopy: where sway shows the window's
+    // content, and in each still widget the same pixels grim (an independent wlroots
+    // screenshot client) copies there; the password field masked in Deft's alone. (Not the
+    // whole window: a spinner turns, a focus ring fades, the button under the pointer
+    // lights up, between the two captures.)
+    let dir = scratch("wayland-shot");
+    let shot = dir.join("deft.png");
+    let r = on_wayland(&desktop, &sway, &["screenshot", "--window", "Deft Fixture", "-o", &shot.display().to_string()]);
+    r.expect_code(0);
+    let (x, y, w, h) = content_rect(&sway, app.pid());
+    let truth = dir.join("grim.png");
+    let grim = desktop
+        .command("grim")
+        .env("WAYLAND_DISPLAY", sway.socket())
+        .args(["-g", &format!("{x},{y} {w}x{h}")])
+        .arg(&truth)
+        .output()
+        .unwrap();
+    assert!(grim.status.success(), "grim failed: {grim:?}");
+    let (ours, theirs) = (rgb_of(&shot), rgb_of(&truth));
+    assert_eq!((ours.0, ours.1), (w, h), "the window's content, as sway places it");
+    assert_eq!((theirs.0, theirs.1), (w, h));
+    let differing = |name: &str| {
+        let r = app.ready().widget(name);
+        let mut n = 0;
+        for py in r.y..r.y + r.h {
+            for px in r.x..r.x + r.w {
+                let at = (py as usize * w as usize + px as usize) * 3;
+                n += usize::from(ours.2[at..at + 3] != theirs.2[at..at + 3]);
+            }
+        }
+        n
+    };
+    for still in ["submit", "save", "subscribe"] {
+        assert_eq!(differing(still), 0, "{still}: Deft's pixels differ from grim's");
+    }
+    assert!(differing("password") > 1000, "the password field is masked in Deft's screenshot, not in grim's");
 
     // Over MCP (the official Python SDK's client): the tools are listed and `find` works,
     // the toolbelt connected with accessibility alone.
@@ -136,20 +167,41 @@ fn on_sway_deft_reads_clicks_and_types_through_virtual_devices_and_refuses_what_
 }
 
 /// Where sway shows the content of the window of process `pid`, read with swaymsg: the
-/// container's rect plus the window's rect inside it.
-fn content_origin(sway: &Sway, pid: u32) -> (i32, i32) {
+/// container's rect plus the window's rect inside it (x, y, width, height).
+fn content_rect(sway: &Sway, pid: u32) -> (i32, i32, u32, u32) {
     let out =
         std::process::Command::new("swaymsg").env("SWAYSOCK", sway.ipc()).args(["-t", "get_tree"]).output().unwrap();
     let tree: serde_json::Value =
         serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("swaymsg: {e}: {out:?}"));
-    fn find(node: &serde_json::Value, pid: u32) -> Option<(i32, i32)> {
+    fn find(node: &serde_json::Value, pid: u32) -> Option<(i32, i32, u32, u32)> {
         if node["pid"] == pid {
             let at = |r: &serde_json::Value, k: &str| r[k].as_i64().unwrap() as i32;
             let (rect, inner) = (&node["rect"], &node["window_rect"]);
-            return Some((at(rect, "x") + at(inner, "x"), at(rect, "y") + at(inner, "y")));
+            let (w, h) = (at(inner, "width") as u32, at(inner, "height") as u32);
+            return Some((at(rect, "x") + at(inner, "x"), at(rect, "y") + at(inner, "y"), w, h));
         }
         let children = node["nodes"].as_array().into_iter().chain(node["floating_nodes"].as_array()).flatten();
         children.into_iter().find_map(|c| find(c, pid))
     }
     find(&tree, pid).unwrap_or_else(|| panic!("no window of pid {pid} in sway's tree"))
+}
+
+fn content_origin(sway: &Sway, pid: u32) -> (i32, i32) {
+    let (x, y, _, _) = content_rect(sway, pid);
+    (x, y)
+}
+
+/// A PNG's width, height and RGB pixels (alpha dropped).
+fn rgb_of(file: &std::path::Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(file).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let step = match info.color_type {
+        png::ColorType::Rgb => 3,
+        png::ColorType::Rgba => 4,
+        other => panic!("{}: {other:?} pixels", file.display()),
+    };
+    let rgb = buf[..info.buffer_size()].chunks_exact(step).flat_map(|p| [p[0], p[1], p[2]]).collect();
+    (info.width, info.height, rgb)
 }

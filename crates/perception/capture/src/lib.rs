@@ -18,7 +18,8 @@
 //! [`open_default`] chooses: X11 (with MIT-SHM when available, plain `GetImage` otherwise)
 //! whenever an X display answers, because without MIT-SHM xcap would do the same plain
 //! `GetImage`, plus a new connection per call; xcap when no X display does and the feature
-//! is on. [`FakeCapture`] serves tests of
+//! is on. On a wlroots compositor (sway and its kin) with no X display, [`WlrCapture`]
+//! copies the outputs with the compositor's screencopy protocol. [`FakeCapture`] serves tests of
 //! the crates above from a picture in memory, with the same target rules and errors.
 //!
 //! The only unsafe code (mapping the shared segment, reading the clock) sits in one small
@@ -31,6 +32,8 @@ mod pixels;
 mod sys;
 mod target;
 #[cfg(target_os = "linux")]
+mod wlr;
+#[cfg(target_os = "linux")]
 mod x11;
 #[cfg(feature = "xcap")]
 mod xcap_backend;
@@ -39,6 +42,8 @@ pub use deft_types::Frame;
 pub use error::CaptureError;
 pub use fake::{FakeCapture, FakeWindow};
 pub use target::{CaptureTarget, Monitor, WindowRef};
+#[cfg(target_os = "linux")]
+pub use wlr::WlrCapture;
 #[cfg(target_os = "linux")]
 pub use x11::{X11Capture, X11Options};
 #[cfg(feature = "xcap")]
@@ -52,7 +57,7 @@ pub trait Capture {
     /// The monitors, in the screen's physical pixels; never empty on a working display.
     fn monitors(&mut self) -> Result<Vec<Monitor>, CaptureError>;
 
-    /// Which backend this is: `x11-shm`, `x11-getimage`, `xcap` or `fake`.
+    /// Which backend this is: `x11-shm`, `x11-getimage`, `wlr-screencopy`, `xcap` or `fake`.
     fn backend_name(&self) -> &'static str;
 }
 

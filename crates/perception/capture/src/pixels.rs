@@ -44,7 +44,7 @@ pub(crate) fn crop(src: &[u8], width: u32, rect: deft_types::Rect<deft_types::Ph
 
 /// Copy an RGBA image `src_width` pixels wide into `dst` (an RGBA image `dst_width` wide)
 /// with its top-left pixel at `(x, y)`, dropping whatever falls outside `dst`.
-#[cfg_attr(not(feature = "xcap"), allow(dead_code))]
+#[cfg_attr(not(any(feature = "xcap", target_os = "linux")), allow(dead_code))]
 pub(crate) fn blit(dst: &mut [u8], dst_width: u32, src: &[u8], src_width: u32, (x, y): (u32, u32)) {
     let (dst_stride, src_stride) = (dst_width as usize * 4, src_width as usize * 4);
     if src_stride == 0 || x >= dst_width {

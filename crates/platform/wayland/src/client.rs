@@ -3,7 +3,8 @@
 //! bound by interface, and requests sent with a round trip (`wl_display.sync`) so a call
 //! returns once the compositor has handled them.
 
-use std::io::Write;
+use std::io::{IoSlice, Write};
+use std::os::fd::BorrowedFd;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -59,29 +60,81 @@ impl Client {
         let (name, version) = global
             .map(|g| (g.name, g.version.min(max_version)))
             .ok_or_else(|| format!("the compositor at {} offers no {interface}", self.socket.display()))?;
+        let global = Global { name, interface: interface.to_string(), version };
+        let (id, _, bind) = self.bind_global(&global, version);
+        Ok((id, bind))
+    }
+
+    /// The globals the registry listed.
+    pub(crate) fn globals(&self) -> &[Global] {
+        &self.globals
+    }
+
+    /// The request binding `global` (at most `max_version`) to a new id, that id and the
+    /// version bound.
+    pub(crate) fn bind_global(&mut self, global: &Global, max_version: u32) -> (u32, u32, Vec<u8>) {
+        let version = global.version.min(max_version);
         let id = self.take_id();
         // wl_registry.bind(name, interface, version, new_id)
-        let mut args = name.to_ne_bytes().to_vec();
-        args.extend(string_arg(interface));
+        let mut args = global.name.to_ne_bytes().to_vec();
+        args.extend(string_arg(&global.interface));
         args.extend_from_slice(&version.to_ne_bytes());
         args.extend_from_slice(&id.to_ne_bytes());
-        Ok((id, request(REGISTRY, 0, &args)))
+        (id, version, request(REGISTRY, 0, &args))
     }
 
     /// Sends `requests`, then a round trip: returns once the compositor has handled them,
     /// or with its protocol error.
-    pub(crate) fn round_trip(&mut self, mut requests: Vec<u8>) -> Result<(), String> {
+    pub(crate) fn round_trip(&mut self, requests: Vec<u8>) -> Result<(), String> {
+        self.round_trip_with(requests, |_, _, _| Ok(()))
+    }
+
+    /// [`Client::round_trip`], handing every event that arrives before the round trip's
+    /// end to `event` (object, opcode, body).
+    pub(crate) fn round_trip_with(
+        &mut self,
+        mut requests: Vec<u8>,
+        mut event: impl FnMut(u32, u16, &[u8]) -> Result<(), String>,
+    ) -> Result<(), String> {
         let callback = self.take_id();
         requests.extend(request(DISPLAY, 0, &callback.to_ne_bytes()));
-        self.stream.write_all(&requests).map_err(|e| format!("cannot write to {}: {e}", self.socket.display()))?;
+        self.send(&requests)?;
         loop {
-            let (object, opcode, body) = read_message(&mut self.stream)?;
+            let (object, opcode, body) = self.next_event()?;
             match (object, opcode) {
-                (DISPLAY, 0) => return Err(display_error(&body)),
                 (id, 0) if id == callback => return Ok(()),
-                _ => {}
+                _ => event(object, opcode, &body)?,
             }
         }
+    }
+
+    /// Writes `requests`.
+    pub(crate) fn send(&mut self, requests: &[u8]) -> Result<(), String> {
+        self.stream.write_all(requests).map_err(|e| format!("cannot write to {}: {e}", self.socket.display()))
+    }
+
+    /// The next event, or the compositor's protocol error.
+    pub(crate) fn next_event(&mut self) -> Result<(u32, u16, Vec<u8>), String> {
+        let (object, opcode, body) = read_message(&mut self.stream)?;
+        if (object, opcode) == (DISPLAY, 0) {
+            return Err(display_error(&body));
+        }
+        Ok((object, opcode, body))
+    }
+
+    /// Sends one request whose file descriptor argument is `fd`: the descriptor travels
+    /// beside the message (`SCM_RIGHTS`), the body holds the other arguments.
+    pub(crate) fn send_with_fd(&mut self, message: &[u8], fd: BorrowedFd<'_>) -> Result<(), String> {
+        use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags, sendmsg};
+        let fds = [fd];
+        let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+        let mut control = SendAncillaryBuffer::new(&mut space);
+        if !control.push(SendAncillaryMessage::ScmRights(&fds)) {
+            return Err("a descriptor does not fit its message".into());
+        }
+        sendmsg(&self.stream, &[IoSlice::new(message)], &mut control, SendFlags::empty())
+            .map_err(|e| format!("cannot send a descriptor to {}: {e}", self.socket.display()))?;
+        Ok(())
     }
 
     /// Sends `requests` without waiting (a device's destroy as it is dropped).

@@ -6,7 +6,7 @@
 //! here is the US layout as an X server compiles it (`xkbcomp -xkb` of Xvfb's default
 //! "evdev+aliases(qwerty)", "pc+us+inet(evdev)"; xkeyboard-config data, MIT licence).
 
-use std::io::{IoSlice, Write};
+use std::io::Write;
 use std::os::fd::AsFd;
 use std::path::Path;
 
@@ -54,7 +54,7 @@ impl VirtualKeyboard {
         let mut create = seat.to_ne_bytes().to_vec();
         create.extend_from_slice(&keyboard.to_ne_bytes());
         out.extend(request(manager, 0, &create));
-        client.stream.write_all(&out).map_err(|e| format!("cannot write to {}: {e}", socket.display()))?;
+        client.send(&out)?;
         let mut kb = VirtualKeyboard { client, keyboard };
         kb.send_keymap()?;
         kb.client.round_trip(Vec::new())?;
@@ -65,23 +65,13 @@ impl VirtualKeyboard {
     /// beside the message (the body holds only the format and the size).
     fn send_keymap(&mut self) -> Result<(), String> {
         use rustix::fs::{MemfdFlags, memfd_create};
-        use rustix::net::{SendAncillaryBuffer, SendAncillaryMessage, SendFlags, sendmsg};
         let text = format!("{KEYMAP}\0");
         let memfd = memfd_create("deft-keymap", MemfdFlags::CLOEXEC).map_err(|e| format!("memfd_create: {e}"))?;
         let mut file = std::fs::File::from(memfd);
         file.write_all(text.as_bytes()).map_err(|e| format!("writing the keymap: {e}"))?;
         let mut args = XKB_V1.to_ne_bytes().to_vec();
         args.extend_from_slice(&(text.len() as u32).to_ne_bytes());
-        let msg = request(self.keyboard, 0, &args);
-        let fds = [file.as_fd()];
-        let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
-        let mut control = SendAncillaryBuffer::new(&mut space);
-        if !control.push(SendAncillaryMessage::ScmRights(&fds)) {
-            return Err("the keymap's descriptor does not fit its message".into());
-        }
-        sendmsg(&self.client.stream, &[IoSlice::new(&msg)], &mut control, SendFlags::empty())
-            .map_err(|e| format!("sending the keymap to {}: {e}", self.client.socket().display()))?;
-        Ok(())
+        self.client.send_with_fd(&request(self.keyboard, 0, &args), file.as_fd())
     }
 
     /// Declares the modifiers held (`SHIFT | CONTROL`, ...).

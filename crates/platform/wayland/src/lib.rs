@@ -10,8 +10,11 @@
 //! [`sway`]: sway's windows over its IPC (pid, app id, title, where the content is on the
 //! output layout), which the Wayland protocol never tells a client, and focusing one.
 //!
-//! **Architecture invariant:** knows nothing of accessibility, capture or input; it says what
-//! a session offers, and the desktop wiring above picks backends from that.
+//! [`VirtualPointer`] and [`VirtualKeyboard`]: input on wlroots compositors;
+//! [`Screencopy`]: their outputs' pixels.
+//!
+//! **Architecture invariant:** knows nothing of accessibility, of Deft's capture or input traits, or of
+//! verification; it says what a session offers and speaks its protocols, and the desktop wiring above picks backends from that.
 
 #[cfg(unix)]
 mod client;
@@ -20,6 +23,8 @@ mod keyboard;
 #[cfg(unix)]
 mod pointer;
 mod registry;
+#[cfg(unix)]
+mod screencopy;
 pub mod sway;
 
 #[cfg(unix)]
@@ -27,3 +32,5 @@ pub use keyboard::{ALT, CONTROL, SHIFT, SUPER, VirtualKeyboard, us_key};
 #[cfg(unix)]
 pub use pointer::{BTN_LEFT, BTN_MIDDLE, BTN_RIGHT, VirtualPointer};
 pub use registry::{Compositor, Global, ProbeError, Registry, probe, socket_path};
+#[cfg(unix)]
+pub use screencopy::{Image, Output, Screencopy};

@@ -248,7 +248,7 @@ pub(crate) fn string_arg(s: &str) -> Vec<u8> {
 
 /// A protocol string: its length with the NUL, the bytes, padding to 4. Returns the string
 /// and the bytes it took.
-fn read_string(b: &[u8]) -> Result<(String, usize), String> {
+pub(crate) fn read_string(b: &[u8]) -> Result<(String, usize), String> {
     let len = b.get(..4).map(|w| u32::from_ne_bytes([w[0], w[1], w[2], w[3]]) as usize).ok_or("a short string")?;
     let padded = len.div_ceil(4) * 4;
     let bytes = b.get(4..4 + len).ok_or("a string past its message")?;

@@ -4,9 +4,11 @@
 //! Everything above (the executor, the toolbelt, the faces) gets its backends from here and
 //! names none of them, so a platform is one more arm of [`Session`], not a change in six
 //! places. Today's arms: X11 (AT-SPI, enigo over XTest, X11 window geometry, X11 capture),
-//! and Wayland, where only accessibility is connected so far: its input refuses every call
-//! with what the compositor offers ([`RefusingInput`]), so reading works and nothing is ever
-//! sent somewhere else.
+//! and Wayland: AT-SPI everywhere; on wlroots compositors with sway's IPC the virtual
+//! pointer and keyboard, sway's window geometry and screencopy capture. Where a compositor
+//! offers no input backend Deft speaks, its input refuses every call with what the
+//! compositor offers ([`RefusingInput`]), so reading works and nothing is ever sent
+//! somewhere else.
 
 use deft_a11y::{A11yError, AnyAccessibility, AtSpi, AtSpiConfig};
 use deft_capture::{Capture, CaptureError};
@@ -81,16 +83,20 @@ impl Session {
     pub fn no_capture(&self) -> Option<String> {
         match self {
             Session::X11 { .. } => None,
+            Session::Wayland(registry) if registry.offers(SCREENCOPY) => None,
             Session::Wayland(registry) => Some(format!(
-                "this is a Wayland session ({}) with no X display, and Deft captures the screen over \
-                 X11 only so far: screenshots and OCR do not work here, and actions are verified \
-                 through accessibility alone. For screenshots, {UNDER_X11}",
+                "this is a Wayland session ({}) with no X display, and Deft captures Wayland screens \
+                 through wlroots' screencopy only so far: screenshots and OCR do not work here, and \
+                 actions are verified through accessibility alone. For screenshots, {UNDER_X11}",
                 wayland_words(registry)
             )),
             Session::Unreachable { why } => Some(no_display(why)),
         }
     }
 }
+
+/// The screen capture protocol of wlroots compositors.
+const SCREENCOPY: &str = "zwlr_screencopy_manager_v1";
 
 /// No X display, and the Wayland socket named does not answer.
 fn no_display(why: &str) -> String {
@@ -257,7 +263,14 @@ impl Desktop {
         if let Some(why) = session.no_capture() {
             return Err(CaptureError::NoDisplay { display: "an X display".into(), why });
         }
-        deft_capture::open_default(config.display.as_deref())
+        match session {
+            #[cfg(target_os = "linux")]
+            Session::Wayland(registry) => {
+                let ipc = deft_wayland::sway::ipc_socket(&registry.socket);
+                Ok(Box::new(deft_capture::WlrCapture::connect(&registry.socket, ipc)?))
+            }
+            _ => deft_capture::open_default(config.display.as_deref()),
+        }
     }
 
     /// The window-geometry backend alone (to raise a covered window before a screenshot).
