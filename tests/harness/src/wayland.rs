@@ -71,9 +71,10 @@ impl Desktop {
             .map_err(io(format!("giving {} to nobody", runtime.display())))?;
         std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
             .map_err(io(format!("making {} private", runtime.display())))?;
-        // One headless output of the size the X desktop has.
+        // One headless output of the size the X desktop has; alt+F4 closes a window, as the
+        // X desktop's openbox does.
         let config = self.scratch_dir().join("sway.conf");
-        std::fs::write(&config, "output HEADLESS-1 resolution 1280x800\n")
+        std::fs::write(&config, "output HEADLESS-1 resolution 1280x800\nbindsym Mod1+F4 kill\n")
             .map_err(io(format!("writing {}", config.display())))?;
         std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644))
             .map_err(io(format!("making {} readable", config.display())))?;
