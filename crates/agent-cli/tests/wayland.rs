@@ -207,21 +207,19 @@ fn rgb_of(file: &std::path::Path) -> (u32, u32, Vec<u8>) {
 }
 
 /// The reduced fault campaign (every fault of the fixture app once, agent-cli with
-/// `--verify`) with the GTK 3 app as a native Wayland client on sway: the same promise as
-/// on X11, judged by the app's own log.
-#[test]
-fn on_sway_every_fault_once_no_silent_failure_no_double_effect() {
+/// `--verify`) with a port of the fixture app as a native Wayland client on sway: the same
+/// promise as on X11, judged by the app's own log.
+fn campaign_on_sway(toolkit: deft_harness::fixture::Toolkit) {
     use deft_harness::campaign::{self, Driver};
-    use deft_harness::fixture::Toolkit;
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let sway = desktop.start_sway().unwrap_or_else(|e| panic!("sway did not start: {e}"));
     let driver = Driver::AgentCli { binary: std::path::PathBuf::from(BIN), verify: true };
-    let scenarios = campaign::on_toolkit(campaign::fault_scenarios(), Toolkit::Gtk3);
+    let scenarios = campaign::on_toolkit(campaign::fault_scenarios(), toolkit);
     let scenarios = campaign::on_wayland(scenarios, &sway.client_env());
     let report =
         campaign::run(&desktop, &scenarios, &driver).unwrap_or_else(|e| panic!("the campaign did not run: {e}"));
     let table = format!("{}\n{}", report.markdown(), report.failures_markdown());
-    println!("GTK 3 on sway:\n{table}");
+    println!("{} on sway:\n{table}", toolkit.label());
     assert!(report.crashed_or_frozen().is_empty(), "{table}");
     assert_eq!(report.silent_failures(), 0, "{table}");
     assert_eq!(report.double_effects(), 0, "{table}");
@@ -229,4 +227,19 @@ fn on_sway_every_fault_once_no_silent_failure_no_double_effect() {
     let unrecovered: Vec<String> =
         report.unrecovered().iter().map(|r| format!("{} ({})", r.scenario, r.verdict.label())).collect();
     assert!(unrecovered.is_empty(), "actions that did not end as they should: {unrecovered:?}\n{table}");
+}
+
+#[test]
+fn on_sway_every_fault_once_on_gtk3() {
+    campaign_on_sway(deft_harness::fixture::Toolkit::Gtk3);
+}
+
+#[test]
+fn on_sway_every_fault_once_on_qt5() {
+    campaign_on_sway(deft_harness::fixture::Toolkit::Qt5);
+}
+
+#[test]
+fn on_sway_every_fault_once_on_qt6() {
+    campaign_on_sway(deft_harness::fixture::Toolkit::Qt6);
 }

@@ -49,6 +49,8 @@ impl Sway {
             ("WAYLAND_DISPLAY".into(), self.socket.display().to_string()),
             ("GDK_BACKEND".into(), "wayland".into()),
             ("QT_QPA_PLATFORM".into(), "wayland".into()),
+            // Empty, not unset: the desktop's command sets it, and an empty one opens nothing.
+            ("DISPLAY".into(), String::new()),
         ]
     }
 }
