@@ -243,3 +243,8 @@ fn on_sway_every_fault_once_on_qt5() {
 fn on_sway_every_fault_once_on_qt6() {
     campaign_on_sway(deft_harness::fixture::Toolkit::Qt6);
 }
+
+#[test]
+fn on_sway_every_fault_once_on_gtk4() {
+    campaign_on_sway(deft_harness::fixture::Toolkit::Gtk4);
+}

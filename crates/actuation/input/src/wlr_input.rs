@@ -21,6 +21,26 @@ pub struct WlrInput {
     /// The keyboard, or why there is none.
     keyboard: Result<VirtualKeyboard, String>,
     at: Option<Point<Physical>>,
+    /// Where Deft records the last place it put the pointer on this compositor.
+    record: std::path::PathBuf,
+}
+
+/// The file beside the compositor's socket where Deft records where it last put the
+/// pointer. Wayland tells no client where the pointer is, and the compositor keeps it where
+/// the last virtual pointer left it, so a new connection (the next `agent-cli` command)
+/// learns from the record whether the pointer already rests on its target: as on X11, a
+/// press is then watched from a still look at once, instead of waiting out a hover
+/// highlight that never comes. The record is Deft's own: after a person moves the mouse
+/// it is stale, which costs only that watch (a look that moves is never used).
+fn record_of(socket: &std::path::Path) -> std::path::PathBuf {
+    let name = socket.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    socket.with_file_name(format!("{name}.deft-pointer"))
+}
+
+fn read_record(path: &std::path::Path) -> Option<Point<Physical>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let (x, y) = text.trim().split_once(' ')?;
+    Some(Point::new(x.parse().ok()?, y.parse().ok()?))
 }
 
 impl WlrInput {
@@ -31,7 +51,8 @@ impl WlrInput {
         let keyboard = VirtualKeyboard::connect(socket).map_err(|e| {
             format!("keys cannot be sent on this Wayland session ({e}): text is set through accessibility instead")
         });
-        Ok(WlrInput { pointer, keyboard, at: None })
+        let record = record_of(socket);
+        Ok(WlrInput { pointer, keyboard, at: read_record(&record), record })
     }
 
     /// Whether keys can be sent, or why not.
@@ -103,11 +124,13 @@ impl Input for WlrInput {
         };
         self.pointer.move_to(x, y).map_err(InputError::Invalid)?;
         self.at = Some(to);
+        // Only a watch relies on it: a record that cannot be written costs nothing else.
+        let _ = std::fs::write(&self.record, format!("{x} {y}"));
         Ok(())
     }
 
     fn position(&mut self) -> Result<Option<Point<Physical>>, InputError> {
-        // Wayland tells a client nothing of the pointer: only where this one put it.
+        // Wayland tells a client nothing of the pointer: only where Deft last put it.
         Ok(self.at)
     }
 
@@ -182,5 +205,24 @@ impl Input for WlrInput {
             ))
         })?;
         self.tap(code, mods)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pointer_record_lies_beside_the_socket_and_reads_back_what_was_written() {
+        let dir = std::env::temp_dir().join(format!("deft-wlr-record-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let record = record_of(&dir.join("wayland-1"));
+        assert_eq!(record, dir.join("wayland-1.deft-pointer"));
+        assert_eq!(read_record(&record), None, "no record yet");
+        std::fs::write(&record, "320 138").unwrap();
+        assert_eq!(read_record(&record), Some(Point::new(320, 138)));
+        std::fs::write(&record, "garbage").unwrap();
+        assert_eq!(read_record(&record), None, "a record that does not parse is no position");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
