@@ -333,7 +333,12 @@ impl FixtureApp {
         toolkit
             .prepare(&profile)
             .map_err(|source| HarnessError::Io { context: format!("preparing {}", profile.display()), source })?;
-        let (before, after) = toolkit.args(&profile);
+        let (before, mut after) = toolkit.args(&profile);
+        // Chromium picks X11 unless told: on a Wayland compositor it is told (Firefox and
+        // the toolkits follow WAYLAND_DISPLAY and an empty DISPLAY by themselves).
+        if toolkit == Toolkit::Chromium && opts.env.iter().any(|(k, _)| k == "WAYLAND_DISPLAY") {
+            after.push("--ozone-platform=wayland".into());
+        }
         let mut cmd = desktop.command(python());
         cmd.arg(toolkit.script()).args(before).arg("--log").arg(&log).args(opts.args()).args(after);
         cmd.envs(toolkit.env()).envs(opts.env.iter().cloned());
