@@ -210,19 +210,7 @@ fn rgb_of(file: &std::path::Path) -> (u32, u32, Vec<u8>) {
 /// `--verify`) with a port of the fixture app as a native Wayland client on sway: the same
 /// promise as on X11, judged by the app's own log.
 fn campaign_on_sway(toolkit: deft_harness::fixture::Toolkit) {
-    campaign_on_sway_but(toolkit, None);
-}
-
-/// What a browser on Wayland cannot get yet: the chain's last resort for a field that
-/// ignores key events and has no editable text for accessibility (a page's field) is the
-/// middle-click paste of the primary selection, which Deft sets on X11 only. Its action
-/// must fail clearly, nothing typed.
-const BROWSER_GAP: &str = "ignored keys";
-
-/// [`campaign_on_sway`], where the scenario named `gap` (a known gap) must fail clearly
-/// with no effect instead of recovering.
-fn campaign_on_sway_but(toolkit: deft_harness::fixture::Toolkit, gap: Option<&str>) {
-    use deft_harness::campaign::{self, Driver, Verdict};
+    use deft_harness::campaign::{self, Driver};
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let sway = desktop.start_sway().unwrap_or_else(|e| panic!("sway did not start: {e}"));
     let driver = Driver::AgentCli { binary: std::path::PathBuf::from(BIN), verify: true };
@@ -236,13 +224,8 @@ fn campaign_on_sway_but(toolkit: deft_harness::fixture::Toolkit, gap: Option<&st
     assert_eq!(report.silent_failures(), 0, "{table}");
     assert_eq!(report.double_effects(), 0, "{table}");
     assert_eq!(report.stray_effects(), 0, "{table}");
-    let in_gap = |scenario: &str| gap.is_some_and(|g| scenario.contains(g));
-    let unrecovered: Vec<String> = report
-        .unrecovered()
-        .iter()
-        .filter(|r| !(in_gap(&r.scenario) && r.verdict == Verdict::FailedClearly))
-        .map(|r| format!("{} ({})", r.scenario, r.verdict.label()))
-        .collect();
+    let unrecovered: Vec<String> =
+        report.unrecovered().iter().map(|r| format!("{} ({})", r.scenario, r.verdict.label())).collect();
     assert!(unrecovered.is_empty(), "actions that did not end as they should: {unrecovered:?}\n{table}");
 }
 
@@ -268,10 +251,10 @@ fn on_sway_every_fault_once_on_gtk4() {
 
 #[test]
 fn on_sway_every_fault_once_on_chromium() {
-    campaign_on_sway_but(deft_harness::fixture::Toolkit::Chromium, Some(BROWSER_GAP));
+    campaign_on_sway(deft_harness::fixture::Toolkit::Chromium);
 }
 
 #[test]
 fn on_sway_every_fault_once_on_firefox() {
-    campaign_on_sway_but(deft_harness::fixture::Toolkit::Firefox, Some(BROWSER_GAP));
+    campaign_on_sway(deft_harness::fixture::Toolkit::Firefox);
 }

@@ -3,7 +3,9 @@
 //! the keys through its virtual keyboard (US layout), each call returning once the
 //! compositor handled it. Text with a character the US layout has no key for is refused
 //! whole, before any key is sent, so a fallback chain moves on to accessibility; so is
-//! every key when the compositor offers no virtual keyboard.
+//! every key when the compositor offers no virtual keyboard. Text for a field that
+//! ignores keys is pasted with a middle click, the primary selection set through the
+//! compositor's data-control protocol.
 
 use deft_types::{MouseButton, Physical, Point};
 use deft_wayland::{
@@ -23,7 +25,12 @@ pub struct WlrInput {
     at: Option<Point<Physical>>,
     /// Where Deft records the last place it put the pointer on this compositor.
     record: std::path::PathBuf,
+    /// The compositor's socket, for a paste's own connection.
+    socket: std::path::PathBuf,
 }
+
+/// How long a paste may take to be asked for and handed over.
+const PASTE_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The file beside the compositor's socket where Deft records where it last put the
 /// pointer. Wayland tells no client where the pointer is, and the compositor keeps it where
@@ -52,7 +59,7 @@ impl WlrInput {
             format!("keys cannot be sent on this Wayland session ({e}): text is set through accessibility instead")
         });
         let record = record_of(socket);
-        Ok(WlrInput { pointer, keyboard, at: read_record(&record), record })
+        Ok(WlrInput { pointer, keyboard, at: read_record(&record), record, socket: socket.to_path_buf() })
     }
 
     /// Whether keys can be sent, or why not.
@@ -132,6 +139,21 @@ impl Input for WlrInput {
     fn position(&mut self) -> Result<Option<Point<Physical>>, InputError> {
         // Wayland tells a client nothing of the pointer: only where Deft last put it.
         Ok(self.at)
+    }
+
+    fn paste_at(&mut self, at: Point<Physical>, text: &str) -> Result<bool, InputError> {
+        use deft_wayland::selection::{PasteError, paste_primary};
+        let socket = self.socket.clone();
+        let pasted = paste_primary(&socket, text, PASTE_LIMIT, || {
+            self.move_to(at)?;
+            self.button(MouseButton::Middle, ButtonAction::Click { count: 1 })
+        });
+        match pasted {
+            Ok(handed) => Ok(handed > 0),
+            Err(PasteError::Click(e)) => Err(e),
+            // Nothing was sent: never an error a caller would take for a maybe-sent input.
+            Err(PasteError::Offer(why)) => Err(InputError::Unavailable(format!("{why}; nothing was sent"))),
+        }
     }
 
     fn button(&mut self, button: MouseButton, action: ButtonAction) -> Result<(), InputError> {

@@ -3,13 +3,14 @@
 //! bound by interface, and requests sent with a round trip (`wl_display.sync`) so a call
 //! returns once the compositor has handled them.
 
-use std::io::{IoSlice, Write};
-use std::os::fd::BorrowedFd;
+use std::collections::VecDeque;
+use std::io::{IoSlice, IoSliceMut, Write};
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::registry::{DISPLAY, FIRST_FREE_ID, Global, display_error, list_globals, read_message, request, string_arg};
+use crate::registry::{DISPLAY, FIRST_FREE_ID, Global, MAX_MESSAGE, display_error, list_globals, request, string_arg};
 
 /// The registry's object id, as `list_globals` allocates it.
 const REGISTRY: u32 = 2;
@@ -24,6 +25,8 @@ pub(crate) struct Client {
     globals: Vec<Global>,
     next_id: u32,
     started: Instant,
+    /// Descriptors that came with events (a data source's `send`), in order.
+    fds: VecDeque<OwnedFd>,
 }
 
 impl Client {
@@ -33,7 +36,15 @@ impl Client {
         let mut stream = UnixStream::connect(socket).map_err(|e| fail("cannot connect to", e))?;
         stream.set_read_timeout(Some(ROUND_TRIP)).map_err(|e| fail("cannot set a timeout on", e))?;
         let globals = list_globals(&mut stream)?;
-        Ok(Client { socket: socket.to_path_buf(), stream, globals, next_id: FIRST_FREE_ID, started: Instant::now() })
+        let started = Instant::now();
+        Ok(Client {
+            socket: socket.to_path_buf(),
+            stream,
+            globals,
+            next_id: FIRST_FREE_ID,
+            started,
+            fds: VecDeque::new(),
+        })
     }
 
     /// The socket, for messages.
@@ -115,11 +126,71 @@ impl Client {
 
     /// The next event, or the compositor's protocol error.
     pub(crate) fn next_event(&mut self) -> Result<(u32, u16, Vec<u8>), String> {
-        let (object, opcode, body) = read_message(&mut self.stream)?;
+        self.event_within().and_then(|e| e.ok_or_else(|| "no event came in time".to_string()))
+    }
+
+    /// The next event, or `None` when none began before the read timeout.
+    pub(crate) fn event_within(&mut self) -> Result<Option<(u32, u16, Vec<u8>)>, String> {
+        let mut header = [0u8; 8];
+        if !self.recv_exact(&mut header)? {
+            return Ok(None);
+        }
+        let object = u32::from_ne_bytes([header[0], header[1], header[2], header[3]]);
+        let word = u32::from_ne_bytes([header[4], header[5], header[6], header[7]]);
+        let (size, opcode) = ((word >> 16) as usize, (word & 0xffff) as u16);
+        if !(8..=MAX_MESSAGE).contains(&size) || size % 4 != 0 {
+            return Err(format!("an event of {size} bytes is not a Wayland message"));
+        }
+        let mut body = vec![0u8; size - 8];
+        while !self.recv_exact(&mut body)? {}
         if (object, opcode) == (DISPLAY, 0) {
             return Err(display_error(&body));
         }
-        Ok((object, opcode, body))
+        Ok(Some((object, opcode, body)))
+    }
+
+    /// The next descriptor that came with an event.
+    pub(crate) fn take_fd(&mut self) -> Option<OwnedFd> {
+        self.fds.pop_front()
+    }
+
+    /// Fills `buf` from the socket, keeping the descriptors that come with the bytes
+    /// (`SCM_RIGHTS`: a plain read would drop them). `false` when the read timed out
+    /// before the first byte; once a message has begun, the rest is waited for.
+    fn recv_exact(&mut self, buf: &mut [u8]) -> Result<bool, String> {
+        use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, recvmsg};
+        let mut filled = 0;
+        while filled < buf.len() {
+            let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(8))];
+            let mut control = RecvAncillaryBuffer::new(&mut space);
+            let got = recvmsg(
+                &self.stream,
+                &mut [IoSliceMut::new(&mut buf[filled..])],
+                &mut control,
+                RecvFlags::CMSG_CLOEXEC,
+            );
+            let got = match got {
+                Ok(r) => r.bytes,
+                Err(e) if e == rustix::io::Errno::AGAIN && filled == 0 => return Ok(false),
+                Err(e) if e == rustix::io::Errno::AGAIN || e == rustix::io::Errno::INTR => continue,
+                Err(e) => return Err(format!("reading an event from {}: {e}", self.socket.display())),
+            };
+            for message in control.drain() {
+                if let RecvAncillaryMessage::ScmRights(fds) = message {
+                    self.fds.extend(fds);
+                }
+            }
+            if got == 0 {
+                return Err(format!("{} closed the connection", self.socket.display()));
+            }
+            filled += got;
+        }
+        Ok(true)
+    }
+
+    /// How long a read waits for the first byte of an event.
+    pub(crate) fn set_wait(&mut self, wait: Duration) -> Result<(), String> {
+        self.stream.set_read_timeout(Some(wait.max(Duration::from_millis(1)))).map_err(|e| e.to_string())
     }
 
     /// Sends one request whose file descriptor argument is `fd`: the descriptor travels

@@ -11,7 +11,8 @@
 //! output layout), which the Wayland protocol never tells a client, and focusing one.
 //!
 //! [`VirtualPointer`] and [`VirtualKeyboard`]: input on wlroots compositors;
-//! [`Screencopy`]: their outputs' pixels.
+//! [`Screencopy`]: their outputs' pixels; [`selection`]: text pasted with a middle click
+//! through the primary selection, set with their data-control protocol.
 //!
 //! **Architecture invariant:** knows nothing of accessibility, of Deft's capture or input traits, or of
 //! verification; it says what a session offers and speaks its protocols, and the desktop wiring above picks backends from that.
@@ -25,6 +26,8 @@ mod pointer;
 mod registry;
 #[cfg(unix)]
 mod screencopy;
+#[cfg(unix)]
+pub mod selection;
 pub mod sway;
 
 #[cfg(unix)]

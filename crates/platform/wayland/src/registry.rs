@@ -198,7 +198,7 @@ pub(crate) fn request(object: u32, opcode: u16, args: &[u8]) -> Vec<u8> {
 }
 
 /// The longest message a compositor may send (the protocol's own limit is 4096 bytes).
-const MAX_MESSAGE: usize = 4096;
+pub(crate) const MAX_MESSAGE: usize = 4096;
 
 pub(crate) fn read_message(stream: &mut impl Read) -> Result<(u32, u16, Vec<u8>), String> {
     let mut header = [0u8; 8];
