@@ -1,4 +1,5 @@
-//! `cargo xtask demo`: the main job on a fresh machine. A headless desktop, the fixture app
+//! `cargo xtask demo [--wayland sway]`: the main job on a fresh machine. A headless desktop
+//! (X11, or sway with the app as a native Wayland client), the fixture app
 //! with faults on (the first click on "Submit order" is swallowed, the Name field ignores
 //! key events, Save takes 1.5 s), and a multi-step task through `agent-cli --verify`: fill
 //! the form, submit the order once, save, wait for "Save complete". Each step prints what
@@ -36,8 +37,20 @@ const STEPS: &[Step] = &[
     Step { what: "wait for \"Save complete\"", args: &["wait", "--text", "Save complete", "--timeout", "10000"] },
 ];
 
+/// Puts `cmd` in the session the app runs in: a Wayland compositor's when `session` names
+/// one (its socket, no X display), else the desktop's X display.
+fn in_session(cmd: &mut std::process::Command, session: &[(String, String)]) {
+    if let Some((_, socket)) = session.iter().find(|(k, _)| k == "WAYLAND_DISPLAY") {
+        cmd.env_remove("DISPLAY").env("WAYLAND_DISPLAY", socket);
+    }
+}
+
 pub fn run(args: &[String]) -> anyhow::Result<()> {
-    crate::no_args("demo", args)?;
+    let wayland = match args {
+        [] => false,
+        [flag, sway] if flag == "--wayland" && sway == "sway" => true,
+        _ => anyhow::bail!("`cargo xtask demo` takes no arguments, or `--wayland sway` (the demo on a headless sway)"),
+    };
     crate::setup::ensure_packages()?;
     println!("==> demo: building agent-cli");
     run_step("cargo", &["build", "--locked", "-p", "agent-cli"])?;
@@ -51,15 +64,22 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
 
     println!("==> demo: starting a headless desktop and the fixture app with faults on");
     let desktop = Desktop::start()?;
+    let sway = if wayland { Some(desktop.start_sway()?) } else { None };
+    let session = sway.as_ref().map(|s| s.client_env()).unwrap_or_default();
     let opts = FixtureOptions {
         drop_clicks: 1,
         ignore_keys: true,
         save_delay: Some(Duration::from_millis(1500)),
+        env: session.clone(),
         ..FixtureOptions::default()
     };
     println!("    faults: the first click on \"Submit order\" is dropped; Name ignores key events; Save takes 1.5 s");
     let app = FixtureApp::launch(&desktop, &opts)?;
-    println!("    app ready on display {} (ground-truth log {})\n", desktop.display(), app.log_path().display());
+    let on = match &sway {
+        Some(s) => format!("sway at {} (a native Wayland client, no X display)", s.socket().display()),
+        None => format!("display {}", desktop.display()),
+    };
+    println!("    app ready on {on} (ground-truth log {})\n", app.log_path().display());
 
     let before = trace_files(&traces);
     let started = Instant::now();
@@ -79,6 +99,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             cmd = desktop.command(&binary);
             cmd.env("XDG_CONFIG_HOME", &home).args(step.args).args(["--json", "--trace"]).arg(&traces);
         }
+        in_session(&mut cmd, &session);
         let out = cmd.output()?;
         let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
         let ok = out.status.success() && v["ok"].as_bool() == Some(true);
@@ -143,6 +164,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     anyhow::ensure!(failed == 0, "{failed} step(s) failed");
     anyhow::ensure!(truth_ok, "the app's ground-truth log disagrees with the task");
     agent(&desktop, &binary, &home, &traces, &opts)?;
+    drop(sway);
     report(&binary, &traces)
 }
 
@@ -153,9 +175,17 @@ const GOAL: &str = "Fill in the form: type \"Ada Lovelace\" into Name and tick S
 fn agent(desktop: &Desktop, binary: &Path, home: &Path, traces: &Path, opts: &FixtureOptions) -> anyhow::Result<()> {
     println!("\n==> demo: the agent pursues the same task from the goal in words: agent-cli run");
     // The same faults, and a popup over "Submit order" on its first activation: the
-    // model must see it reported as blocking and dismiss it.
-    let opts = FixtureOptions { popup: true, ..opts.clone() };
-    println!("    faults: as above, and the first activation of \"Submit order\" opens a \"New Event!\" popup instead");
+    // model must see it reported as blocking and dismiss it. Not on Wayland: a client
+    // cannot place its dialog over the target there (the compositor places windows).
+    let wayland = opts.env.iter().any(|(k, _)| k == "WAYLAND_DISPLAY");
+    let opts = FixtureOptions { popup: !wayland, ..opts.clone() };
+    if wayland {
+        println!("    faults: as above");
+    } else {
+        println!(
+            "    faults: as above, and the first activation of \"Submit order\" opens a \"New Event!\" popup instead"
+        );
+    }
     let app = FixtureApp::launch(desktop, &opts)?;
     let real = std::env::var("DEFT_MODEL_PROVIDER").is_ok_and(|p| !p.trim().is_empty());
     let test_model = if real { None } else { Some(TestModel::start(Wire::OpenAi, Persona::Honest)?) };
@@ -179,6 +209,7 @@ fn agent(desktop: &Desktop, binary: &Path, home: &Path, traces: &Path, opts: &Fi
         }
     }
     cmd.env("XDG_CONFIG_HOME", home).env("DEFT_RUNS_DIR", home.join("runs"));
+    in_session(&mut cmd, &opts.env);
     if let Some(m) = &test_model {
         cmd.env("DEFT_MODEL_PROVIDER", m.provider())
             .env("DEFT_MODEL", MODEL_NAME)

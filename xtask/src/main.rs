@@ -29,7 +29,7 @@ commands:
   layers             check that no crate depends on a crate of a higher layer
   fixtures [--check] render the OCR fixture screens (tests/fixtures/screens), or check they are fresh
   bench [SUITE...]   run benchmarks (all, or: bus, snapshot, perception, actuation, verify, toolbelt, faults)
-  demo               a verified multi-step task through agent-cli on the faulty fixture app
+  demo [--wayland sway]  a verified multi-step task through agent-cli on the faulty fixture app
   test --no-desktop  the tests that need no display, accessibility bus or root (a few minutes)
   tidy               the house rules of STYLE.md on every Rust file (also run by ci)
   windows            check that the platform-neutral crates and the seams compile for Windows (also run by ci)
