@@ -47,13 +47,19 @@ fn every_fault_once_no_silent_failure_no_double_effect() {
 /// docs/BENCHMARKS.md ("Fault campaign per toolkit").
 fn port(toolkit: Toolkit) {
     let (report, table) = run_on(toolkit);
-    assert!(report.crashed_or_frozen().is_empty(), "{toolkit:?}: apps crashed or froze:\n{table}");
-    assert_eq!(report.silent_failures(), 0, "{toolkit:?}:\n{table}");
-    assert_eq!(report.double_effects(), 0, "{toolkit:?}:\n{table}");
-    assert_eq!(report.stray_effects(), 0, "{toolkit:?}:\n{table}");
+    ends_right(&report, &table, &format!("{toolkit:?}"));
+}
+
+/// Every action of `report` ended as it should, with no silent failure, double or stray
+/// effect, and no app crashed or frozen (`what` names the run in messages).
+pub(super) fn ends_right(report: &Report, table: &str, what: &str) {
+    assert!(report.crashed_or_frozen().is_empty(), "{what}: apps crashed or froze:\n{table}");
+    assert_eq!(report.silent_failures(), 0, "{what}:\n{table}");
+    assert_eq!(report.double_effects(), 0, "{what}:\n{table}");
+    assert_eq!(report.stray_effects(), 0, "{what}:\n{table}");
     let unrecovered: Vec<String> =
         report.unrecovered().iter().map(|r| format!("{} ({})", r.scenario, r.verdict.label())).collect();
-    assert!(unrecovered.is_empty(), "{toolkit:?}: actions that did not end as they should: {unrecovered:?}\n{table}");
+    assert!(unrecovered.is_empty(), "{what}: actions that did not end as they should: {unrecovered:?}\n{table}");
 }
 
 #[test]

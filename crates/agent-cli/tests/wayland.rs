@@ -219,14 +219,9 @@ fn campaign_on_sway(toolkit: deft_harness::fixture::Toolkit) {
     let report =
         campaign::run(&desktop, &scenarios, &driver).unwrap_or_else(|e| panic!("the campaign did not run: {e}"));
     let table = format!("{}\n{}", report.markdown(), report.failures_markdown());
-    println!("{} on sway:\n{table}", toolkit.label());
-    assert!(report.crashed_or_frozen().is_empty(), "{table}");
-    assert_eq!(report.silent_failures(), 0, "{table}");
-    assert_eq!(report.double_effects(), 0, "{table}");
-    assert_eq!(report.stray_effects(), 0, "{table}");
-    let unrecovered: Vec<String> =
-        report.unrecovered().iter().map(|r| format!("{} ({})", r.scenario, r.verdict.label())).collect();
-    assert!(unrecovered.is_empty(), "actions that did not end as they should: {unrecovered:?}\n{table}");
+    let what = format!("{} on sway", toolkit.label());
+    println!("{what}:\n{table}");
+    super::campaign::ends_right(&report, &table, &what);
 }
 
 #[test]
@@ -251,9 +246,9 @@ fn on_sway_every_fault_once_on_gtk4() {
 
 // The browsers on sway are not yet in `cargo xtask ci`: run with `--ignored`. Each
 // failed there (docs/BENCHMARKS.md, "Fault campaign on Wayland"): Chromium clicks "Hello"
-// a second time (its press is drawn too faintly to see while the pointer rests on it),
-// and in one run of two a dropped press passed for received; Firefox once took a stale
-// "Hello" as clicked when the old button lost its actions.
+// a second time (its press is drawn too faintly to see while the pointer rests on it; a
+// lower threshold for a pressed look let a dropped press pass for received); Firefox once
+// took a stale "Hello" as clicked when the old button lost its actions.
 #[test]
 #[ignore = "known failures on Wayland: see the comment above and docs/BENCHMARKS.md"]
 fn on_sway_every_fault_once_on_chromium() {

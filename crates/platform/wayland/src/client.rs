@@ -10,7 +10,7 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::registry::{DISPLAY, FIRST_FREE_ID, Global, MAX_MESSAGE, display_error, list_globals, request, string_arg};
+use crate::registry::{DISPLAY, FIRST_FREE_ID, Global, display_error, list_globals, parse_header, request, string_arg};
 
 /// The registry's object id, as `list_globals` allocates it.
 const REGISTRY: u32 = 2;
@@ -135,13 +135,7 @@ impl Client {
         if !self.recv_exact(&mut header)? {
             return Ok(None);
         }
-        let object = u32::from_ne_bytes([header[0], header[1], header[2], header[3]]);
-        let word = u32::from_ne_bytes([header[4], header[5], header[6], header[7]]);
-        let (size, opcode) = ((word >> 16) as usize, (word & 0xffff) as u16);
-        if !(8..=MAX_MESSAGE).contains(&size) || size % 4 != 0 {
-            return Err(format!("an event of {size} bytes is not a Wayland message"));
-        }
-        let mut body = vec![0u8; size - 8];
+        let (object, opcode, mut body) = parse_header(&header)?;
         while !self.recv_exact(&mut body)? {}
         if (object, opcode) == (DISPLAY, 0) {
             return Err(display_error(&body));

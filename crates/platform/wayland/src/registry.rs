@@ -198,20 +198,25 @@ pub(crate) fn request(object: u32, opcode: u16, args: &[u8]) -> Vec<u8> {
 }
 
 /// The longest message a compositor may send (the protocol's own limit is 4096 bytes).
-pub(crate) const MAX_MESSAGE: usize = 4096;
+const MAX_MESSAGE: usize = 4096;
 
 pub(crate) fn read_message(stream: &mut impl Read) -> Result<(u32, u16, Vec<u8>), String> {
     let mut header = [0u8; 8];
     stream.read_exact(&mut header).map_err(|e| format!("reading an event: {e}"))?;
+    let (object, opcode, mut body) = parse_header(&header)?;
+    stream.read_exact(&mut body).map_err(|e| format!("reading an event: {e}"))?;
+    Ok((object, opcode, body))
+}
+
+/// An event's header: its object, its opcode, and a zeroed body of the size it announces.
+pub(crate) fn parse_header(header: &[u8; 8]) -> Result<(u32, u16, Vec<u8>), String> {
     let object = u32::from_ne_bytes([header[0], header[1], header[2], header[3]]);
     let word = u32::from_ne_bytes([header[4], header[5], header[6], header[7]]);
     let (size, opcode) = ((word >> 16) as usize, (word & 0xffff) as u16);
     if !(8..=MAX_MESSAGE).contains(&size) || size % 4 != 0 {
         return Err(format!("an event of {size} bytes is not a Wayland message"));
     }
-    let mut body = vec![0u8; size - 8];
-    stream.read_exact(&mut body).map_err(|e| format!("reading an event: {e}"))?;
-    Ok((object, opcode, body))
+    Ok((object, opcode, vec![0u8; size - 8]))
 }
 
 fn parse_global(body: &[u8]) -> Result<Global, String> {
