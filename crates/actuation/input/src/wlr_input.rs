@@ -32,6 +32,16 @@ pub struct WlrInput {
 /// How long a paste may take to be asked for and handed over.
 const PASTE_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
 
+impl Drop for WlrInput {
+    fn drop(&mut self) {
+        // Written once, as the connection ends: the next one reads it. Only a watch relies
+        // on it, so a record that cannot be written costs nothing else.
+        if let Some(at) = self.at {
+            let _ = std::fs::write(&self.record, format!("{} {}", at.x, at.y));
+        }
+    }
+}
+
 /// The file beside the compositor's socket where Deft records where it last put the
 /// pointer. Wayland tells no client where the pointer is, and the compositor keeps it where
 /// the last virtual pointer left it, so a new connection (the next `agent-cli` command)
@@ -131,8 +141,6 @@ impl Input for WlrInput {
         };
         self.pointer.move_to(x, y).map_err(InputError::Invalid)?;
         self.at = Some(to);
-        // Only a watch relies on it: a record that cannot be written costs nothing else.
-        let _ = std::fs::write(&self.record, format!("{x} {y}"));
         Ok(())
     }
 

@@ -13,7 +13,7 @@ use deft_types::{Physical, Point, Rect, ScaleFactor, Size};
 use deft_wayland::{Image, Output, Screencopy};
 
 use crate::error::CaptureError;
-use crate::pixels::{blit, crop};
+use crate::pixels::blit;
 use crate::sys::monotonic_us;
 use crate::target::{CaptureTarget, Monitor, WindowRef, clip_to, find_monitor, pick_by_title};
 use crate::{Capture, Frame};
@@ -24,7 +24,6 @@ const NAME: &str = "wlr-screencopy";
 #[derive(Debug)]
 pub struct WlrCapture {
     copy: Screencopy,
-    outputs: Vec<Output>,
     /// sway's IPC socket, to find windows by.
     sway_ipc: Option<PathBuf>,
 }
@@ -41,17 +40,16 @@ impl WlrCapture {
     /// Connects to the compositor at `socket` (a Wayland socket's path); `sway_ipc` is
     /// sway's IPC socket, when windows are to be captured by title or id.
     pub fn connect(socket: &Path, sway_ipc: Option<PathBuf>) -> Result<WlrCapture, CaptureError> {
-        let copy = Screencopy::connect(socket).map_err(|why| CaptureError::NoDisplay {
-            display: format!("the Wayland compositor at {}", socket.display()),
-            why,
+        // Not `NoDisplay`: its advice is about X displays.
+        let copy = Screencopy::connect(socket).map_err(|why| {
+            backend(format!("cannot capture the Wayland compositor at {}: {why}", socket.display()), false)
         })?;
-        let outputs = copy.outputs();
-        Ok(WlrCapture { copy, outputs, sway_ipc })
+        Ok(WlrCapture { copy, sway_ipc })
     }
 
     /// The layout's bounding rectangle.
     fn bounds(&self) -> Rect<Physical> {
-        let mut rects = self.outputs.iter().map(layout_rect);
+        let mut rects = self.copy.outputs().iter().map(layout_rect);
         let first = rects.next().unwrap_or(Rect::new(0, 0, 0, 0));
         rects.fold(first, |a, b| {
             let (x0, y0) = (a.x.min(b.x), a.y.min(b.y));
@@ -65,10 +63,12 @@ impl WlrCapture {
     /// touches; what no output covers stays black.
     fn grab(&mut self, rect: Rect<Physical>) -> Result<Vec<u8>, CaptureError> {
         let mut pixels = vec![0u8; rect.w as usize * rect.h as usize * 4];
-        for (i, output) in self.outputs.clone().iter().enumerate() {
-            let Some(part) = rect.intersection(&layout_rect(output)) else { continue };
-            let local = (part.x - output.position.0, part.y - output.position.1, part.w, part.h);
-            let whole = local == (0, 0, output.size.0, output.size.1);
+        let places: Vec<(Rect<Physical>, (u32, u32))> =
+            self.copy.outputs().iter().map(|o| (layout_rect(o), o.size)).collect();
+        for (i, (place, size)) in places.into_iter().enumerate() {
+            let Some(part) = rect.intersection(&place) else { continue };
+            let local = (part.x - place.x, part.y - place.y, part.w, part.h);
+            let whole = local == (0, 0, size.0, size.1);
             let image = self.copy.capture(i, (!whole).then_some(local)).map_err(|m| backend(m, true))?;
             let image = resample(image, part.w, part.h);
             let at = ((part.x - rect.x) as u32, (part.y - rect.y) as u32);
@@ -125,7 +125,7 @@ impl WlrCapture {
             }
         };
         let centre: Point<Physical> = rect.center();
-        let output = self.outputs.iter().find(|o| layout_rect(o).contains(centre)).map(|o| o.name.clone());
+        let output = self.copy.outputs().iter().find(|o| layout_rect(o).contains(centre)).map(|o| o.name.clone());
         Ok((rect, output))
     }
 }
@@ -136,13 +136,13 @@ fn resample(image: Image, w: u32, h: u32) -> Image {
     if (image.width, image.height) == (w, h) || w == 0 || h == 0 {
         return image;
     }
-    let whole = Rect::new(0, 0, image.width, image.height);
     let mut rgba = Vec::with_capacity(w as usize * h as usize * 4);
     for y in 0..h {
-        let sy = (u64::from(y) * u64::from(image.height) / u64::from(h)) as i32;
+        let sy = (u64::from(y) * u64::from(image.height) / u64::from(h)) as usize;
         for x in 0..w {
-            let sx = (u64::from(x) * u64::from(image.width) / u64::from(w)) as i32;
-            rgba.extend(crop(&image.rgba, image.width, Rect::new(sx, sy, 1, 1).intersection(&whole).unwrap_or(whole)));
+            let sx = (u64::from(x) * u64::from(image.width) / u64::from(w)) as usize;
+            let at = (sy * image.width as usize + sx) * 4;
+            rgba.extend_from_slice(&image.rgba[at..at + 4]);
         }
     }
     Image { width: w, height: h, rgba }
@@ -162,7 +162,8 @@ impl Capture for WlrCapture {
 
     fn monitors(&mut self) -> Result<Vec<Monitor>, CaptureError> {
         Ok(self
-            .outputs
+            .copy
+            .outputs()
             .iter()
             .enumerate()
             .map(|(i, o)| Monitor {

@@ -59,8 +59,9 @@ pub struct Screencopy {
     manager: u32,
     version: u32,
     shm: u32,
-    /// Each output's `wl_output` id and what is known of it.
-    outputs: Vec<(u32, Output)>,
+    /// Each output's `wl_output` id, and what is known of it, in the same order.
+    ids: Vec<u32>,
+    outputs: Vec<Output>,
     /// The shared memory the compositor copies into, and its size.
     pool: Option<(std::fs::File, u32, u32)>,
 }
@@ -141,18 +142,20 @@ impl Screencopy {
                 output.size = (pixels.0 / scale, pixels.1 / scale);
             }
         }
-        Ok(Screencopy { client, manager, version, shm, outputs, pool: None })
+        let (ids, outputs) = outputs.into_iter().unzip();
+        Ok(Screencopy { client, manager, version, shm, ids, outputs, pool: None })
     }
 
     /// The outputs, as the compositor described them when connecting.
-    pub fn outputs(&self) -> Vec<Output> {
-        self.outputs.iter().map(|(_, o)| o.clone()).collect()
+    pub fn outputs(&self) -> &[Output] {
+        &self.outputs
     }
 
     /// Copies the output at `index` (of [`Screencopy::outputs`]), the whole of it, or the
     /// part `region` names (x, y, width, height in layout units, relative to the output).
     pub fn capture(&mut self, index: usize, region: Option<(i32, i32, u32, u32)>) -> Result<Image, String> {
-        let (output, name) = self.outputs.get(index).map(|(id, o)| (*id, o.name.clone())).ok_or("no such output")?;
+        let output = *self.ids.get(index).ok_or("no such output")?;
+        let name = self.outputs[index].name.clone();
         let frame = self.client.take_id();
         // capture_output(frame, overlay_cursor: 0, output), or capture_output_region(.., x, y, w, h)
         let mut args = frame.to_ne_bytes().to_vec();

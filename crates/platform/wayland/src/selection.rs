@@ -15,7 +15,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::client::Client;
-use crate::registry::{read_string, request, string_arg};
+use crate::registry::{request, string_arg};
 
 const MANAGER: &str = "zwlr_data_control_manager_v1";
 /// Version 2 adds the primary selection.
@@ -114,14 +114,14 @@ fn serve(client: &mut Client, source: u32, bytes: &[u8], limit: Duration) -> usi
         if client.set_wait(left).is_err() {
             break;
         }
-        let (object, opcode, body) = match client.event_within() {
+        let (object, opcode, _) = match client.event_within() {
             Ok(Some(event)) => event,
             Ok(None) | Err(_) => break,
         };
         match (object == source, opcode) {
-            // send(mime_type, fd): the descriptor came beside the message.
+            // send(mime_type, fd): every type offered is the same text; the descriptor came
+            // beside the message.
             (true, 0) => {
-                let _mime = read_string(&body).map(|(m, _)| m).unwrap_or_default();
                 if let Some(fd) = client.take_fd() {
                     let mut pipe = std::fs::File::from(fd);
                     if pipe.write_all(bytes).is_ok() {
