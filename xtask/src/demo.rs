@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use deft_harness::Desktop;
 use deft_harness::fixture::{FixtureApp, FixtureOptions};
 use deft_harness::test_model::{MODEL_NAME, Persona, TestModel, Wire};
+use deft_harness::wayland::{in_session, socket_in};
 use serde_json::Value;
 
 use crate::{root, run_step};
@@ -36,14 +37,6 @@ const STEPS: &[Step] = &[
     Step { what: "save", args: &["click", "--name", "Save"] },
     Step { what: "wait for \"Save complete\"", args: &["wait", "--text", "Save complete", "--timeout", "10000"] },
 ];
-
-/// Puts `cmd` in the session the app runs in: a Wayland compositor's when `session` names
-/// one (its socket, no X display), else the desktop's X display.
-fn in_session(cmd: &mut std::process::Command, session: &[(String, String)]) {
-    if let Some((_, socket)) = session.iter().find(|(k, _)| k == "WAYLAND_DISPLAY") {
-        cmd.env_remove("DISPLAY").env("WAYLAND_DISPLAY", socket);
-    }
-}
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     let wayland = match args {
@@ -177,7 +170,7 @@ fn agent(desktop: &Desktop, binary: &Path, home: &Path, traces: &Path, opts: &Fi
     // The same faults, and a popup over "Submit order" on its first activation: the
     // model must see it reported as blocking and dismiss it. Not on Wayland: a client
     // cannot place its dialog over the target there (the compositor places windows).
-    let wayland = opts.env.iter().any(|(k, _)| k == "WAYLAND_DISPLAY");
+    let wayland = socket_in(&opts.env).is_some();
     let opts = FixtureOptions { popup: !wayland, ..opts.clone() };
     if wayland {
         println!("    faults: as above");

@@ -450,9 +450,7 @@ impl Driver {
             Driver::Peer { tool, server } => crate::peer::perform(desktop, (tool, server), action, layout.pid, home),
             Driver::AgentCli { binary, verify } => {
                 let mut cmd = agent_cli(desktop, binary, home);
-                if let Some((_, socket)) = app_env.iter().find(|(k, _)| k == "WAYLAND_DISPLAY") {
-                    cmd.env_remove("DISPLAY").env("WAYLAND_DISPLAY", socket);
-                }
+                crate::wayland::in_session(&mut cmd, app_env);
                 match action {
                     CampaignAction::Click { widget } => {
                         cmd.args(["click", "--name", accessible_name(widget)]);

@@ -336,7 +336,7 @@ impl FixtureApp {
         let (before, mut after) = toolkit.args(&profile);
         // Chromium picks X11 unless told: on a Wayland compositor it is told (Firefox and
         // the toolkits follow WAYLAND_DISPLAY and an empty DISPLAY by themselves).
-        if toolkit == Toolkit::Chromium && opts.env.iter().any(|(k, _)| k == "WAYLAND_DISPLAY") {
+        if toolkit == Toolkit::Chromium && crate::wayland::socket_in(&opts.env).is_some() {
             after.push("--ozone-platform=wayland".into());
         }
         let mut cmd = desktop.command(python());

@@ -55,6 +55,21 @@ impl Sway {
     }
 }
 
+/// The Wayland socket an app's environment names (as [`Sway::client_env`] makes it), if
+/// it names one.
+pub fn socket_in(env: &[(String, String)]) -> Option<&str> {
+    env.iter().find(|(k, _)| k == "WAYLAND_DISPLAY").map(|(_, v)| v.as_str())
+}
+
+/// Puts `cmd` (agent-cli, or any client that acts) in the session of an app started with
+/// `env`: the Wayland compositor's when it names one (its socket, no X display); else it
+/// stays on the desktop's X display.
+pub fn in_session(cmd: &mut std::process::Command, env: &[(String, String)]) {
+    if let Some(socket) = socket_in(env) {
+        cmd.env_remove("DISPLAY").env("WAYLAND_DISPLAY", socket);
+    }
+}
+
 impl Drop for Sway {
     fn drop(&mut self) {
         let _ = self.child.kill();
