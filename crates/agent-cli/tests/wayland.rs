@@ -166,6 +166,81 @@ fn on_sway_deft_reads_clicks_types_and_captures_through_wlroots_protocols() {
     app.check_alive(&desktop, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// Two windows of one process with the same title and size, at different places: GTK 4
+/// gives positions relative to its window, and nothing in sway's list tells which of the
+/// two a button is in. Deft must not guess (a click placed by the wrong one lands on
+/// whatever lies there): the button gets no bounds, the read says why, no pointer input is
+/// sent, and the click goes through the accessibility action, once (the app's log).
+#[test]
+fn on_sway_a_window_that_cannot_be_told_from_its_twin_gets_no_pointer_input() {
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let sway = desktop.start_sway().unwrap_or_else(|e| panic!("sway did not start: {e}"));
+    let opts = FixtureOptions {
+        toolkit: deft_harness::fixture::Toolkit::Gtk4,
+        env: sway.client_env(),
+        extra_args: vec!["--twin-window".into()],
+        ..FixtureOptions::default()
+    };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    app.wait_for(|e| e.kind == "twin_shown", Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
+    // sway centres both fixed-size windows at one place (then either gives the same
+    // offset, and that is no ambiguity): move one aside.
+    let views = views_of(&sway, app.pid());
+    assert_eq!(views.len(), 2, "two windows of the app: {views:?}");
+    let moved = std::process::Command::new("swaymsg")
+        .env("SWAYSOCK", sway.ipc())
+        .arg(format!("[con_id={}] move position 420 160", views[1]))
+        .output()
+        .unwrap();
+    assert!(moved.status.success(), "swaymsg: {moved:?}");
+
+    let r = on_wayland(&desktop, &sway, &["find", "--name", "Hello", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!(v["count"], 1, "{r:#?}");
+    assert_eq!(v["matches"][0]["bounds"], serde_json::Value::Null, "no place is guessed: {r:#?}");
+    let problems = v["problems"].as_array().cloned().unwrap_or_default();
+    assert!(
+        problems.iter().any(|p| p.as_str().is_some_and(|p| p.contains("2 windows of its process have that title"))),
+        "the read says why: {r:#?}"
+    );
+
+    let r = on_wayland(&desktop, &sway, &["click", "--name", "Hello", "--verify", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!(v["verified"], true, "{r:#?}");
+    assert_eq!(v["attempts"][0]["method"], "coordinate_click", "{r:#?}");
+    let refused = v["attempts"][0]["result"]["failed"]["message"].as_str().unwrap_or_default();
+    assert!(refused.contains("so none was sent"), "the pointer was not used: {r:#?}");
+    let last = v["attempts"].as_array().unwrap().last().cloned().unwrap();
+    assert_eq!(last["method"], "a11y_action", "{r:#?}");
+    app.wait_for(|e| e.kind == "button_activated", Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
+    std::thread::sleep(Duration::from_millis(500));
+    let effects: Vec<_> = app.events().into_iter().filter(|e| EFFECTS.contains(&e.kind.as_str())).collect();
+    assert_eq!(effects.len(), 1, "Hello once, nothing else: {effects:?}");
+    assert_eq!(effects[0].widget.as_deref(), Some("hello"), "{effects:?}");
+    app.check_alive(&desktop, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The container ids of the views of process `pid` in sway's tree, in its order.
+fn views_of(sway: &Sway, pid: u32) -> Vec<i64> {
+    let out =
+        std::process::Command::new("swaymsg").env("SWAYSOCK", sway.ipc()).args(["-t", "get_tree"]).output().unwrap();
+    let tree: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("swaymsg: {e}: {out:?}"));
+    fn walk(node: &serde_json::Value, pid: u32, out: &mut Vec<i64>) {
+        if node["pid"] == pid {
+            out.extend(node["id"].as_i64());
+        }
+        for c in node["nodes"].as_array().into_iter().chain(node["floating_nodes"].as_array()).flatten() {
+            walk(c, pid, out);
+        }
+    }
+    let mut ids = Vec::new();
+    walk(&tree, pid, &mut ids);
+    ids
+}
+
 /// Where sway shows the content of the window of process `pid`, read with swaymsg: the
 /// container's rect plus the window's rect inside it (x, y, width, height).
 fn content_rect(sway: &Sway, pid: u32) -> (i32, i32, u32, u32) {

@@ -250,6 +250,16 @@ impl Executor {
             return Check::Ready;
         }
         let Some(bounds) = element.bounds.filter(|b| !b.is_empty() && on_screen(b)) else {
+            if element.bounds.is_none()
+                && let Some(title) = self.unplaced_window(target).await
+            {
+                let message = format!(
+                    "{name} is in window {title:?}, whose place on screen cannot be found (the toolkit gives \
+                     positions relative to its window, and the display server's window list does not tell which \
+                     window that is): a pointer input aimed there could land on anything, so none was sent"
+                );
+                return Check::Fail(Symptoms { method_unavailable: true, ..Symptoms::new(message) });
+            }
             let s = Symptoms { not_found: true, ..Symptoms::new(format!("{name} has no bounds on screen")) };
             return Check::NotYet(Waiting::OffScreen, "not on screen".into(), s, None);
         };
@@ -353,6 +363,15 @@ impl Executor {
                 && w.states.contains(&State::Showing)
         })?;
         Some(self.blocking_of(modal.id.clone(), &modal.role, &modal.title).await)
+    }
+
+    /// The title of the target's window when that window is shown but has no bounds: the
+    /// accessibility backend found no single place for it on screen (its toolkit gives
+    /// window-relative positions, and no window, or more than one, of the display server's
+    /// list matches it).
+    async fn unplaced_window(&self, target: &Resolved) -> Option<String> {
+        let window = self.a11y.element(target.window.as_ref()?).await.ok()?;
+        (window.has(State::Showing) && window.bounds.is_none()).then_some(window.name)
     }
 
     /// The window `id` as a blocking element, looked up in the application list.

@@ -1,6 +1,6 @@
 //! Applications and windows, one-element reads, operations and the hit test on AT-SPI.
 
-use deft_types::{ElementId, Logical, Point};
+use deft_types::{ElementId, Logical, Point, Rect};
 use futures_util::future::join_all;
 use zbus::Connection;
 use zbus::zvariant::{OwnedObjectPath, Value};
@@ -81,10 +81,16 @@ async fn window_info(
     } else {
         None
     };
-    if let (true, Some(b)) = (facts.window_relative, bounds.as_mut())
-        && let Some((dx, dy)) = inner.placement.offset(facts.pid, &title, b.w, b.h).await
-    {
-        (b.x, b.y) = (b.x.saturating_add(dx), b.y.saturating_add(dy));
+    // Whether it is shown depends on its being drawn, not on where.
+    let shown = toolkit.states(states, bounds, has_component);
+    if let (true, Some(b)) = (facts.window_relative, bounds) {
+        // A window whose place is unknown is at no place input could be aimed at.
+        bounds = inner
+            .placement
+            .offset(facts.pid, &title, b.w, b.h)
+            .await
+            .ok()
+            .map(|(dx, dy)| Rect::new(b.x.saturating_add(dx), b.y.saturating_add(dy), b.w, b.h));
     }
     // A window is never a menu item, the one role that needs its children counted.
     let role = toolkit.role(convert::role(role?), &title, -1);
@@ -94,14 +100,7 @@ async fn window_info(
         Some(b) if role.is_dialog_like() => inner.placement.display_title(facts.pid, b, &title).await,
         _ => None,
     };
-    Ok(WindowInfo {
-        id: call::element_id(bus, path),
-        title,
-        role,
-        bounds,
-        states: toolkit.states(states, bounds, has_component),
-        display_title,
-    })
+    Ok(WindowInfo { id: call::element_id(bus, path), title, role, bounds, states: shown, display_title })
 }
 
 /// The interfaces an object lists, the only ones whose methods Deft calls on it.
@@ -300,8 +299,9 @@ pub(crate) async fn hit_test(inner: &Inner, point: Point<Logical>) -> Result<Opt
     let facts = inner.facts(&conn, &bus).await;
     let asked = match (facts.window_relative, w.bounds) {
         (true, Some(b)) => match inner.placement.offset(facts.pid, &w.title, b.w, b.h).await {
-            Some((dx, dy)) => Point::new(point.x - dx, point.y - dy),
-            None => point,
+            Ok((dx, dy)) => Point::new(point.x - dx, point.y - dy),
+            // Its bounds were placed a moment ago; the window list changed since.
+            Err(_) => return Ok(None),
         },
         _ => point,
     };

@@ -14,8 +14,12 @@
 //! (no client knows where its window is), and the windows come from sway's IPC instead:
 //! each view's pid, title and content rectangle on the output layout.
 //!
-//! Without a display server's window list, or when no window matches, the bounds stay as
-//! the toolkit gave them and the read says so in its problems.
+//! Without a display server's window list, when no window matches, or when more than one
+//! could be the one meant (two windows of the process with the same title and size at
+//! different places), the window is unplaced: its elements' bounds are dropped, and the
+//! read says why in its problems. A bound off by a window's position would send the
+//! pointer onto whatever lies there; with no bounds, pointer input is refused and an
+//! accessibility action (which needs no place) is used where the element has one.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -34,6 +38,17 @@ use super::convert;
 
 /// A screen offset to add to a window-relative position.
 pub(crate) type Offset = (i32, i32);
+
+/// Why a window's place on screen could not be found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unplaced {
+    /// No display server's window list to look in.
+    NoList,
+    /// No window of the list matches.
+    NotFound,
+    /// This many windows match equally well, at different places.
+    Ambiguous(usize),
+}
 
 /// The X display the windows are looked up on, connected once (`DISPLAY`).
 struct Display {
@@ -84,9 +99,9 @@ impl Placement {
     }
 
     /// The offset of the window titled `title` that its toolkit says is `width` × `height`,
-    /// of the process `pid` (when known): `None` without an X display or a matching window.
-    pub async fn offset(&self, pid: Option<u32>, title: &str, width: u32, height: u32) -> Option<Offset> {
-        let windows = self.windows().await?;
+    /// of the process `pid` (when known), or why it cannot be told.
+    pub async fn offset(&self, pid: Option<u32>, title: &str, width: u32, height: u32) -> Result<Offset, Unplaced> {
+        let windows = self.windows().await.ok_or(Unplaced::NoList)?;
         choose(&windows, pid, title, width, height).map(|w| w.contents_origin(width, height))
     }
 
@@ -184,13 +199,13 @@ pub(crate) async fn window_offset(
     bus: &str,
     window: &str,
     pid: Option<u32>,
-) -> Result<Option<Offset>, Fail> {
+) -> Result<Result<Offset, Unplaced>, Fail> {
     let t = inner.timeout();
     let name = call::property::<String>(conn, t, bus, window, iface::ACCESSIBLE, "Name");
     let extents =
         call::call_as::<_, (i32, i32, i32, i32)>(conn, t, bus, window, iface::COMPONENT, "GetExtents", &(0u32,));
     let (name, extents) = tokio::join!(name, extents);
-    let Some(size) = convert::bounds(extents?) else { return Ok(None) };
+    let Some(size) = convert::bounds(extents?) else { return Ok(Err(Unplaced::NotFound)) };
     Ok(inner.placement.offset(pid, &name?, size.w, size.h).await)
 }
 
@@ -229,10 +244,19 @@ pub(crate) fn shifted(extents: (i32, i32, i32, i32), (dx, dy): Offset) -> (i32, 
 }
 
 /// What a read says when a window's place could not be found.
-pub(crate) fn unplaced(title: &str) -> String {
+pub(crate) fn unplaced(title: &str, why: Unplaced) -> String {
+    let because = match why {
+        Unplaced::NoList => "the display server gives no window list to find it in".to_string(),
+        Unplaced::NotFound => "it was not found in the display server's window list".to_string(),
+        Unplaced::Ambiguous(n) => format!(
+            "{n} windows of its process have that title and size at different places, and which one it is \
+             cannot be told"
+        ),
+    };
     format!(
-        "the toolkit gives positions relative to window {title:?}, which was not found in the display \
-         server's window list: its elements' bounds are relative to the window, and input aimed at them may miss"
+        "the toolkit gives positions relative to window {title:?}, and {because}: its elements are given no \
+         bounds, so no pointer input is aimed at them (accessibility actions still work); close or rename the \
+         other windows, or act through an accessibility action"
     )
 }
 
@@ -261,26 +285,35 @@ fn sway_windows(ipc: &std::path::Path) -> Option<Vec<X11Window>> {
 /// The X window a toolkit's window is: of process `pid` when it is known, titled `title`,
 /// and among several the one whose size fits `width` × `height` most closely. A process
 /// with one window needs no title (some toolkits name the accessible window differently).
+/// Windows that fit equally well at different places are [`Unplaced::Ambiguous`]: no
+/// stacking order says which one the toolkit meant.
 fn choose<'a>(
     windows: &'a [X11Window],
     pid: Option<u32>,
     title: &str,
     width: u32,
     height: u32,
-) -> Option<&'a X11Window> {
+) -> Result<&'a X11Window, Unplaced> {
     let owned: Vec<&X11Window> = windows.iter().filter(|w| pid.is_none() || w.pid == pid).collect();
     let titled: Vec<&X11Window> = owned.iter().copied().filter(|w| w.title == title).collect();
     let pool = match (titled.is_empty(), pid) {
         (false, _) => titled,
         (true, Some(_)) if owned.len() == 1 => owned,
-        _ => return None,
+        _ => return Err(Unplaced::NotFound),
     };
     let fits = |w: &&X11Window| w.bounds.w >= width && w.bounds.h >= height;
-    let misfit = |w: &&&X11Window| w.bounds.w.abs_diff(width) + w.bounds.h.abs_diff(height);
+    let misfit = |w: &X11Window| w.bounds.w.abs_diff(width) + w.bounds.h.abs_diff(height);
     let fitting: Vec<&X11Window> = pool.iter().copied().filter(fits).collect();
-    // The topmost (last) among equally close fits: the one a person sees.
     let best = if fitting.is_empty() { &pool } else { &fitting };
-    best.iter().rev().min_by_key(misfit).copied()
+    let least = best.iter().map(|w| misfit(w)).min().ok_or(Unplaced::NotFound)?;
+    let closest: Vec<&X11Window> = best.iter().copied().filter(|w| misfit(w) == least).collect();
+    let origin = |w: &X11Window| w.contents_origin(width, height);
+    let first = closest[0];
+    let places = closest.iter().filter(|w| origin(w) != origin(first)).count() + 1;
+    match places {
+        1 => Ok(first),
+        _ => Err(Unplaced::Ambiguous(closest.len())),
+    }
 }
 
 #[cfg(test)]
@@ -300,22 +333,36 @@ mod tests {
             window(2, 8, "GTK Widget Factory", 10, 1342),
             window(3, 7, "GTK Widget Factory", 200, 1342),
         ];
-        assert_eq!(choose(&windows, Some(7), "GTK Widget Factory", 1332, 790).map(|w| w.id), Some(3));
+        assert_eq!(choose(&windows, Some(7), "GTK Widget Factory", 1332, 790).map(|w| w.id), Ok(3));
         assert_eq!(windows[2].contents_origin(1332, 790), (205, 85));
     }
 
     #[test]
     fn one_window_of_the_process_needs_no_title_and_none_is_no_guess() {
         let windows = [window(1, 7, "Untitled", 0, 1342), window(2, 8, "Other", 0, 600)];
-        assert_eq!(choose(&windows, Some(7), "Document 1", 1332, 790).map(|w| w.id), Some(1));
-        assert!(choose(&windows, Some(9), "Document 1", 1332, 790).is_none());
-        assert!(choose(&windows, None, "Document 1", 1332, 790).is_none());
+        assert_eq!(choose(&windows, Some(7), "Document 1", 1332, 790).map(|w| w.id), Ok(1));
+        assert_eq!(choose(&windows, Some(9), "Document 1", 1332, 790).map(|w| w.id), Err(Unplaced::NotFound));
+        assert_eq!(choose(&windows, None, "Document 1", 1332, 790).map(|w| w.id), Err(Unplaced::NotFound));
     }
 
     #[test]
     fn among_same_titles_the_size_that_fits() {
         let windows = [window(1, 7, "Preferences", 0, 1342), window(2, 7, "Preferences", 300, 410)];
-        assert_eq!(choose(&windows, Some(7), "Preferences", 400, 790).map(|w| w.id), Some(2));
-        assert_eq!(choose(&windows, Some(7), "Preferences", 1332, 790).map(|w| w.id), Some(1));
+        assert_eq!(choose(&windows, Some(7), "Preferences", 400, 790).map(|w| w.id), Ok(2));
+        assert_eq!(choose(&windows, Some(7), "Preferences", 1332, 790).map(|w| w.id), Ok(1));
+    }
+
+    #[test]
+    fn two_equal_windows_at_different_places_are_no_guess() {
+        // An editor's two "Untitled" windows of one size: either could be the one meant,
+        // and a click placed by the wrong one lands on whatever lies there.
+        let windows = [window(1, 7, "Untitled", 0, 600), window(2, 7, "Untitled", 700, 600)];
+        assert_eq!(choose(&windows, Some(7), "Untitled", 590, 790).map(|w| w.id), Err(Unplaced::Ambiguous(2)));
+        // The same two stacked at one place give one offset, whichever is meant.
+        let stacked = [window(1, 7, "Untitled", 0, 600), window(2, 7, "Untitled", 0, 600)];
+        assert_eq!(choose(&stacked, Some(7), "Untitled", 590, 790).map(|w| w.id), Ok(1));
+        // A third of another size does not make the closest fit ambiguous.
+        let sized = [window(1, 7, "Untitled", 0, 600), window(2, 7, "Untitled", 700, 900)];
+        assert_eq!(choose(&sized, Some(7), "Untitled", 590, 790).map(|w| w.id), Ok(1));
     }
 }

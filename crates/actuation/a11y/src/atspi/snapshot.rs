@@ -40,6 +40,9 @@ pub(crate) struct Details {
     pub relations: Vec<Relation>,
     /// The element vanished while being read.
     pub vanished: bool,
+    /// `bounds` are relative to a window whose place on screen is unknown: they say
+    /// whether it is drawn, not where (see [`placement`]).
+    pub unplaced: bool,
 }
 
 /// Read the details `node` needs, all calls in flight.
@@ -248,12 +251,15 @@ pub(crate) fn element(
 fn plain_element(bus: &str, path: &str, node: &Skel, d: Details, toolkit: Toolkit) -> Element {
     let bounds = d.bounds.and_then(convert::bounds);
     let name = toolkit.name(&node.name);
+    let states = toolkit.states(node.states, bounds, node.ifaces.has(Ifaces::COMPONENT));
+    // Drawn somewhere, so shown; but at no place input could be aimed at.
+    let bounds = if d.unplaced { None } else { bounds };
     Element {
         id: call::element_id(bus, path),
         role: toolkit.role(convert::role(node.role), name, node.child_count),
         name: name.to_string(),
         description: node.description.clone(),
-        states: toolkit.states(node.states, bounds, node.ifaces.has(Ifaces::COMPONENT)),
+        states,
         bounds,
         text: d.text,
         value: d.value,
@@ -469,12 +475,11 @@ async fn place(
     if window == root {
         return place_window(inner, pid, top, problems).await;
     }
+    let title = sk.nodes.get(&window).map(|n| n.name.clone()).unwrap_or_default();
     match placement::window_offset(inner, conn, &sk.bus, &window, pid).await {
-        Ok(Some(offset)) => shift_all(top, offset),
-        Ok(None) | Err(_) => {
-            let title = sk.nodes.get(&window).map(|n| n.name.as_str()).unwrap_or_default();
-            problems.push(placement::unplaced(title));
-        }
+        Ok(Ok(offset)) => shift_all(top, offset),
+        Ok(Err(why)) => unplace_all(top, &title, why, problems),
+        Err(_) => unplace_all(top, &title, placement::Unplaced::NotFound, problems),
     }
 }
 
@@ -483,8 +488,11 @@ async fn place_window(inner: &Inner, pid: Option<u32>, window: &mut Visited, pro
     // A window not drawn has no place to find.
     let Some(size) = window.details.bounds.and_then(convert::bounds) else { return };
     match inner.placement.offset(pid, &window.node.name, size.w, size.h).await {
-        Some(offset) => shift_all(window, offset),
-        None => problems.push(placement::unplaced(&window.node.name)),
+        Ok(offset) => shift_all(window, offset),
+        Err(why) => {
+            let title = window.node.name.clone();
+            unplace_all(window, &title, why, problems);
+        }
     }
 }
 
@@ -494,6 +502,24 @@ fn shift_all(v: &mut Visited, offset: placement::Offset) {
     }
     for child in &mut v.children {
         shift_all(child, offset);
+    }
+}
+
+/// Drop every bound read under `v`, in window `title` whose place is unknown for `why`:
+/// relative to a window that is somewhere else, they would aim the pointer at whatever
+/// lies there (see [`placement`]).
+fn unplace_all(v: &mut Visited, title: &str, why: placement::Unplaced, problems: &mut Vec<String>) {
+    fn drop_bounds(v: &mut Visited) {
+        v.details.unplaced = true;
+        for child in &mut v.children {
+            drop_bounds(child);
+        }
+    }
+    drop_bounds(v);
+    // Twin windows say the same: once is enough.
+    let problem = placement::unplaced(title, why);
+    if !problems.contains(&problem) {
+        problems.push(problem);
     }
 }
 
@@ -518,10 +544,12 @@ pub(crate) async fn read_one(inner: &Inner, id: &ElementId) -> Result<Element, A
     match details(inner, &conn, &sk, path, &node, &opts, facts).await {
         Ok(d) if d.vanished => Err(A11yError::Stale { id: id.clone() }),
         Ok(mut d) => {
-            if let (true, Some(b)) = (facts.window_relative, d.bounds)
-                && let Some(offset) = offset_of_one(inner, &conn, bus, path, &node, b, facts.pid).await
-            {
-                d.bounds = Some(placement::shifted(b, offset));
+            // Bounds relative to a window whose place is unknown are no place on screen.
+            if let (true, Some(b)) = (facts.window_relative, d.bounds) {
+                match offset_of_one(inner, &conn, bus, path, &node, b, facts.pid).await {
+                    Some(offset) => d.bounds = Some(placement::shifted(b, offset)),
+                    None => d.unplaced = true,
+                }
             }
             Ok(element(bus, path, &node, d, facts.toolkit, &inner.config.secret_fields))
         }
@@ -531,7 +559,7 @@ pub(crate) async fn read_one(inner: &Inner, id: &ElementId) -> Result<Element, A
 
 /// The screen offset of element `path` read alone, whose window-relative extents are
 /// `extents`: its window's place (the element's own when it is a window). `None` when that
-/// cannot be found; the bounds then stay relative.
+/// cannot be found (no window matches, or more than one could).
 pub(crate) async fn offset_of_one(
     inner: &Inner,
     conn: &Connection,
@@ -543,8 +571,8 @@ pub(crate) async fn offset_of_one(
 ) -> Option<placement::Offset> {
     if node.parent.as_deref() == Some(ROOT_PATH) {
         let size = convert::bounds(extents)?;
-        return inner.placement.offset(pid, &node.name, size.w, size.h).await;
+        return inner.placement.offset(pid, &node.name, size.w, size.h).await.ok();
     }
     let window = placement::window_of(inner, conn, bus, path).await.ok()??;
-    placement::window_offset(inner, conn, bus, &window, pid).await.ok()?
+    placement::window_offset(inner, conn, bus, &window, pid).await.ok()?.ok()
 }
