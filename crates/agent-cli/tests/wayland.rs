@@ -319,19 +319,16 @@ fn on_sway_every_fault_once_on_gtk4() {
     campaign_on_sway(deft_harness::fixture::Toolkit::Gtk4);
 }
 
-// The browsers on sway are not yet in `cargo xtask ci`: run with `--ignored`. Each
-// failed there (docs/BENCHMARKS.md, "Fault campaign on Wayland"): Chromium clicks "Hello"
-// a second time (its press is drawn too faintly to see while the pointer rests on it; a
-// lower threshold for a pressed look let a dropped press pass for received); Firefox once
-// took a stale "Hello" as clicked when the old button lost its actions.
+// The browsers on sway: Chromium once clicked "Hello" a second time here (its held button
+// is drawn too faintly for a pressed look, and the unchanged-look rule took that as a press
+// that never arrived); a faint look now counts as the press reaching the browser (press.rs,
+// `FAINT_SHARE`).
 #[test]
-#[ignore = "known failures on Wayland: see the comment above and docs/BENCHMARKS.md"]
 fn on_sway_every_fault_once_on_chromium() {
     campaign_on_sway(deft_harness::fixture::Toolkit::Chromium);
 }
 
 #[test]
-#[ignore = "known failures on Wayland: see the comment above on_sway_every_fault_once_on_chromium"]
 fn on_sway_every_fault_once_on_firefox() {
     campaign_on_sway(deft_harness::fixture::Toolkit::Firefox);
 }

@@ -80,6 +80,15 @@ const BACK_WITHIN: u8 = 8;
 /// pass for received there, so it stays unseen; see docs/BENCHMARKS.md, Wayland.)
 const PRESSED_SHARE: f64 = 0.05;
 const PRESSED_BY: u8 = 16;
+/// A faint pressed look: at least this share of the target's channels changed by more than
+/// [`BACK_WITHIN`] levels. Chromium on Wayland, its hover look shown, darkens the whole
+/// button by 9-16 levels while held (47% of channels; 2.2% past [`PRESSED_BY`]): too little
+/// to call pressed, far too much to call unchanged. The browser draws it whatever the page
+/// does with the press (a page that swallows it looks the same), so it proves the press
+/// reached the browser, not the page: enough never to send a second input, never enough to
+/// verify anything. Only used on toolkits that do not say which button is held (GTK and Qt
+/// do; their word is taken, and a hover highlight's tail cannot pass for a press).
+const FAINT_SHARE: f64 = 0.2;
 
 /// Roles of buttons that toolkits report `armed` (GTK: every `GtkButton`, check boxes and
 /// radio buttons included) and draw pressed while the pointer button is held on them.
@@ -131,6 +140,9 @@ pub(crate) struct PressLook {
     pub armed: bool,
     /// The target's look changed strongly while held.
     pub pressed: bool,
+    /// ... or faintly, on a toolkit that does not say which button is held: the press may
+    /// have landed, so it is never taken as unseen (see [`FAINT_SHARE`]).
+    pub faint: bool,
     /// ... and later looked as before the press again.
     pub back: bool,
     /// The press did not arrive: neither witness saw it, both watched (a still look was
@@ -147,13 +159,19 @@ pub(crate) struct PressLook {
 impl PressLook {
     /// Receipt: the app reported the press, or drew it and then the release.
     pub fn received(&self) -> bool {
-        self.armed || (self.pressed && self.back)
+        self.armed || ((self.pressed || self.faint) && self.back)
     }
 
     /// In words, for evidence.
     pub fn describe(&self) -> String {
         if self.armed {
             "the target reported itself armed while the pointer button was held on it".to_string()
+        } else if self.faint && !self.pressed {
+            format!(
+                "the target at {} drew itself faintly pressed and released (the press reached the application; \
+                 whether it acted on it does not show)",
+                self.region
+            )
         } else {
             format!("the target at {} drew itself pressed and released", self.region)
         }
@@ -174,11 +192,22 @@ fn back_to(before: &Frame, now: &Frame) -> bool {
 
 /// Whether `now` shows a pressed look against `before`: a strong change of a good part.
 fn looks_pressed(before: &Frame, now: &Frame) -> bool {
-    if before.width() != now.width() || before.height() != now.height() {
-        return true;
+    changed_share(before, now, PRESSED_BY) >= PRESSED_SHARE
+}
+
+/// Whether `now` shows a faintly pressed look against `before` ([`FAINT_SHARE`]).
+fn looks_faintly_pressed(before: &Frame, now: &Frame) -> bool {
+    changed_share(before, now, BACK_WITHIN) >= FAINT_SHARE
+}
+
+/// The share of colour channels that differ by more than `by` levels (all of them when
+/// the sizes differ).
+fn changed_share(before: &Frame, now: &Frame, by: u8) -> f64 {
+    if before.width() != now.width() || before.height() != now.height() || before.pixels().is_empty() {
+        return 1.0;
     }
-    let changed = before.pixels().iter().zip(now.pixels()).filter(|(x, y)| x.abs_diff(**y) > PRESSED_BY).count();
-    changed as f64 >= PRESSED_SHARE * before.pixels().len() as f64
+    let changed = before.pixels().iter().zip(now.pixels()).filter(|(x, y)| x.abs_diff(**y) > by).count();
+    changed as f64 / before.pixels().len() as f64
 }
 
 impl Executor {
@@ -307,7 +336,7 @@ impl Executor {
         }
         let held = Instant::now();
         let pressed_before = target.has(State::Pressed);
-        let (mut armed, mut pressed, mut reads) = (false, false, 0u32);
+        let (mut armed, mut pressed, mut faint, mut reads) = (false, false, false, 0u32);
         // Whether the app has handled the press (see `handled_since`): the read count it
         // was known at, so that one read after it still looks for `armed`.
         let mut ping = Ping::NotSent;
@@ -337,6 +366,7 @@ impl Executor {
                     pressed = true;
                     break;
                 }
+                (Some(b), Some(now)) => faint |= looks_faintly_pressed(b, &now),
                 _ => {}
             }
             if reads >= READS_WITHOUT_ARMED && held.elapsed() >= HOLD_MIN {
@@ -344,13 +374,24 @@ impl Executor {
                 // Handled, and still not said held: on a toolkit that says so, the look has
                 // nothing to add (waiting for it cost a pointer already resting on the
                 // target the whole hold).
+                // Drawn faintly, on a toolkit that does not say it is held: as far as the
+                // look goes (the press reached the app); a strong look is not coming.
                 if ping.handled_before(reads)
-                    && (before.is_none() || *says_held.get_or_insert(self.a11y.reports_held_press(&target.id).await))
+                    && (before.is_none()
+                        || faint
+                        || *says_held.get_or_insert(self.a11y.reports_held_press(&target.id).await))
                 {
                     break;
                 }
             }
             tokio::time::sleep(LOOK_EVERY).await;
+        }
+        // A faint look counts where the toolkit does not say which button is held.
+        if faint && !armed && !pressed && !gone {
+            faint = !match says_held {
+                Some(says) => says,
+                None => *says_held.insert(self.a11y.reports_held_press(&target.id).await),
+            };
         }
         // Not said held by the target, on a toolkit that says which button is held (GTK's
         // `armed`, Qt's `pressed`): drawn pressed, it is given a moment to say so; then
@@ -386,10 +427,11 @@ impl Executor {
             _ if gone => "while the target was destroyed (a click completes only on the control it was pressed on)",
             (true, _) => "until it reported itself armed",
             (false, true) => "until it looked pressed",
+            (false, false) if faint => "until it looked faintly pressed",
             (false, false) => "and it never showed the press",
         };
         let what = format!("clicked at ({}, {}), held {held_ms} ms {shown}", at.x, at.y);
-        let not_shown = !armed && !pressed && reads >= READS_WITHOUT_ARMED && {
+        let not_shown = !armed && !pressed && !faint && reads >= READS_WITHOUT_ARMED && {
             // Asked only now, when the press did not show: a normal click never pays for it.
             // On a toolkit that reports a held button (GTK 3 `armed`, Qt `pressed`, per
             // deft-a11y), a press that never showed did not arrive...
@@ -410,7 +452,7 @@ impl Executor {
             Ping::Waiting(p) if not_shown => (false, Some(p)),
             _ => (false, None),
         };
-        let look = PressLook { region, before, armed, pressed, back: false, unseen, awaiting, answered: false };
+        let look = PressLook { region, before, armed, pressed, faint, back: false, unseen, awaiting, answered: false };
         (Ok(what), Some(look))
     }
 
@@ -489,7 +531,7 @@ impl Executor {
             look.awaiting = None;
             look.answered = true;
         }
-        if look.pressed
+        if (look.pressed || look.faint)
             && !look.back
             && let Some(before) = &look.before
             && let Some(now) = self.grab(look.region)
@@ -510,5 +552,28 @@ fn outside(window: Rect<Physical>, at: Point<Physical>) -> Point<Physical> {
         Point::new(at.x, window.y - GAP)
     } else {
         Point::new(right, at.y)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(level: u8) -> Frame {
+        Frame::new(10, 4, vec![level; 10 * 4 * 4], Point::new(0, 0)).unwrap()
+    }
+
+    #[test]
+    fn a_faint_press_is_neither_pressed_nor_unchanged() {
+        let hover = frame(200);
+        // Chromium's held button on Wayland: the whole face a dozen levels darker.
+        let held = frame(188);
+        assert!(!looks_pressed(&hover, &held));
+        assert!(looks_faintly_pressed(&hover, &held));
+        // GTK 3's: most of the face 30 levels darker.
+        assert!(looks_pressed(&hover, &frame(170)));
+        // The eased end of an animation: a level or two is no press.
+        assert!(!looks_faintly_pressed(&hover, &frame(198)));
+        assert!(back_to(&hover, &frame(198)));
     }
 }
