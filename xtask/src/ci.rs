@@ -32,6 +32,8 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     step("deny", &|| run_step("cargo", &["deny", "--locked", "check", "bans", "licenses", "sources"]))?;
     // --no-fail-fast: one failing test binary must not hide how the others did.
     step("test", &|| run_step("cargo", &["test", "--workspace", "--all-features", "--locked", "--no-fail-fast"]))?;
+    // The matrix in docs/ is this run's: every campaign recorded its cells.
+    step("evidence", &|| crate::evidence::run(&["--check".to_string()]))?;
     println!("\n==> ci: all steps passed in {:.0?}", start.elapsed());
     for (name, took) in &timings {
         println!("    {name:<8} {took:.1?}");

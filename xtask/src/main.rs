@@ -7,6 +7,7 @@ mod bench;
 mod ci;
 mod demo;
 mod desktop;
+mod evidence;
 mod faults;
 mod fixtures;
 mod layers;
@@ -26,6 +27,7 @@ commands:
   setup              install the system packages and tools Deft needs (as root on Debian/Ubuntu)
   ci                 the test command: setup, fmt, clippy, layering, Windows check, cargo-deny, all tests
   desktop -- CMD...  run CMD on a fresh headless desktop (Xvfb, D-Bus, AT-SPI, openbox; --wayland sway: on sway)
+  evidence [--check] write docs/EVIDENCE.md from the fault campaigns the last test run recorded, or check it
   layers             check that no crate depends on a crate of a higher layer
   fixtures [--check] render the OCR fixture screens (tests/fixtures/screens), or check they are fresh
   bench [SUITE...]   run benchmarks (all, or: bus, snapshot, perception, actuation, verify, toolbelt, faults)
@@ -46,6 +48,7 @@ fn main() -> ExitCode {
         "ci" => ci::run(rest),
         "desktop" => return desktop::run(rest),
         "layers" => layers::run(rest),
+        "evidence" => evidence::run(rest),
         "fixtures" => fixtures::run(rest),
         "bench" => bench::run(rest),
         "demo" => demo::run(rest),

@@ -18,6 +18,7 @@ fn run_on(toolkit: Toolkit) -> (Report, String) {
         .unwrap_or_else(|e| panic!("the campaign could not run on {toolkit:?}: {e}"));
     let table = format!("{}\n{}", report.markdown(), report.failures_markdown());
     println!("{}:\n{table}", toolkit.label());
+    deft_harness::evidence::record(&report, "X11").unwrap_or_else(|e| panic!("recording the evidence: {e}"));
     (report, table)
 }
 

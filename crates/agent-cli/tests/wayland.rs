@@ -222,6 +222,57 @@ fn on_sway_a_window_that_cannot_be_told_from_its_twin_gets_no_pointer_input() {
     app.check_alive(&desktop, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// A Wayland compositor that offers no protocol Deft can send input through (weston; GNOME
+/// and KDE look like that to Deft today): the doctor says what is missing, reading and
+/// finding work (with no bounds: nothing says where the window is), and every action is
+/// refused before anything is sent, naming what is missing. Judged by the app's log.
+#[test]
+fn on_a_compositor_without_an_input_backend_nothing_is_sent_and_the_refusal_says_why() {
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let weston = desktop.start_weston().unwrap_or_else(|e| panic!("weston did not start: {e}"));
+    let opts = FixtureOptions { env: weston.client_env(), ..FixtureOptions::default() };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    let cli = |args: &[&str]| {
+        let mut cmd = desktop.command(BIN);
+        isolate(&mut cmd, &scratch("weston-home"));
+        cmd.env_remove("DISPLAY").env("WAYLAND_DISPLAY", weston.socket()).args(args);
+        run(cmd)
+    };
+
+    let r = cli(&["doctor", "--json"]);
+    let v = r.json();
+    let part = |name: &str| v["parts"].as_array().unwrap().iter().find(|p| p["part"] == name).cloned().unwrap();
+    let input = part("input");
+    assert_eq!(input["ok"], false, "{r:#?}");
+    let why = input["detail"].as_str().unwrap_or_default();
+    assert!(why.contains("offers no virtual pointer"), "the doctor names what is missing: {r:#?}");
+    assert_eq!(part("accessibility bus")["ok"], true, "{r:#?}");
+
+    // Found, with no place on screen: nothing says where the window is.
+    let r = cli(&["find", "--name", "Hello", "--json"]);
+    r.expect_code(0);
+    assert_eq!(r.json()["matches"][0]["bounds"], serde_json::Value::Null, "{r:#?}");
+
+    // Every action is refused before anything is sent, saying what is missing: a key, a
+    // click at a point, a click on the button, typing.
+    for args in [
+        &["key", "F2", "--json"][..],
+        &["click", "--at", "60,60", "--json"],
+        &["click", "--name", "Hello", "--verify", "--json"],
+        &["type", "--name", "Name", "--text", "Ada", "--verify", "--json"],
+    ] {
+        let r = cli(args);
+        r.expect_code(7);
+        let message = r.json()["error"]["message"].as_str().unwrap_or_default().to_string();
+        assert!(message.contains("offers no virtual pointer") && message.contains("actions do not"), "{r:#?}");
+    }
+
+    std::thread::sleep(Duration::from_millis(500));
+    let effects: Vec<_> = app.events().into_iter().filter(|e| EFFECTS.contains(&e.kind.as_str())).collect();
+    assert!(effects.is_empty(), "nothing reached the app: {effects:?}");
+    app.check_alive(&desktop, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
+}
+
 /// The container ids of the views of process `pid` in sway's tree, in its order.
 fn views_of(sway: &Sway, pid: u32) -> Vec<i64> {
     let out =
@@ -296,6 +347,7 @@ fn campaign_on_sway(toolkit: deft_harness::fixture::Toolkit) {
     let table = format!("{}\n{}", report.markdown(), report.failures_markdown());
     let what = format!("{} on sway", toolkit.label());
     println!("{what}:\n{table}");
+    deft_harness::evidence::record(&report, "sway").unwrap_or_else(|e| panic!("recording the evidence: {e}"));
     super::campaign::ends_right(&report, &table, &what);
 }
 

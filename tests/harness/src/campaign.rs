@@ -188,6 +188,15 @@ pub enum CampaignAction {
 pub const KEY_DIALOG: &str = "Details";
 
 impl CampaignAction {
+    /// The agent-cli verb the action exercises.
+    pub fn verb(&self) -> &'static str {
+        match self {
+            CampaignAction::Click { .. } => "click",
+            CampaignAction::Type { .. } => "type",
+            CampaignAction::Quit | CampaignAction::KeyOpensDialog => "key",
+        }
+    }
+
     /// The widget id the action is about.
     pub fn widget(&self) -> &'static str {
         match self {
@@ -637,6 +646,8 @@ pub struct ActionRecord {
     pub fault: Fault,
     /// What was done.
     pub action: String,
+    /// The verb it exercises: `click`, `type` or `key` (the tool it is a call of).
+    pub verb: &'static str,
     /// Whether the fault lets a correct agent achieve the effect.
     pub recoverable: bool,
     /// What the driver reported.
@@ -839,6 +850,7 @@ fn judge(
         scenario: sc.name.clone(),
         fault: sc.fault.clone(),
         action: step.describe(),
+        verb: step.verb(),
         recoverable: sc.fault.recoverable(),
         reported_ok: reported.ok,
         exit_code: reported.exit,

@@ -12,6 +12,7 @@
 pub mod apps;
 pub mod campaign;
 pub mod desktop;
+pub mod evidence;
 pub mod fixture;
 pub mod peer;
 mod procs;

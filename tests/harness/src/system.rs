@@ -68,7 +68,7 @@ pub const RUNTIME: &[Requirement] = &RUNTIME_ALL;
 pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 
 /// How many of [`RUNTIME_ALL`] come before the corpus.
-const RUNTIME_BASE: usize = 24;
+const RUNTIME_BASE: usize = 25;
 
 const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
@@ -131,6 +131,11 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
         package: "sway",
         probe: Probe::File("/usr/bin/sway"),
         why: "a headless Wayland compositor (wlroots) for the Wayland session tests (5 packages, about 3 MB)",
+    },
+    Requirement {
+        package: "weston",
+        probe: Probe::File("/usr/bin/weston"),
+        why: "a headless Wayland compositor with no protocol Deft sends input through: the refusal test (5 packages, 2.3 MB)",
     },
     Requirement {
         package: "grim",

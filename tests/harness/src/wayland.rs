@@ -1,5 +1,7 @@
 //! A headless Wayland compositor beside a test desktop: sway (wlroots) on its headless
-//! backend with the pixman renderer, no GPU, no XWayland.
+//! backend with the pixman renderer, no GPU, no XWayland; or weston on its headless
+//! backend, a compositor that offers no protocol Deft can send input through (the session
+//! a Deft without an input backend for it meets: GNOME's and KDE's look like that to it).
 //!
 //! sway refuses to run as root (it checks that root cannot be regained), so it runs as
 //! `nobody` through `setpriv`, in a runtime directory of its own that `nobody` owns; root's
@@ -45,13 +47,44 @@ impl Sway {
     /// desktop's: the socket, GTK and Qt told to use Wayland, and no X display (so nothing
     /// can fall back to X11 unnoticed).
     pub fn client_env(&self) -> Vec<(String, String)> {
-        vec![
-            ("WAYLAND_DISPLAY".into(), self.socket.display().to_string()),
-            ("GDK_BACKEND".into(), "wayland".into()),
-            ("QT_QPA_PLATFORM".into(), "wayland".into()),
-            // Empty, not unset: the desktop's command sets it, and an empty one opens nothing.
-            ("DISPLAY".into(), String::new()),
-        ]
+        client_env(&self.socket)
+    }
+}
+
+/// The environment a native Wayland client of the compositor at `socket` needs, on top of
+/// the desktop's.
+fn client_env(socket: &Path) -> Vec<(String, String)> {
+    vec![
+        ("WAYLAND_DISPLAY".into(), socket.display().to_string()),
+        ("GDK_BACKEND".into(), "wayland".into()),
+        ("QT_QPA_PLATFORM".into(), "wayland".into()),
+        // Empty, not unset: the desktop's command sets it, and an empty one opens nothing.
+        ("DISPLAY".into(), String::new()),
+    ]
+}
+
+/// A running weston; stopped when dropped (and with its desktop in any case).
+pub struct Weston {
+    child: Child,
+    socket: PathBuf,
+}
+
+impl Weston {
+    /// The compositor's socket, as `WAYLAND_DISPLAY` takes it (an absolute path).
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// As [`Sway::client_env`].
+    pub fn client_env(&self) -> Vec<(String, String)> {
+        client_env(&self.socket)
+    }
+}
+
+impl Drop for Weston {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -139,6 +172,55 @@ impl Desktop {
             }
             if start.elapsed() > limit {
                 return Err(HarnessError::Timeout { what: "sway's socket".into(), waited: limit });
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Desktop {
+    /// Starts weston on its headless backend beside this desktop (as root: weston allows
+    /// it), with a runtime directory of its own. Fails with what is missing when weston is
+    /// not installed.
+    pub fn start_weston(&self) -> Result<Weston, HarnessError> {
+        let io = |context: String| move |source| HarnessError::Io { context, source };
+        let runtime = self.scratch_dir().join("weston-runtime");
+        std::fs::create_dir_all(&runtime).map_err(io(format!("creating {}", runtime.display())))?;
+        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
+            .map_err(io(format!("making {} private", runtime.display())))?;
+        let log_path = self.scratch_dir().join("weston.log");
+        let log = std::fs::File::create(&log_path).map_err(io(format!("creating {}", log_path.display())))?;
+        let mut cmd = self.command("weston");
+        cmd.args(["--backend=headless-backend.so", "--width=1280", "--height=800", "--idle-time=0"])
+            .arg("--socket=wayland-weston")
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env_remove("DISPLAY")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log);
+        let child = cmd.spawn().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                HarnessError::Missing { program: "weston".into(), package: "weston".into() }
+            }
+            _ => HarnessError::Io { context: "starting weston".into(), source: e },
+        })?;
+        let mut weston = Weston { child, socket: PathBuf::new() };
+        let (limit, start) = (Duration::from_secs(20), Instant::now());
+        loop {
+            if let Some(socket) = wayland_socket(&runtime) {
+                weston.socket = socket;
+                return Ok(weston);
+            }
+            if let Ok(Some(status)) = weston.child.try_wait() {
+                let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+                let tail: Vec<&str> = log.lines().rev().take(5).collect();
+                return Err(HarnessError::StartFailed {
+                    what: "weston",
+                    detail: format!("it exited ({status}); its log ends with: {}", tail.join(" | ")),
+                });
+            }
+            if start.elapsed() > limit {
+                return Err(HarnessError::Timeout { what: "weston's socket".into(), waited: limit });
             }
             std::thread::sleep(Duration::from_millis(20));
         }

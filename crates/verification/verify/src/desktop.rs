@@ -244,6 +244,7 @@ impl Desktop {
             // GTK 4's windows are placed on the display the input goes to.
             display: config.display.clone(),
             sway_ipc,
+            wayland: matches!(session, Session::Wayland(_)),
             secret_fields: config.secret_fields.clone(),
             ..AtSpiConfig::default()
         };

@@ -87,7 +87,9 @@ const PRESSED_BY: u8 = 16;
 /// does with the press (a page that swallows it looks the same), so it proves the press
 /// reached the browser, not the page: enough never to send a second input, never enough to
 /// verify anything. Only used on toolkits that do not say which button is held (GTK and Qt
-/// do; their word is taken, and a hover highlight's tail cannot pass for a press).
+/// do; their word is taken, and a hover highlight's tail cannot pass for a press), and on
+/// targets that already have the focus (or cannot take it): elsewhere the focus moving to
+/// the target is the page's own receipt, and its absence says the page did not take it.
 const FAINT_SHARE: f64 = 0.2;
 
 /// Roles of buttons that toolkits report `armed` (GTK: every `GtkButton`, check boxes and
@@ -386,7 +388,14 @@ impl Executor {
             }
             tokio::time::sleep(LOOK_EVERY).await;
         }
-        // A faint look counts where the toolkit does not say which button is held.
+        // A faint look counts where the toolkit does not say which button is held, and
+        // where the focus cannot tell: a page takes the focus to a button it lets have the
+        // press, so an unfocused one that stayed so did not get it (a page that swallows
+        // the press leaves the focus; the browser still draws the press faintly).
+        let focus_tells = target.has(State::Focusable) && !target.has(State::Focused);
+        if faint && focus_tells {
+            faint = false;
+        }
         if faint && !armed && !pressed && !gone {
             faint = !match says_held {
                 Some(says) => says,

@@ -54,6 +54,11 @@ pub struct AtSpiConfig {
     /// window-relative (Wayland never tells a client where its window is), and the windows
     /// are placed from sway's own list. `None` elsewhere.
     pub sway_ipc: Option<std::path::PathBuf>,
+    /// A Wayland session: every toolkit's extents are window-relative, and only the
+    /// compositor knows where the windows are. Without its list (`sway_ipc`), no window is
+    /// placed and no element has bounds (never an X display's list: XWayland's windows are
+    /// not the native clients').
+    pub wayland: bool,
     /// Accessible names of fields whose text is a secret like a password's (an API token,
     /// a PIN): such a field is marked [`deft_types::State::Secret`] and its text is read as
     /// one mask character per character, so the text itself never leaves the backend.
@@ -72,6 +77,7 @@ impl Default for AtSpiConfig {
             peer_to_peer: true,
             display: None,
             sway_ipc: None,
+            wayland: false,
             secret_fields: Vec::new(),
         }
     }
@@ -120,7 +126,7 @@ impl AtSpi {
         let (bus, address) = tokio::time::timeout(limit, connect)
             .await
             .map_err(|_| unavailable(format!("connecting took longer than {limit:?}")))??;
-        let placement = placement::Placement::new(config.display.clone(), config.sway_ipc.clone());
+        let placement = placement::Placement::new(config.display.clone(), config.sway_ipc.clone(), config.wayland);
         Ok(AtSpi {
             inner: Arc::new(Inner {
                 bus,

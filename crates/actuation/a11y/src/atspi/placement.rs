@@ -63,6 +63,8 @@ pub(crate) struct Placement {
     name: Option<String>,
     /// sway's IPC socket, on a Wayland session run by sway: the windows come from there.
     sway: Option<std::path::PathBuf>,
+    /// A Wayland session (with or without sway's list).
+    wayland: bool,
     display: OnceCell<Option<Arc<Display>>>,
     /// Per application bus name and element path: the path of the window it is in (an
     /// element does not move between windows; the walk up to one costs a call per level).
@@ -70,14 +72,15 @@ pub(crate) struct Placement {
 }
 
 impl Placement {
-    pub fn new(display: Option<String>, sway: Option<std::path::PathBuf>) -> Placement {
-        Placement { name: display, sway, display: OnceCell::new(), window_of: Mutex::new(HashMap::new()) }
+    pub fn new(display: Option<String>, sway: Option<std::path::PathBuf>, wayland: bool) -> Placement {
+        let wayland = wayland || sway.is_some();
+        Placement { name: display, sway, wayland, display: OnceCell::new(), window_of: Mutex::new(HashMap::new()) }
     }
 
     /// Whether the windows are a Wayland compositor's: every toolkit's extents are then
     /// relative to its window.
     pub fn on_wayland(&self) -> bool {
-        self.sway.is_some()
+        self.wayland
     }
 
     async fn display(&self) -> Option<Arc<Display>> {
@@ -111,6 +114,9 @@ impl Placement {
         if let Some(ipc) = self.sway.clone() {
             return tokio::task::spawn_blocking(move || sway_windows(&ipc)).await.ok().flatten();
         }
+        if self.wayland {
+            return None;
+        }
         let display = self.display().await?;
         tokio::task::spawn_blocking(move || deft_x11::windows(&display.conn, display.root, &display.atoms).ok())
             .await
@@ -132,6 +138,9 @@ impl Placement {
             // sway lists floating views after tiled ones: the later, the higher.
             let views = self.windows().await?;
             return Some(views.into_iter().rev().filter(|w| w.bounds.contains(at)).collect());
+        }
+        if self.wayland {
+            return None;
         }
         let display = self.display().await?;
         let (clients, popups) = tokio::task::spawn_blocking(move || {
