@@ -151,30 +151,11 @@ impl Desktop {
             _ => HarnessError::Io { context: "starting sway".into(), source: e },
         })?;
         let mut sway = Sway { child, socket: PathBuf::new() };
-        let limit = Duration::from_secs(20);
-        let start = Instant::now();
-        loop {
-            if let Some(socket) = wayland_socket(&runtime) {
-                sway.socket = socket;
-                return Ok(sway);
-            }
-            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
-            if let Ok(Some(status)) = sway.child.try_wait() {
-                let missing = log.contains("sway: not found") || log.contains("No such file");
-                if missing {
-                    return Err(HarnessError::Missing { program: "sway".into(), package: "sway".into() });
-                }
-                let tail: Vec<&str> = log.lines().rev().take(5).collect();
-                return Err(HarnessError::StartFailed {
-                    what: "sway",
-                    detail: format!("it exited ({status}); its log ends with: {}", tail.join(" | ")),
-                });
-            }
-            if start.elapsed() > limit {
-                return Err(HarnessError::Timeout { what: "sway's socket".into(), waited: limit });
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        sway.socket = await_socket(&mut sway.child, &runtime, &log_path, "sway", |log| {
+            (log.contains("sway: not found") || log.contains("No such file"))
+                .then(|| HarnessError::Missing { program: "sway".into(), package: "sway".into() })
+        })?;
+        Ok(sway)
     }
 }
 
@@ -205,25 +186,39 @@ impl Desktop {
             _ => HarnessError::Io { context: "starting weston".into(), source: e },
         })?;
         let mut weston = Weston { child, socket: PathBuf::new() };
-        let (limit, start) = (Duration::from_secs(20), Instant::now());
-        loop {
-            if let Some(socket) = wayland_socket(&runtime) {
-                weston.socket = socket;
-                return Ok(weston);
-            }
-            if let Ok(Some(status)) = weston.child.try_wait() {
-                let log = std::fs::read_to_string(&log_path).unwrap_or_default();
-                let tail: Vec<&str> = log.lines().rev().take(5).collect();
-                return Err(HarnessError::StartFailed {
-                    what: "weston",
-                    detail: format!("it exited ({status}); its log ends with: {}", tail.join(" | ")),
-                });
-            }
-            if start.elapsed() > limit {
-                return Err(HarnessError::Timeout { what: "weston's socket".into(), waited: limit });
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        weston.socket = await_socket(&mut weston.child, &runtime, &log_path, "weston", |_| None)?;
+        Ok(weston)
+    }
+}
+
+/// Waits for the socket of compositor `what` (started as `child`, logging to `log_path`) to
+/// appear in `runtime`. If it exits first: the error `missing` makes of its log, or what
+/// its log ends with.
+fn await_socket(
+    child: &mut Child,
+    runtime: &Path,
+    log_path: &Path,
+    what: &'static str,
+    missing: impl Fn(&str) -> Option<HarnessError>,
+) -> Result<PathBuf, HarnessError> {
+    let (limit, start) = (Duration::from_secs(20), Instant::now());
+    loop {
+        if let Some(socket) = wayland_socket(runtime) {
+            return Ok(socket);
         }
+        if let Ok(Some(status)) = child.try_wait() {
+            let log = std::fs::read_to_string(log_path).unwrap_or_default();
+            if let Some(e) = missing(&log) {
+                return Err(e);
+            }
+            let tail: Vec<&str> = log.lines().rev().take(5).collect();
+            let detail = format!("it exited ({status}); its log ends with: {}", tail.join(" | "));
+            return Err(HarnessError::StartFailed { what, detail });
+        }
+        if start.elapsed() > limit {
+            return Err(HarnessError::Timeout { what: format!("{what}'s socket"), waited: limit });
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
