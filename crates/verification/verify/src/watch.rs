@@ -151,9 +151,11 @@ impl Executor {
             // directly, a target its page has destroyed says so (the tree can lag behind:
             // Chromium under load kept it there past the 2 s confirmation, and the new one
             // verified a click that never landed). Then the two are a re-created widget.
+            // Still readable, it may be a node the tree keeps after its page removed it:
+            // asked what is drawn where it stood, the renderer answers something else.
             if seen.twin_beside
                 && let Some(t) = target.as_ref()
-                && matches!(self.a11y.element(t).await, Err(deft_a11y::A11yError::Stale { .. }))
+                && self.target_left(t, pre).await
             {
                 seen.verified = None;
                 seen.gone_only = false;
@@ -493,6 +495,24 @@ impl Executor {
         run.evidence.push(e.clone());
         self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
         true
+    }
+
+    /// Whether target `t`, read as `pre` had it, is no longer there: its application
+    /// destroyed it (asked directly, it says so), or what is drawn at the centre of where it
+    /// stood is something else (the accessibility tree can keep a node its page removed a
+    /// while: Chromium did past 2 s, and a re-created button's new half then verified a
+    /// click that never landed). Unknown counts as still there.
+    async fn target_left(&self, t: &ElementId, pre: &crate::read::Reading) -> bool {
+        match self.a11y.element(t).await {
+            Err(deft_a11y::A11yError::Stale { .. }) => true,
+            Ok(_) => {
+                let Some(at) = pre.element(t).and_then(|e| e.bounds).filter(|b| !b.is_empty()) else {
+                    return false;
+                };
+                matches!(self.a11y.hit_test(at.center()).await, Ok(Some(hit)) if !hit.is_within(t))
+            }
+            Err(_) => false,
+        }
     }
 
     /// Whether the pending input showed that the app received it, by the channels only the
