@@ -15,15 +15,63 @@ extern "C" fn remember(sig: libc::c_int) {
     SIGNALLED.store(sig, Ordering::SeqCst);
 }
 
-const USAGE: &str = "usage: cargo xtask desktop [--size WxH] [--no-a11y] [--no-wm] [--wayland sway] -- CMD [ARGS...]";
+const USAGE: &str =
+    "usage: cargo xtask desktop [--size WxH] [--no-a11y] [--no-wm] [--wayland sway|gnome] -- CMD [ARGS...]";
 
 /// What to run the command on.
 #[derive(Debug, Default)]
 struct Options {
     desktop: DesktopConfig,
-    /// A headless sway beside the X server, and the command on it as a Wayland client
-    /// (no DISPLAY; GTK and Qt told to use Wayland).
-    sway: bool,
+    /// A headless Wayland compositor beside the X server, and the command on it as a
+    /// Wayland client (no DISPLAY; GTK and Qt told to use Wayland).
+    wayland: Option<Compositor>,
+}
+
+/// The headless compositors the harness starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Compositor {
+    Sway,
+    Gnome,
+}
+
+/// A running compositor, kept until the command ends.
+enum Running {
+    Sway(deft_harness::wayland::Sway),
+    Gnome(deft_harness::wayland::Mutter),
+}
+
+impl Running {
+    fn start(desktop: &Desktop, which: Compositor) -> Result<Running, String> {
+        match which {
+            Compositor::Sway => {
+                desktop.start_sway().map(Running::Sway).map_err(|e| format!("could not start sway: {e}"))
+            }
+            Compositor::Gnome => {
+                desktop.start_mutter().map(Running::Gnome).map_err(|e| format!("could not start mutter: {e}"))
+            }
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Running::Sway(_) => "sway",
+            Running::Gnome(_) => "GNOME's mutter",
+        }
+    }
+
+    fn socket(&self) -> &std::path::Path {
+        match self {
+            Running::Sway(s) => s.socket(),
+            Running::Gnome(m) => m.socket(),
+        }
+    }
+
+    fn client_env(&self) -> Vec<(String, String)> {
+        match self {
+            Running::Sway(s) => s.client_env(),
+            Running::Gnome(m) => m.client_env(),
+        }
+    }
 }
 
 pub fn run(args: &[String]) -> ExitCode {
@@ -62,13 +110,14 @@ fn parse(args: &[String]) -> Result<(Options, Vec<String>), String> {
             "--no-a11y" => config.accessibility = false,
             "--no-wm" => config.window_manager = false,
             "--wayland" => match it.next().map(String::as_str) {
-                Some("sway") => options.sway = true,
+                Some("sway") => options.wayland = Some(Compositor::Sway),
+                Some("gnome") => options.wayland = Some(Compositor::Gnome),
                 Some(other) => {
                     return Err(format!(
-                        "`--wayland {other}`: only sway is started headless so far (gnome and kde are not yet)"
+                        "`--wayland {other}`: only sway and gnome are started headless so far (kde is not yet)"
                     ));
                 }
-                None => return Err("`--wayland` needs a compositor: sway".into()),
+                None => return Err("`--wayland` needs a compositor: sway or gnome".into()),
             },
             other => return Err(format!("unexpected argument `{other}` (put the command after `--`)")),
         }
@@ -92,21 +141,22 @@ fn run_on_desktop(options: &Options, cmd: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let sway = match options.sway.then(|| desktop.start_sway()).transpose() {
-        Ok(s) => s,
+    let compositor = match options.wayland.map(|which| Running::start(&desktop, which)).transpose() {
+        Ok(c) => c,
         Err(e) => {
-            eprintln!("error: could not start sway: {e}");
+            eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
     let mut command = desktop.command(&cmd[0]);
     command.args(&cmd[1..]);
-    match &sway {
-        Some(s) => {
-            command.env_remove("DISPLAY").envs(s.client_env());
+    match &compositor {
+        Some(c) => {
+            command.env_remove("DISPLAY").envs(c.client_env());
             eprintln!(
-                "desktop: Wayland (sway) at WAYLAND_DISPLAY={}, no X display for the command (torn down when it ends)",
-                s.socket().display()
+                "desktop: Wayland ({}) at WAYLAND_DISPLAY={}, no X display for the command (torn down when it ends)",
+                c.name(),
+                c.socket().display()
             );
         }
         None => eprintln!("desktop: DISPLAY={} (torn down when the command ends)", desktop.display()),
@@ -138,7 +188,7 @@ fn run_on_desktop(options: &Options, cmd: &[String]) -> ExitCode {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    drop(sway);
+    drop(compositor);
     drop(desktop);
     let code = exit_code(&cmd[0], status);
     let sig = SIGNALLED.load(Ordering::SeqCst);
@@ -175,10 +225,12 @@ mod tests {
     #[test]
     fn parses_size_and_command() {
         let (o, cmd) = parse(&args("--size 1920x1080 -- echo hi")).unwrap();
-        assert_eq!((o.desktop.width, o.desktop.height, o.sway), (1920, 1080, false));
+        assert_eq!((o.desktop.width, o.desktop.height, o.wayland), (1920, 1080, None));
         assert_eq!(cmd, ["echo", "hi"]);
         let (o, _) = parse(&args("--wayland sway -- true")).unwrap();
-        assert!(o.sway);
+        assert_eq!(o.wayland, Some(Compositor::Sway));
+        let (o, _) = parse(&args("--wayland gnome -- true")).unwrap();
+        assert_eq!(o.wayland, Some(Compositor::Gnome));
     }
 
     #[test]
@@ -189,7 +241,7 @@ mod tests {
             ("--size 10x10 -- true", "from 64 to 8192"),
             ("--size big -- true", "is not WIDTHxHEIGHT"),
             ("echo hi", "unexpected argument `echo`"),
-            ("--wayland gnome -- true", "only sway is started headless so far"),
+            ("--wayland kde -- true", "only sway and gnome are started headless so far"),
             ("--wayland", "needs a compositor"),
         ] {
             let err = parse(&args(input)).unwrap_err();

@@ -68,7 +68,7 @@ pub const RUNTIME: &[Requirement] = &RUNTIME_ALL;
 pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 
 /// How many of [`RUNTIME_ALL`] come before the corpus.
-const RUNTIME_BASE: usize = 25;
+const RUNTIME_BASE: usize = 27;
 
 const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
@@ -136,6 +136,16 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
         package: "weston",
         probe: Probe::File("/usr/bin/weston"),
         why: "a headless Wayland compositor with no protocol Deft sends input through: the refusal test (5 packages, 2.3 MB)",
+    },
+    Requirement {
+        package: "mutter",
+        probe: Probe::File("/usr/bin/mutter"),
+        why: "GNOME's compositor, headless, for the GNOME session tests: input through its RemoteDesktop API",
+    },
+    Requirement {
+        package: "pipewire",
+        probe: Probe::File("/usr/bin/pipewire"),
+        why: "mutter's remote desktop sessions record the screen through PipeWire, and will not start without it",
     },
     Requirement {
         package: "grim",

@@ -1,7 +1,8 @@
 //! A headless Wayland compositor beside a test desktop: sway (wlroots) on its headless
 //! backend with the pixman renderer, no GPU, no XWayland; or weston on its headless
 //! backend, a compositor that offers no protocol Deft can send input through (the session
-//! a Deft without an input backend for it meets: GNOME's and KDE's look like that to it).
+//! a Deft without an input backend for it meets: KDE's looks like that to it); or mutter,
+//! GNOME's compositor, headless, with the PipeWire daemon its remote desktop sessions need.
 //!
 //! sway refuses to run as root (it checks that root cannot be regained), so it runs as
 //! `nobody` through `setpriv`, in a runtime directory of its own that `nobody` owns; root's
@@ -231,4 +232,124 @@ fn wayland_socket(runtime: &Path) -> Option<PathBuf> {
             && !name.ends_with(".lock")
             && std::fs::metadata(p).is_ok_and(|m| m.file_type().is_socket())
     })
+}
+
+/// A running mutter (GNOME's compositor) on its headless backend with one virtual monitor,
+/// and the PipeWire daemon its remote desktop sessions need; both stopped when dropped.
+pub struct Mutter {
+    /// The keyboard a person at the desktop would have: a remote desktop session held for
+    /// the compositor's life. A headless mutter with no keyboard at all gives no window the
+    /// keyboard focus, so nothing could be focused or typed into; a real GNOME desktop has
+    /// one. Dropped before the compositor.
+    seat: Option<deft_wayland::mutter::RemoteDesktop>,
+    children: Vec<Child>,
+    socket: PathBuf,
+}
+
+impl Mutter {
+    /// The compositor's socket, as `WAYLAND_DISPLAY` takes it (an absolute path).
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// As [`Sway::client_env`].
+    pub fn client_env(&self) -> Vec<(String, String)> {
+        client_env(&self.socket)
+    }
+}
+
+impl Drop for Mutter {
+    fn drop(&mut self) {
+        self.seat = None;
+        // The compositor first, then PipeWire: mutter's streams end with it.
+        for child in self.children.iter_mut().rev() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Desktop {
+    /// Starts mutter headless (`--headless --wayland --no-x11`, a 1280x800 virtual
+    /// monitor) on this desktop's session bus, where it offers its RemoteDesktop and
+    /// ScreenCast APIs, with a PipeWire daemon in a runtime directory the two share. As
+    /// root: mutter allows it. Fails with what is missing when either is not installed.
+    pub fn start_mutter(&self) -> Result<Mutter, HarnessError> {
+        let io = |context: String| move |source| HarnessError::Io { context, source };
+        let runtime = self.scratch_dir().join("mutter-runtime");
+        std::fs::create_dir_all(&runtime).map_err(io(format!("creating {}", runtime.display())))?;
+        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
+            .map_err(io(format!("making {} private", runtime.display())))?;
+        let spawn = |program: &str, args: &[&str], log: &str| -> Result<Child, HarnessError> {
+            let log_path = self.scratch_dir().join(log);
+            let log = std::fs::File::create(&log_path).map_err(io(format!("creating {}", log_path.display())))?;
+            self.command(program)
+                .args(args)
+                .env("XDG_RUNTIME_DIR", &runtime)
+                .env_remove("DISPLAY")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(log)
+                .spawn()
+                .map_err(|e| match e.kind() {
+                    std::io::ErrorKind::NotFound => {
+                        HarnessError::Missing { program: program.into(), package: program.into() }
+                    }
+                    _ => HarnessError::Io { context: format!("starting {program}"), source: e },
+                })
+        };
+        let mut mutter =
+            Mutter { seat: None, children: vec![spawn("pipewire", &[], "pipewire.log")?], socket: PathBuf::new() };
+        await_file(&runtime.join("pipewire-0"), "PipeWire's socket")?;
+        let args = ["--headless", "--wayland", "--no-x11", "--virtual-monitor", "1280x800"];
+        mutter.children.push(spawn("mutter", &args, "mutter.log")?);
+        let log_path = self.scratch_dir().join("mutter.log");
+        let child = mutter.children.last_mut().expect("just pushed");
+        mutter.socket = await_socket(child, &runtime, &log_path, "mutter", |_| None)?;
+        // Its socket comes before its D-Bus API: a test acts through the API.
+        let (limit, start) = (Duration::from_secs(20), Instant::now());
+        while !self.bus_has("org.gnome.Mutter.RemoteDesktop") {
+            if start.elapsed() > limit {
+                return Err(HarnessError::Timeout { what: "mutter's RemoteDesktop API".into(), waited: limit });
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let seat = deft_wayland::mutter::RemoteDesktop::connect(Some(self.bus_address())).map_err(|detail| {
+            HarnessError::StartFailed { what: "mutter's remote desktop (the seat's keyboard)", detail }
+        })?;
+        // mutter hands a window the keyboard focus once its keyboard was used: a Shift
+        // tap, as a person's first touch of the keys (it types nothing).
+        for pressed in [true, false] {
+            let shift = deft_wayland::mutter::keysyms::SHIFT_L;
+            seat.send(deft_wayland::mutter::Event::Keysym(shift, pressed))
+                .map_err(|detail| HarnessError::StartFailed { what: "mutter's keyboard", detail })?;
+        }
+        mutter.seat = Some(seat);
+        Ok(mutter)
+    }
+}
+
+impl Desktop {
+    /// Whether a client owns `name` on this desktop's session bus.
+    pub fn bus_has(&self, name: &str) -> bool {
+        let asked = self
+            .command("dbus-send")
+            .args(["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus"])
+            .arg("org.freedesktop.DBus.NameHasOwner")
+            .arg(format!("string:{name}"))
+            .output();
+        asked.is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("boolean true"))
+    }
+}
+
+/// Waits for `path` to exist (a daemon's socket), up to 20 s.
+fn await_file(path: &Path, what: &str) -> Result<(), HarnessError> {
+    let (limit, start) = (Duration::from_secs(20), Instant::now());
+    while !path.exists() {
+        if start.elapsed() > limit {
+            return Err(HarnessError::Timeout { what: what.to_string(), waited: limit });
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
 }

@@ -17,7 +17,8 @@
 //!
 //! Backends: [`EnigoInput`] (enigo 0.6; on Linux its x11rb backend, which speaks X11 and
 //! XTest in pure Rust: nothing to link) behind the `enigo` feature, [`X11Windows`] behind
-//! `x11`, and [`RecordingInput`], a fake for the layers above.
+//! `x11`, on Wayland [`WlrInput`] (wlroots' virtual pointer and keyboard), [`MutterInput`]
+//! (GNOME's RemoteDesktop API) and [`SwayWindows`] behind `wayland`, and [`RecordingInput`], a fake for the layers above.
 
 mod error;
 mod input;
@@ -29,6 +30,8 @@ mod windows;
 
 #[cfg(feature = "enigo")]
 mod enigo_input;
+#[cfg(all(feature = "wayland", unix))]
+mod mutter_input;
 #[cfg(feature = "wayland")]
 mod sway_windows;
 #[cfg(all(feature = "wayland", unix))]
@@ -42,6 +45,8 @@ pub use error::InputError;
 pub use input::{ButtonAction, DragConfig, Input, drag_path};
 pub use keys::{Chord, Key, Modifier, NamedKey};
 pub use mapping::{ScreenshotMapping, click_point, window_scale};
+#[cfg(all(feature = "wayland", unix))]
+pub use mutter_input::MutterInput;
 pub use recording::{Recorded, RecordingInput};
 pub use refusing::RefusingInput;
 #[cfg(feature = "wayland")]

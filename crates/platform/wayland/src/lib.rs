@@ -22,6 +22,8 @@ mod client;
 #[cfg(unix)]
 mod keyboard;
 #[cfg(unix)]
+pub mod mutter;
+#[cfg(unix)]
 mod pointer;
 mod registry;
 #[cfg(unix)]

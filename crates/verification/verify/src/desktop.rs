@@ -13,7 +13,7 @@
 use deft_a11y::{A11yError, AnyAccessibility, AtSpi, AtSpiConfig};
 use deft_capture::{Capture, CaptureError};
 use deft_input::{EnigoConfig, EnigoInput, Input, InputError, RefusingInput, SwayWindows, WindowLocator, X11Windows};
-use deft_wayland::Registry;
+use deft_wayland::{Compositor, Registry};
 
 use crate::backends::{Backends, ScreenText};
 use crate::config::ExecutorConfig;
@@ -132,8 +132,8 @@ pub(crate) const UNDER_X11: &str = "run the application under X11 (an Xvfb displ
 fn wayland_refusal(registry: &Registry, why: &str) -> String {
     format!(
         "this is a Wayland session ({}) with no X display, and Deft sends input on Wayland only \
-         through the virtual pointer of wlroots compositors with sway's IPC so far ({why}): reading \
-         and finding elements work here, actions do not. To act, {UNDER_X11}",
+         through the virtual pointer of wlroots compositors with sway's IPC and GNOME's RemoteDesktop \
+         API so far ({why}): reading and finding elements work here, actions do not. To act, {UNDER_X11}",
         wayland_words(registry)
     )
 }
@@ -149,6 +149,23 @@ fn wlr_input(socket: &std::path::Path, extent: (u32, u32)) -> Result<(Box<dyn In
         Err(why) => format!("the pointer through zwlr_virtual_pointer_v1; {why}"),
     };
     Ok((Box::new(input), words))
+}
+
+/// GNOME's RemoteDesktop session on the session bus `config` names, and a few words on it.
+#[cfg(unix)]
+fn mutter_input(config: &DesktopConfig) -> Result<(Box<dyn Input + Send>, String), String> {
+    let input = deft_input::MutterInput::connect(config.session_bus.as_deref()).map_err(|e| e.to_string())?;
+    let words = format!(
+        "the pointer (over {}) and the keys (as keysyms, in the session's own layout) through GNOME's \
+         RemoteDesktop API (org.gnome.Mutter.RemoteDesktop)",
+        input.monitor_words()
+    );
+    Ok((Box::new(input), words))
+}
+
+#[cfg(not(unix))]
+fn mutter_input(_config: &DesktopConfig) -> Result<(Box<dyn Input + Send>, String), String> {
+    Err("Wayland runs on Unix systems only".into())
 }
 
 #[cfg(not(unix))]
@@ -210,6 +227,9 @@ impl Desktop {
             }
             Session::Wayland(registry) => {
                 let refuse = |why: &str| wayland_refusal(registry, why);
+                if registry.compositor() == Compositor::Mutter {
+                    return mutter_input(config).map_err(|e| refuse(&e));
+                }
                 if !registry.offers("zwlr_virtual_pointer_manager_v1") {
                     return Err(refuse("this compositor offers no virtual pointer"));
                 }

@@ -386,7 +386,18 @@ impl Executor {
         // field of a window without the focus no extents at first).
         let at = match self.a11y.element(&id).await.ok().and_then(|e| e.bounds) {
             Some(b) => mapping::click_point(b, t.scale).map_err(input_refused)?,
-            None => self.pointer_point(target, Method::CoordinateClick)?,
+            None if t.point.is_some() => self.pointer_point(target, Method::CoordinateClick)?,
+            // Nowhere to click it into focus (its window's place is not known: Wayland
+            // without a window list): keys are not the way to this field, another method
+            // is (setting the text through accessibility).
+            None => {
+                let message = format!(
+                    "{} did not take the keyboard focus through accessibility, and its place on screen is not \
+                     known to click it: no key was sent",
+                    t.describe()
+                );
+                return Err(Report::Refused(Symptoms { method_unavailable: true, ..Symptoms::new(message) }));
+            }
         };
         self.click(at, MouseButton::Left, 1)?;
         if self.focused_within(&id, FOCUS_WAIT).await? {

@@ -1,0 +1,198 @@
+//! Input on GNOME (mutter) through its RemoteDesktop D-Bus API (deft-wayland's
+//! `RemoteDesktop`): the pointer absolute over the primary monitor, keys as keysyms that
+//! mutter maps to its own layout. Each call returns once mutter handled the event. Text
+//! with a character that not every Latin layout has a key for is refused whole, before any
+//! key is sent, so a fallback chain moves on to accessibility (mutter drops a keysym it
+//! has no key for without a word: that text would be typed with holes).
+
+use deft_types::{MouseButton, Physical, Point};
+use deft_wayland::mutter::{Event, RemoteDesktop, keysym_of, keysyms};
+use deft_wayland::{BTN_LEFT, BTN_MIDDLE, BTN_RIGHT};
+
+use crate::error::InputError;
+use crate::input::{ButtonAction, Input, check_action};
+use crate::keys::{Chord, Key, Modifier, NamedKey};
+
+/// The pointer and keyboard of a GNOME session.
+#[derive(Debug)]
+pub struct MutterInput {
+    session: RemoteDesktop,
+    /// Where Deft last put the pointer (Wayland tells a client nothing of it).
+    at: Option<Point<Physical>>,
+}
+
+impl MutterInput {
+    /// A remote desktop session of the mutter on the session bus at `address` (`None`: the
+    /// session's own).
+    pub fn connect(address: Option<&str>) -> Result<MutterInput, InputError> {
+        let session = RemoteDesktop::connect(address).map_err(InputError::Unavailable)?;
+        Ok(MutterInput { session, at: None })
+    }
+
+    /// The monitor the pointer moves over, in a few words.
+    pub fn monitor_words(&self) -> String {
+        let m = self.session.monitor();
+        format!("{} ({}x{} at {},{})", m.name, m.size.0, m.size.1, m.origin.0, m.origin.1)
+    }
+
+    fn send(&self, what: &'static str, event: Event) -> Result<(), InputError> {
+        self.session.send(event).map_err(|detail| InputError::Backend { what, detail })
+    }
+
+    /// Presses and releases `sym` with `mods` held around it; every key pressed is released,
+    /// even when a send fails part-way.
+    fn tap(&self, mods: &[u32], sym: u32) -> Result<(), InputError> {
+        let mut held = Vec::new();
+        let mut sent = Ok(());
+        for &m in mods {
+            sent = self.send("key press", Event::Keysym(m, true));
+            if sent.is_err() {
+                break;
+            }
+            held.push(m);
+        }
+        if sent.is_ok() {
+            sent = self.send("key press", Event::Keysym(sym, true));
+            if sent.is_ok() {
+                held.push(sym);
+            }
+        }
+        for &k in held.iter().rev() {
+            let released = self.send("key release", Event::Keysym(k, false));
+            sent = sent.and(released);
+        }
+        sent
+    }
+}
+
+/// The keysym of a named key.
+fn named(key: NamedKey) -> Option<u32> {
+    Some(match key {
+        NamedKey::Return => keysyms::RETURN,
+        NamedKey::Tab => keysyms::TAB,
+        NamedKey::Escape => keysyms::ESCAPE,
+        NamedKey::BackSpace => keysyms::BACKSPACE,
+        NamedKey::Delete => keysyms::DELETE,
+        NamedKey::Space => keysyms::SPACE,
+        NamedKey::Up => keysyms::UP,
+        NamedKey::Down => keysyms::DOWN,
+        NamedKey::Left => keysyms::LEFT,
+        NamedKey::Right => keysyms::RIGHT,
+        NamedKey::Home => keysyms::HOME,
+        NamedKey::End => keysyms::END,
+        NamedKey::PageUp => keysyms::PAGE_UP,
+        NamedKey::PageDown => keysyms::PAGE_DOWN,
+        NamedKey::F(n @ 1..=35) => keysyms::F1 + u32::from(n - 1),
+        NamedKey::F(_) => return None,
+    })
+}
+
+fn modifier(m: Modifier) -> u32 {
+    match m {
+        Modifier::Ctrl => keysyms::CONTROL_L,
+        Modifier::Shift => keysyms::SHIFT_L,
+        Modifier::Alt => keysyms::ALT_L,
+        Modifier::Super => keysyms::SUPER_L,
+    }
+}
+
+fn code(button: MouseButton) -> u32 {
+    match button {
+        MouseButton::Left => BTN_LEFT,
+        MouseButton::Middle => BTN_MIDDLE,
+        MouseButton::Right => BTN_RIGHT,
+    }
+}
+
+impl Input for MutterInput {
+    fn move_to(&mut self, to: Point<Physical>) -> Result<(), InputError> {
+        let m = self.session.monitor();
+        let (x, y) = (to.x - m.origin.0, to.y - m.origin.1);
+        let inside = x >= 0 && y >= 0 && (x as u32) < m.size.0 && (y as u32) < m.size.1;
+        if !inside {
+            return Err(InputError::Invalid(format!(
+                "({}, {}) is outside GNOME's primary monitor {}, the only one Deft moves the pointer over so far",
+                to.x,
+                to.y,
+                self.monitor_words()
+            )));
+        }
+        self.send("pointer motion", Event::Motion(f64::from(x), f64::from(y)))?;
+        self.at = Some(to);
+        Ok(())
+    }
+
+    fn position(&mut self) -> Result<Option<Point<Physical>>, InputError> {
+        Ok(self.at)
+    }
+
+    fn button(&mut self, button: MouseButton, action: ButtonAction) -> Result<(), InputError> {
+        check_action(action)?;
+        let code = code(button);
+        match action {
+            ButtonAction::Press => self.send("button press", Event::Button(code, true)),
+            ButtonAction::Release => self.send("button release", Event::Button(code, false)),
+            ButtonAction::Click { count } => {
+                for _ in 0..count {
+                    self.send("button press", Event::Button(code, true))?;
+                    self.send("button release", Event::Button(code, false))?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn scroll(&mut self, dx: i32, dy: i32) -> Result<(), InputError> {
+        if dy != 0 {
+            self.send("wheel", Event::Axis(0, dy))?;
+        }
+        if dx != 0 {
+            self.send("wheel", Event::Axis(1, dx))?;
+        }
+        Ok(())
+    }
+
+    fn can_type(&self, text: &str) -> Result<(), InputError> {
+        match text.chars().find(|c| keysym_of(*c).is_none()) {
+            None => Ok(()),
+            Some(c) => Err(InputError::Unavailable(format!(
+                "{c:?} is not a key on every keyboard layout, and GNOME drops a key its layout lacks \
+                 without a word: the text is set through accessibility instead"
+            ))),
+        }
+    }
+
+    fn text(&mut self, text: &str) -> Result<(), InputError> {
+        // Every character is checked before the first key goes: never half a text.
+        self.can_type(text)?;
+        for sym in text.chars().filter_map(keysym_of) {
+            self.tap(&[], sym)?;
+        }
+        Ok(())
+    }
+
+    fn chord(&mut self, chord: &Chord) -> Result<(), InputError> {
+        let mods: Vec<u32> = chord.modifiers.iter().copied().map(modifier).collect();
+        let sym = match chord.key {
+            Key::Named(k) => named(k),
+            Key::Char(c) => keysym_of(c.to_ascii_lowercase()),
+        };
+        let sym =
+            sym.ok_or_else(|| InputError::Unavailable(format!("{chord:?} is not a key Deft can press on GNOME")))?;
+        self.tap(&mods, sym)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_named_key_has_a_keysym_up_to_f35() {
+        assert_eq!(named(NamedKey::F(1)), Some(0xffbe));
+        assert_eq!(named(NamedKey::F(12)), Some(0xffc9));
+        assert_eq!(named(NamedKey::F(35)), Some(0xffe0));
+        assert_eq!(named(NamedKey::F(36)), None);
+        assert_eq!(named(NamedKey::Return), Some(0xff0d));
+    }
+}
