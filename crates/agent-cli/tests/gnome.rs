@@ -4,7 +4,8 @@
 //! RemoteDesktop D-Bus API (the harness holds a session of its own as the keyboard a
 //! person at the desktop has: a headless mutter with no keyboard focuses no window); GNOME tells no client where its windows are, so nothing is
 //! pressed at a guessed place (the pointer methods are refused before anything is sent and
-//! the button is pressed through accessibility), and the screen is not captured yet.
+//! the button is pressed through accessibility), and the screen is captured through mutter's
+//! screen cast (PipeWire), with a password field that cannot be placed masking it all.
 //! Judged by the fixture's own log, never by Deft's report.
 
 use std::time::Duration;
@@ -22,14 +23,27 @@ const EFFECTS: &[&str] =
 fn on_gnome_deft_types_and_presses_through_mutters_remote_desktop_and_never_guesses_a_place() {
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let mutter = desktop.start_mutter().unwrap_or_else(|e| panic!("mutter did not start: {e}"));
-    let opts = FixtureOptions { env: mutter.client_env(), ..FixtureOptions::default() };
-    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
     let cli = |args: &[&str]| {
         let mut cmd = desktop.command(BIN);
         isolate(&mut cmd, &scratch("gnome-home"));
         cmd.env_remove("DISPLAY").env("WAYLAND_DISPLAY", mutter.socket()).args(args);
         run(cmd)
     };
+    let dir = scratch("gnome-shot");
+    let shot = |name: &str| {
+        let file = dir.join(name);
+        let r = cli(&["screenshot", "-o", &file.display().to_string(), "--json"]);
+        r.expect_code(0);
+        (super::wayland::rgb_of(&file), r)
+    };
+
+    // The empty desktop through mutter's screen cast: the whole monitor, not a mask.
+    let ((w, h, empty), r) = shot("empty.png");
+    assert_eq!((w, h), (1280, 800), "{r:#?}");
+    assert!(empty.chunks(3).any(|p| p != [48, 48, 48]), "real pixels: {r:#?}");
+
+    let opts = FixtureOptions { env: mutter.client_env(), ..FixtureOptions::default() };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
     let effects = || -> Vec<deft_harness::fixture::Event> {
         app.events().into_iter().filter(|e| EFFECTS.contains(&e.kind.as_str())).collect()
     };
@@ -43,6 +57,15 @@ fn on_gnome_deft_types_and_presses_through_mutters_remote_desktop_and_never_gues
     assert_eq!(input["ok"], true, "{r:#?}");
     assert!(input["detail"].as_str().unwrap_or_default().contains("RemoteDesktop"), "{r:#?}");
     assert_eq!(part("window geometry")["ok"], false, "GNOME keeps its window list to itself: {r:#?}");
+    assert_eq!(part("capture")["ok"], true, "{r:#?}");
+    assert_eq!(part("capture")["detail"], "mutter-screencast", "{r:#?}");
+
+    // The app's password field is shown, and nothing says where: the whole image is its
+    // area, painted over, and the result says why (never a password on a saved image).
+    let ((w, h, masked), r) = shot("masked.png");
+    assert_eq!((w, h), (1280, 800), "{r:#?}");
+    assert!(masked.chunks(3).all(|p| p == [48, 48, 48]), "all painted over: {r:#?}");
+    assert!(r.json()["note"].as_str().unwrap_or_default().contains("painted over"), "{r:#?}");
 
     // Found, with no place on screen: GTK's extents are window-relative on Wayland.
     let r = cli(&["find", "--name", "Hello", "--json"]);

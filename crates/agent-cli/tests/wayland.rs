@@ -318,7 +318,7 @@ fn content_origin(sway: &Sway, pid: u32) -> (i32, i32) {
 }
 
 /// A PNG's width, height and RGB pixels (alpha dropped).
-fn rgb_of(file: &std::path::Path) -> (u32, u32, Vec<u8>) {
+pub(crate) fn rgb_of(file: &std::path::Path) -> (u32, u32, Vec<u8>) {
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(file).unwrap()));
     let mut reader = decoder.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];

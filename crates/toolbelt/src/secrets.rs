@@ -9,7 +9,7 @@
 //! in at the last step, so that no model, prompt, trace or report ever holds them.
 
 use deft_a11y::{Accessibility, Scope, SnapshotOptions};
-use deft_types::{Action, Frame, Physical, Rect};
+use deft_types::{Action, Element, Frame, Physical, Rect, State};
 use deft_verify::ActionOptions;
 
 use crate::error::ToolError;
@@ -21,6 +21,9 @@ pub enum Secrets {
     Areas(Vec<Rect<Physical>>),
     /// The desktop could not be read: nothing is masked, and the result says so.
     Unknown(String),
+    /// A password field is shown but cannot be placed: everything is masked, and the
+    /// result says why.
+    Unplaced(String),
 }
 
 impl Secrets {
@@ -29,14 +32,20 @@ impl Secrets {
     pub async fn read<A: Accessibility>(a11y: &A) -> Secrets {
         // Boxed: a whole-desktop read is a large future, and callers nest this one deep.
         match Box::pin(a11y.snapshot(&Scope::All, &SnapshotOptions::default())).await {
-            Ok(tree) => Secrets::Areas(
-                tree.nodes
-                    .iter()
-                    .filter(|n| n.element.is_secret())
-                    .filter_map(|n| n.element.bounds)
-                    .map(|b| Rect::new(b.x, b.y, b.w, b.h))
-                    .collect(),
-            ),
+            Ok(tree) => {
+                let secret: Vec<&Element> = tree.nodes.iter().map(|n| &n.element).filter(|e| e.is_secret()).collect();
+                // A password field shown where it cannot be placed (its window's place on
+                // screen is unknown: Wayland without a window list) could be anywhere in the
+                // image: the whole image is its area.
+                if let Some(e) = secret.iter().find(|e| e.bounds.is_none() && e.has(State::Showing)) {
+                    return Secrets::Unplaced(format!(
+                        "{} is shown where Deft cannot place it on screen (its window's place is unknown), so \
+                         the whole image is painted over",
+                        e.describe()
+                    ));
+                }
+                Secrets::Areas(secret.iter().filter_map(|e| e.bounds).map(|b| Rect::new(b.x, b.y, b.w, b.h)).collect())
+            }
             Err(e) => Secrets::unknown(e),
         }
     }
@@ -56,6 +65,11 @@ impl Secrets {
                 (frame, masked, None)
             }
             Secrets::Unknown(why) => (frame, Vec::new(), Some(why.clone())),
+            Secrets::Unplaced(why) => {
+                let all = frame.screen_rect();
+                let (frame, masked) = deft_trace::redact::mask(frame, &[all]);
+                (frame, masked, Some(why.clone()))
+            }
         }
     }
 }

@@ -68,7 +68,7 @@ pub const RUNTIME: &[Requirement] = &RUNTIME_ALL;
 pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 
 /// How many of [`RUNTIME_ALL`] come before the corpus.
-const RUNTIME_BASE: usize = 27;
+const RUNTIME_BASE: usize = 31;
 
 const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
@@ -146,6 +146,26 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
         package: "pipewire",
         probe: Probe::File("/usr/bin/pipewire"),
         why: "mutter's remote desktop sessions record the screen through PipeWire, and will not start without it",
+    },
+    Requirement {
+        package: "wireplumber",
+        probe: Probe::File("/usr/bin/wireplumber"),
+        why: "PipeWire's session manager: it links mutter's screen cast to the reader of its frames",
+    },
+    Requirement {
+        package: "gstreamer1.0-pipewire",
+        probe: Probe::File("/usr/lib/x86_64-linux-gnu/gstreamer-1.0/libgstpipewire.so"),
+        why: "GStreamer's PipeWire source: Deft reads GNOME's screen cast through it",
+    },
+    Requirement {
+        package: "gstreamer1.0-tools",
+        probe: Probe::File("/usr/bin/gst-launch-1.0"),
+        why: "gst-launch-1.0, which runs the pipeline that reads one frame of GNOME's screen cast",
+    },
+    Requirement {
+        package: "gstreamer1.0-plugins-base",
+        probe: Probe::File("/usr/lib/x86_64-linux-gnu/gstreamer-1.0/libgstvideoconvertscale.so"),
+        why: "videoconvert: GNOME's frames to RGBA",
     },
     Requirement {
         package: "grim",

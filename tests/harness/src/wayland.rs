@@ -235,7 +235,8 @@ fn wayland_socket(runtime: &Path) -> Option<PathBuf> {
 }
 
 /// A running mutter (GNOME's compositor) on its headless backend with one virtual monitor,
-/// and the PipeWire daemon its remote desktop sessions need; both stopped when dropped.
+/// and the PipeWire daemon and session manager its screen casts need; all stopped when
+/// dropped.
 pub struct Mutter {
     /// The keyboard a person at the desktop would have: a remote desktop session held for
     /// the compositor's life. A headless mutter with no keyboard at all gives no window the
@@ -280,12 +281,17 @@ impl Desktop {
         std::fs::create_dir_all(&runtime).map_err(io(format!("creating {}", runtime.display())))?;
         std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700))
             .map_err(io(format!("making {} private", runtime.display())))?;
-        let spawn = |program: &str, args: &[&str], log: &str| -> Result<Child, HarnessError> {
+        // PipeWire (and its session manager, which links a stream to its reader) in the
+        // desktop's own runtime directory, where every client of the desktop finds it; mutter
+        // in one of its own, told where PipeWire is.
+        let shared = self.scratch_dir().join("runtime");
+        let spawn = |program: &str, args: &[&str], log: &str, own: bool| -> Result<Child, HarnessError> {
             let log_path = self.scratch_dir().join(log);
             let log = std::fs::File::create(&log_path).map_err(io(format!("creating {}", log_path.display())))?;
             self.command(program)
                 .args(args)
-                .env("XDG_RUNTIME_DIR", &runtime)
+                .env("XDG_RUNTIME_DIR", if own { &runtime } else { &shared })
+                .env("PIPEWIRE_RUNTIME_DIR", &shared)
                 .env_remove("DISPLAY")
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
@@ -298,11 +304,12 @@ impl Desktop {
                     _ => HarnessError::Io { context: format!("starting {program}"), source: e },
                 })
         };
-        let mut mutter =
-            Mutter { seat: None, children: vec![spawn("pipewire", &[], "pipewire.log")?], socket: PathBuf::new() };
-        await_file(&runtime.join("pipewire-0"), "PipeWire's socket")?;
+        let pipewire = spawn("pipewire", &[], "pipewire.log", false)?;
+        let mut mutter = Mutter { seat: None, children: vec![pipewire], socket: PathBuf::new() };
+        await_file(&shared.join("pipewire-0"), "PipeWire's socket")?;
+        mutter.children.push(spawn("wireplumber", &[], "wireplumber.log", false)?);
         let args = ["--headless", "--wayland", "--no-x11", "--virtual-monitor", "1280x800"];
-        mutter.children.push(spawn("mutter", &args, "mutter.log")?);
+        mutter.children.push(spawn("mutter", &args, "mutter.log", true)?);
         let log_path = self.scratch_dir().join("mutter.log");
         let child = mutter.children.last_mut().expect("just pushed");
         mutter.socket = await_socket(child, &runtime, &log_path, "mutter", |_| None)?;

@@ -19,7 +19,8 @@
 //! whenever an X display answers, because without MIT-SHM xcap would do the same plain
 //! `GetImage`, plus a new connection per call; xcap when no X display does and the feature
 //! is on. On a wlroots compositor (sway and its kin) with no X display, [`WlrCapture`]
-//! copies the outputs with the compositor's screencopy protocol. [`FakeCapture`] serves tests of
+//! copies the outputs with the compositor's screencopy protocol; on GNOME, [`MutterCapture`]
+//! reads mutter's screen cast of the primary monitor through PipeWire. [`FakeCapture`] serves tests of
 //! the crates above from a picture in memory, with the same target rules and errors.
 //!
 //! The only unsafe code (mapping the shared segment, reading the clock) sits in one small
@@ -27,6 +28,8 @@
 
 mod error;
 mod fake;
+#[cfg(target_os = "linux")]
+mod mutter;
 mod pixels;
 #[cfg(target_os = "linux")]
 mod sys;
@@ -41,6 +44,8 @@ mod xcap_backend;
 pub use deft_types::Frame;
 pub use error::CaptureError;
 pub use fake::{FakeCapture, FakeWindow};
+#[cfg(target_os = "linux")]
+pub use mutter::MutterCapture;
 pub use target::{CaptureTarget, Monitor, WindowRef};
 #[cfg(target_os = "linux")]
 pub use wlr::WlrCapture;
@@ -57,7 +62,8 @@ pub trait Capture {
     /// The monitors, in the screen's physical pixels; never empty on a working display.
     fn monitors(&mut self) -> Result<Vec<Monitor>, CaptureError>;
 
-    /// Which backend this is: `x11-shm`, `x11-getimage`, `wlr-screencopy`, `xcap` or `fake`.
+    /// Which backend this is: `x11-shm`, `x11-getimage`, `wlr-screencopy`, `mutter-screencast`,
+    /// `xcap` or `fake`.
     fn backend_name(&self) -> &'static str;
 }
 

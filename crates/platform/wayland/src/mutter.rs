@@ -58,8 +58,9 @@ pub struct Monitor {
 
 type Reply = Result<(), String>;
 
-/// A RemoteDesktop session of mutter, with the primary monitor recorded for the pointer.
-/// Stopped when dropped.
+/// A session of mutter: a RemoteDesktop session with the primary monitor recorded for the
+/// pointer ([`RemoteDesktop::connect`]), or a screen cast of the primary monitor alone
+/// ([`RemoteDesktop::record`], for frames: it sends no input). Stopped when dropped.
 #[derive(Debug)]
 pub struct RemoteDesktop {
     jobs: tokio::sync::mpsc::UnboundedSender<(Event, mpsc::Sender<Reply>)>,
@@ -79,6 +80,16 @@ impl RemoteDesktop {
     /// Starts a session on the session bus at `address` (`None`: the session's own bus).
     /// Fails with what is missing: mutter's API on the bus, PipeWire for the stream, ...
     pub fn connect(address: Option<&str>) -> Result<RemoteDesktop, String> {
+        RemoteDesktop::open(address, true)
+    }
+
+    /// Records the primary monitor as a PipeWire stream ([`RemoteDesktop::node`]), with no
+    /// input: a screen cast session of its own, so frames never wait on input.
+    pub fn record(address: Option<&str>) -> Result<RemoteDesktop, String> {
+        RemoteDesktop::open(address, false)
+    }
+
+    fn open(address: Option<&str>, input: bool) -> Result<RemoteDesktop, String> {
         let (jobs, mut queue) = tokio::sync::mpsc::unbounded_channel::<(Event, mpsc::Sender<Reply>)>();
         let (ready, started) = mpsc::channel::<Result<Started, String>>();
         let address = address.map(str::to_string);
@@ -93,18 +104,19 @@ impl RemoteDesktop {
                     }
                 };
                 runtime.block_on(async move {
-                    let session = match tokio::time::timeout(CALL_LIMIT * 2, Session::start(address.as_deref())).await {
-                        Ok(Ok(s)) => s,
-                        Ok(Err(e)) => {
-                            let _ = ready.send(Err(e));
-                            return;
-                        }
-                        Err(_) => {
-                            let _ =
-                                ready.send(Err(format!("mutter did not start a session within {:?}", CALL_LIMIT * 2)));
-                            return;
-                        }
-                    };
+                    let session =
+                        match tokio::time::timeout(CALL_LIMIT * 2, Session::start(address.as_deref(), input)).await {
+                            Ok(Ok(s)) => s,
+                            Ok(Err(e)) => {
+                                let _ = ready.send(Err(e));
+                                return;
+                            }
+                            Err(_) => {
+                                let _ = ready
+                                    .send(Err(format!("mutter did not start a session within {:?}", CALL_LIMIT * 2)));
+                                return;
+                            }
+                        };
                     let _ = ready.send(Ok(Started { monitor: session.monitor.clone(), node: session.node }));
                     while let Some((event, reply)) = queue.recv().await {
                         let done = tokio::time::timeout(CALL_LIMIT, session.send(event))
@@ -155,7 +167,10 @@ impl Drop for RemoteDesktop {
 
 /// The session, on its own thread.
 struct Session {
-    rd: zbus::Proxy<'static>,
+    /// The RemoteDesktop session; `None` for a screen cast alone.
+    rd: Option<zbus::Proxy<'static>>,
+    /// The screen cast session (started and stopped with the RemoteDesktop one, when there is one).
+    cast: zbus::Proxy<'static>,
     /// The recorded stream's object path: absolute motion is relative to it.
     stream: OwnedObjectPath,
     monitor: Monitor,
@@ -169,7 +184,7 @@ fn said(what: &str) -> impl Fn(zbus::Error) -> String + '_ {
 }
 
 impl Session {
-    async fn start(address: Option<&str>) -> Result<Session, String> {
+    async fn start(address: Option<&str>, input: bool) -> Result<Session, String> {
         let connection = match address {
             Some(a) => {
                 zbus::connection::Builder::address(a)
@@ -185,14 +200,22 @@ impl Session {
             async move { zbus::Proxy::new(&connection, dest, path, iface).await.map_err(said("cannot reach mutter")) }
         };
         let path = |p: &str| OwnedObjectPath::try_from(p.to_string()).map_err(|e| e.to_string());
-        let manager = proxy(RD, path(RD_PATH)?, RD).await?;
-        let rd_path: OwnedObjectPath = manager.call("CreateSession", &()).await.map_err(|e| {
-            format!("this session bus has no GNOME remote desktop (org.gnome.Mutter.RemoteDesktop): {e}")
-        })?;
-        let rd = proxy(RD, rd_path, RD_SESSION).await?;
-        let id: String = rd.get_property("SessionId").await.map_err(said("mutter's session has no id"))?;
-        let casts = proxy(SC, path(SC_PATH)?, SC).await?;
-        let options: HashMap<&str, Value> = HashMap::from([("remote-desktop-session-id", Value::from(id))]);
+        let mut options: HashMap<&str, Value> = HashMap::new();
+        let rd = if input {
+            let manager = proxy(RD, path(RD_PATH)?, RD).await?;
+            let rd_path: OwnedObjectPath = manager.call("CreateSession", &()).await.map_err(|e| {
+                format!("this session bus has no GNOME remote desktop (org.gnome.Mutter.RemoteDesktop): {e}")
+            })?;
+            let rd = proxy(RD, rd_path, RD_SESSION).await?;
+            let id: String = rd.get_property("SessionId").await.map_err(said("mutter's session has no id"))?;
+            options.insert("remote-desktop-session-id", Value::from(id));
+            Some(rd)
+        } else {
+            None
+        };
+        let casts = proxy(SC, path(SC_PATH)?, SC)
+            .await
+            .map_err(|e| format!("this session bus has no GNOME screen cast (org.gnome.Mutter.ScreenCast): {e}"))?;
         let cast_path: OwnedObjectPath =
             casts.call("CreateSession", &(options,)).await.map_err(said("mutter's screen cast refused a session"))?;
         let cast = proxy(SC, cast_path, SC_SESSION).await?;
@@ -206,7 +229,11 @@ impl Session {
         let monitor = monitor_of(&parameters)?;
         let mut added =
             stream_proxy.receive_signal("PipeWireStreamAdded").await.map_err(said("cannot watch the stream"))?;
-        rd.call::<_, _, ()>("Start", &()).await.map_err(|e| {
+        let started = match &rd {
+            Some(rd) => rd.call::<_, _, ()>("Start", &()).await,
+            None => cast.call::<_, _, ()>("Start", &()).await,
+        };
+        started.map_err(|e| {
             let e = e.to_string();
             if e.contains("pipewire") {
                 format!(
@@ -214,7 +241,7 @@ impl Session {
                      and `wireplumber` in the session"
                 )
             } else {
-                format!("mutter refused to start the remote desktop session: {e}")
+                format!("mutter refused to start the session: {e}")
             }
         })?;
         use futures_util::StreamExt;
@@ -222,23 +249,28 @@ impl Session {
             Ok(Some(message)) => message.body().deserialize::<(u32,)>().ok().map(|(n,)| n),
             _ => None,
         };
-        Ok(Session { rd, stream, monitor, node, _connection: connection })
+        Ok(Session { rd, cast, stream, monitor, node, _connection: connection })
     }
 
     async fn send(&self, event: Event) -> Result<(), String> {
+        let Some(rd) = &self.rd else {
+            return Err("this session of mutter records the screen only: it sends no input".into());
+        };
         let sent = match event {
-            Event::Motion(x, y) => self.rd.call::<_, _, ()>("NotifyPointerMotionAbsolute", &(&self.stream, x, y)).await,
-            Event::Button(code, pressed) => {
-                self.rd.call::<_, _, ()>("NotifyPointerButton", &(code as i32, pressed)).await
-            }
-            Event::Axis(axis, steps) => self.rd.call::<_, _, ()>("NotifyPointerAxisDiscrete", &(axis, steps)).await,
-            Event::Keysym(sym, pressed) => self.rd.call::<_, _, ()>("NotifyKeyboardKeysym", &(sym, pressed)).await,
+            Event::Motion(x, y) => rd.call::<_, _, ()>("NotifyPointerMotionAbsolute", &(&self.stream, x, y)).await,
+            Event::Button(code, pressed) => rd.call::<_, _, ()>("NotifyPointerButton", &(code as i32, pressed)).await,
+            Event::Axis(axis, steps) => rd.call::<_, _, ()>("NotifyPointerAxisDiscrete", &(axis, steps)).await,
+            Event::Keysym(sym, pressed) => rd.call::<_, _, ()>("NotifyKeyboardKeysym", &(sym, pressed)).await,
         };
         sent.map_err(|e| e.to_string())
     }
 
     async fn stop(self) {
-        let _ = tokio::time::timeout(CALL_LIMIT, self.rd.call::<_, _, ()>("Stop", &())).await;
+        let stopped = match &self.rd {
+            Some(rd) => rd.call::<_, _, ()>("Stop", &()),
+            None => self.cast.call::<_, _, ()>("Stop", &()),
+        };
+        let _ = tokio::time::timeout(CALL_LIMIT, stopped).await;
     }
 }
 

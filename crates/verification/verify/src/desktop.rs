@@ -83,10 +83,14 @@ impl Session {
     pub fn no_capture(&self) -> Option<String> {
         match self {
             Session::X11 { .. } => None,
-            Session::Wayland(registry) if registry.offers(SCREENCOPY) => None,
+            Session::Wayland(registry)
+                if registry.offers(SCREENCOPY) || registry.compositor() == Compositor::Mutter =>
+            {
+                None
+            }
             Session::Wayland(registry) => Some(format!(
                 "this is a Wayland session ({}) with no X display, and Deft captures Wayland screens \
-                 through wlroots' screencopy only so far: screenshots and OCR do not work here, and \
+                 through wlroots' screencopy and GNOME's screen cast only so far: screenshots and OCR do not work here, and \
                  actions are verified through accessibility alone. For screenshots, {UNDER_X11}",
                 wayland_words(registry)
             )),
@@ -285,6 +289,10 @@ impl Desktop {
             return Err(CaptureError::NoDisplay { display: "an X display".into(), why });
         }
         match session {
+            #[cfg(target_os = "linux")]
+            Session::Wayland(registry) if registry.compositor() == Compositor::Mutter => {
+                Ok(Box::new(deft_capture::MutterCapture::connect(config.session_bus.as_deref())?))
+            }
             #[cfg(target_os = "linux")]
             Session::Wayland(registry) => {
                 let ipc = deft_wayland::sway::ipc_socket(&registry.socket);
