@@ -16,7 +16,7 @@ extern "C" fn remember(sig: libc::c_int) {
 }
 
 const USAGE: &str =
-    "usage: cargo xtask desktop [--size WxH] [--no-a11y] [--no-wm] [--wayland sway|gnome] -- CMD [ARGS...]";
+    "usage: cargo xtask desktop [--size WxH] [--no-a11y] [--no-wm] [--wayland sway|gnome|mutter] -- CMD [ARGS...]";
 
 /// What to run the command on.
 #[derive(Debug, Default)]
@@ -31,13 +31,17 @@ struct Options {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Compositor {
     Sway,
+    /// GNOME Shell, with Deft's extension (the windows placed).
     Gnome,
+    /// Bare mutter (GNOME's compositor without the Shell: no window is placed).
+    Mutter,
 }
 
 /// A running compositor, kept until the command ends.
 enum Running {
     Sway(deft_harness::wayland::Sway),
     Gnome(deft_harness::wayland::Mutter),
+    Mutter(deft_harness::wayland::Mutter),
 }
 
 impl Running {
@@ -47,7 +51,10 @@ impl Running {
                 desktop.start_sway().map(Running::Sway).map_err(|e| format!("could not start sway: {e}"))
             }
             Compositor::Gnome => {
-                desktop.start_mutter().map(Running::Gnome).map_err(|e| format!("could not start mutter: {e}"))
+                desktop.start_gnome_shell().map(Running::Gnome).map_err(|e| format!("could not start GNOME Shell: {e}"))
+            }
+            Compositor::Mutter => {
+                desktop.start_mutter().map(Running::Mutter).map_err(|e| format!("could not start mutter: {e}"))
             }
         }
     }
@@ -55,21 +62,22 @@ impl Running {
     fn name(&self) -> &'static str {
         match self {
             Running::Sway(_) => "sway",
-            Running::Gnome(_) => "GNOME's mutter",
+            Running::Gnome(_) => "GNOME Shell",
+            Running::Mutter(_) => "GNOME's mutter",
         }
     }
 
     fn socket(&self) -> &std::path::Path {
         match self {
             Running::Sway(s) => s.socket(),
-            Running::Gnome(m) => m.socket(),
+            Running::Gnome(m) | Running::Mutter(m) => m.socket(),
         }
     }
 
     fn client_env(&self) -> Vec<(String, String)> {
         match self {
             Running::Sway(s) => s.client_env(),
-            Running::Gnome(m) => m.client_env(),
+            Running::Gnome(m) | Running::Mutter(m) => m.client_env(),
         }
     }
 }
@@ -112,12 +120,13 @@ fn parse(args: &[String]) -> Result<(Options, Vec<String>), String> {
             "--wayland" => match it.next().map(String::as_str) {
                 Some("sway") => options.wayland = Some(Compositor::Sway),
                 Some("gnome") => options.wayland = Some(Compositor::Gnome),
+                Some("mutter") => options.wayland = Some(Compositor::Mutter),
                 Some(other) => {
                     return Err(format!(
-                        "`--wayland {other}`: only sway and gnome are started headless so far (kde is not yet)"
+                        "`--wayland {other}`: only sway, gnome and mutter are started headless so far (kde is not yet)"
                     ));
                 }
-                None => return Err("`--wayland` needs a compositor: sway or gnome".into()),
+                None => return Err("`--wayland` needs a compositor: sway, gnome or mutter".into()),
             },
             other => return Err(format!("unexpected argument `{other}` (put the command after `--`)")),
         }
@@ -241,7 +250,7 @@ mod tests {
             ("--size 10x10 -- true", "from 64 to 8192"),
             ("--size big -- true", "is not WIDTHxHEIGHT"),
             ("echo hi", "unexpected argument `echo`"),
-            ("--wayland kde -- true", "only sway and gnome are started headless so far"),
+            ("--wayland kde -- true", "only sway, gnome and mutter are started headless so far"),
             ("--wayland", "needs a compositor"),
         ] {
             let err = parse(&args(input)).unwrap_err();

@@ -1,6 +1,7 @@
-//! A GNOME session with no X display: mutter headless (its virtual monitor, PipeWire for
-//! its remote desktop sessions) and the GTK 3 fixture as a native Wayland client, on the
-//! desktop's accessibility bus. Deft sends keys and pointer input through mutter's
+//! A GNOME session with no X display, and the GTK 3 fixture as a native Wayland client on
+//! the desktop's accessibility bus. First bare mutter headless (its virtual monitor,
+//! PipeWire for its screen casts), where nothing places windows; then GNOME Shell headless
+//! with Deft's Shell extension, which places them. Deft sends keys and pointer input through mutter's
 //! RemoteDesktop D-Bus API (the harness holds a session of its own as the keyboard a
 //! person at the desktop has: a headless mutter with no keyboard focuses no window); GNOME tells no client where its windows are, so nothing is
 //! pressed at a guessed place (the pointer methods are refused before anything is sent and
@@ -20,7 +21,7 @@ const EFFECTS: &[&str] =
     &["button_activated", "checkbox_toggled", "dialog_opened", "order_submitted", "selection_changed", "text_changed"];
 
 #[test]
-fn on_gnome_deft_types_and_presses_through_mutters_remote_desktop_and_never_guesses_a_place() {
+fn on_bare_mutter_deft_types_and_presses_through_its_remote_desktop_and_never_guesses_a_place() {
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let mutter = desktop.start_mutter().unwrap_or_else(|e| panic!("mutter did not start: {e}"));
     let cli = |args: &[&str]| {
@@ -116,4 +117,104 @@ fn on_gnome_deft_types_and_presses_through_mutters_remote_desktop_and_never_gues
     assert_eq!(after.len(), 1, "Hello once, nothing else: {after:?}");
 
     app.check_alive(&desktop, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// GNOME Shell with Deft's extension: the windows are placed, so an element's bounds are
+/// where the screen shows it. A press goes through mutter's pointer at the first try and
+/// lands (the app logs a pointer activation), text is typed with Shift held as its own
+/// key, and a screenshot masks the password field alone.
+#[test]
+fn on_gnome_shell_deft_places_windows_and_presses_with_the_pointer() {
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let shell = desktop.start_gnome_shell().unwrap_or_else(|e| panic!("GNOME Shell did not start: {e}"));
+    let cli = |args: &[&str]| {
+        let mut cmd = desktop.command(BIN);
+        isolate(&mut cmd, &scratch("gnome-shell-home"));
+        cmd.env_remove("DISPLAY").env("WAYLAND_DISPLAY", shell.socket()).args(args);
+        run(cmd)
+    };
+    let opts = FixtureOptions { env: shell.client_env(), ..FixtureOptions::default() };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+
+    let r = cli(&["doctor", "--json"]);
+    let v = r.json();
+    let part = |name: &str| v["parts"].as_array().unwrap().iter().find(|p| p["part"] == name).cloned().unwrap();
+    assert_eq!(part("window geometry")["ok"], true, "{r:#?}");
+    assert!(part("window geometry")["detail"].as_str().unwrap_or_default().contains("GNOME Shell extension"), "{r:#?}");
+
+    let r = cli(&["find", "--name", "Hello", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!(v["matches"][0]["bounds"].as_array().map(Vec::len), Some(4), "placed: {r:#?}");
+    assert_eq!(
+        v["problems"].as_array().map(Vec::len).unwrap_or(0),
+        0,
+        "nothing unplaced, the Shell's own UI neither: {r:#?}"
+    );
+
+    let r = cli(&["click", "--name", "Hello", "--verify", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!(v["verified"], true, "{r:#?}");
+    assert_eq!(v["attempts"][0]["method"], "coordinate_click", "{r:#?}");
+    let hello = app
+        .wait_for(|e| e.is("button_activated", Some("hello")), Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(hello.raw["via"], "pointer", "the pointer landed on the button: {hello:?}");
+
+    let text = "Ada L., 42!";
+    let r = cli(&["type", "--name", "Name", "--text", text, "--verify", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!(
+        (v["verified"].clone(), v["attempts"][0]["method"].clone()),
+        (true.into(), "keystrokes".into()),
+        "{r:#?}"
+    );
+    app.wait_for(|e| e.is("text_changed", Some("name")) && e.raw["value"] == text, Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{e}: {r:#?}"));
+    let typed: Vec<_> = app.events().into_iter().filter(|e| e.is("text_changed", Some("name"))).collect();
+    assert_eq!(typed.len(), text.chars().count(), "one change per key, each right: {typed:?}");
+
+    // The password field alone is painted over, where the screen shows it.
+    let file = scratch("gnome-shell-shot").join("shot.png");
+    let r = cli(&["screenshot", "-o", &file.display().to_string(), "--json"]);
+    r.expect_code(0);
+    let masked = r.json()["masked"].clone();
+    assert_eq!(masked.as_array().map(Vec::len), Some(1), "{r:#?}");
+    let [x, y, w, h] = [0, 1, 2, 3].map(|i| masked[0][i].as_i64().unwrap() as usize);
+    assert_eq!((w, h), (180, 36), "the fixture's password field: {r:#?}");
+    let (width, _, rgb) = super::wayland::rgb_of(&file);
+    let at = |px: usize, py: usize| &rgb[(py * width as usize + px) * 3..][..3];
+    assert_eq!(at(x + w / 2, y + h / 2), [48, 48, 48], "the mask is where the field is");
+    assert!(rgb.chunks(3).filter(|p| *p != [48, 48, 48]).count() > 500_000, "the rest is the screen");
+
+    std::thread::sleep(Duration::from_millis(500));
+    let effects: Vec<_> = app.events().into_iter().filter(|e| EFFECTS.contains(&e.kind.as_str())).collect();
+    assert_eq!(effects.len(), 1 + text.chars().count(), "Hello and the keys, nothing else: {effects:?}");
+    app.check_alive(&desktop, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The reduced fault campaign (every fault of the fixture app once, agent-cli with
+/// `--verify`) with a port of the fixture app as a native Wayland client on GNOME Shell with
+/// Deft's extension; judged by the app's own log.
+fn campaign_on_gnome(toolkit: deft_harness::fixture::Toolkit) {
+    use deft_harness::campaign::{self, Driver};
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let mutter = desktop.start_gnome_shell().unwrap_or_else(|e| panic!("GNOME Shell did not start: {e}"));
+    let driver = Driver::AgentCli { binary: std::path::PathBuf::from(BIN), verify: true };
+    let scenarios = campaign::on_toolkit(campaign::fault_scenarios(), toolkit);
+    let scenarios = campaign::on_wayland(scenarios, &mutter.client_env());
+    let report =
+        campaign::run(&desktop, &scenarios, &driver).unwrap_or_else(|e| panic!("the campaign did not run: {e}"));
+    let table = format!("{}\n{}", report.markdown(), report.failures_markdown());
+    let what = format!("{} on GNOME", toolkit.label());
+    println!("{what}:\n{table}");
+    deft_harness::evidence::record(&report, "GNOME").unwrap_or_else(|e| panic!("recording the evidence: {e}"));
+    super::campaign::ends_right(&report, &table, &what);
+}
+
+#[test]
+fn on_gnome_every_fault_once_on_gtk3() {
+    campaign_on_gnome(deft_harness::fixture::Toolkit::Gtk3);
 }

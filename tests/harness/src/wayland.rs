@@ -276,6 +276,20 @@ impl Desktop {
     /// ScreenCast APIs, with a PipeWire daemon in a runtime directory the two share. As
     /// root: mutter allows it. Fails with what is missing when either is not installed.
     pub fn start_mutter(&self) -> Result<Mutter, HarnessError> {
+        self.start_gnome(false)
+    }
+
+    /// Starts GNOME Shell headless instead of bare mutter (the same compositor and APIs,
+    /// with the Shell's own UI), with Deft's Shell extension installed and enabled, so Deft
+    /// can place windows. The Shell wants a system bus and logind: it gets a private bus
+    /// of its own, and, in a mount namespace of its own, no `/run/systemd` (so it does not
+    /// look for logind there). Settings come from a key file, not dconf: the extension
+    /// enabled, animations off.
+    pub fn start_gnome_shell(&self) -> Result<Mutter, HarnessError> {
+        self.start_gnome(true)
+    }
+
+    fn start_gnome(&self, shell: bool) -> Result<Mutter, HarnessError> {
         let io = |context: String| move |source| HarnessError::Io { context, source };
         let runtime = self.scratch_dir().join("mutter-runtime");
         std::fs::create_dir_all(&runtime).map_err(io(format!("creating {}", runtime.display())))?;
@@ -308,14 +322,43 @@ impl Desktop {
         let mut mutter = Mutter { seat: None, children: vec![pipewire], socket: PathBuf::new() };
         await_file(&shared.join("pipewire-0"), "PipeWire's socket")?;
         mutter.children.push(spawn("wireplumber", &[], "wireplumber.log", false)?);
-        let args = ["--headless", "--wayland", "--no-x11", "--virtual-monitor", "1280x800"];
-        mutter.children.push(spawn("mutter", &args, "mutter.log", true)?);
+        let headless = "--headless --wayland --no-x11 --virtual-monitor 1280x800";
+        if shell {
+            let system_bus = self.scratch_dir().join("system-bus");
+            let address = format!("unix:path={}", system_bus.display());
+            let bus_args = ["--session", "--nofork", "--address", address.as_str()];
+            mutter.children.push(spawn("dbus-daemon", &bus_args, "system-bus.log", false)?);
+            await_file(&system_bus, "the Shell's system bus")?;
+            let settings = self.gnome_settings()?;
+            let script = format!("mount -t tmpfs tmpfs /run/systemd && exec gnome-shell {headless}");
+            let args = ["-m", "--propagation", "private", "sh", "-c", script.as_str()];
+            let mut child = self.command("unshare");
+            child
+                .args(args)
+                .env("XDG_RUNTIME_DIR", &runtime)
+                .env("PIPEWIRE_RUNTIME_DIR", &shared)
+                .env("DBUS_SYSTEM_BUS_ADDRESS", &address)
+                .envs(settings)
+                .env_remove("DISPLAY")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(
+                    std::fs::File::create(self.scratch_dir().join("mutter.log"))
+                        .map_err(io("creating the Shell's log".into()))?,
+                );
+            mutter.children.push(
+                child.spawn().map_err(|e| HarnessError::Io { context: "starting gnome-shell".into(), source: e })?,
+            );
+        } else {
+            let args: Vec<&str> = headless.split(' ').collect();
+            mutter.children.push(spawn("mutter", &args, "mutter.log", true)?);
+        }
         let log_path = self.scratch_dir().join("mutter.log");
         let child = mutter.children.last_mut().expect("just pushed");
         mutter.socket = await_socket(child, &runtime, &log_path, "mutter", |_| None)?;
         // Its socket comes before its D-Bus API: a test acts through the API.
         let (limit, start) = (Duration::from_secs(20), Instant::now());
-        while !self.bus_has("org.gnome.Mutter.RemoteDesktop") {
+        while !self.bus_has("org.gnome.Mutter.RemoteDesktop") || (shell && !self.bus_has("org.deft.Windows")) {
             if start.elapsed() > limit {
                 return Err(HarnessError::Timeout { what: "mutter's RemoteDesktop API".into(), waited: limit });
             }
@@ -331,12 +374,46 @@ impl Desktop {
             seat.send(deft_wayland::mutter::Event::Keysym(shift, pressed))
                 .map_err(|detail| HarnessError::StartFailed { what: "mutter's keyboard", detail })?;
         }
+        if shell {
+            // GNOME Shell opens its overview at login: Escape closes it, as a person does.
+            let escape = 0xff1b;
+            for pressed in [true, false] {
+                seat.send(deft_wayland::mutter::Event::Keysym(escape, pressed))
+                    .map_err(|detail| HarnessError::StartFailed { what: "mutter's keyboard", detail })?;
+            }
+        }
         mutter.seat = Some(seat);
         Ok(mutter)
     }
 }
 
 impl Desktop {
+    /// The environment that gives GNOME Shell its settings from a key file in this
+    /// desktop's scratch directory, and Deft's Shell extension in its data directory.
+    fn gnome_settings(&self) -> Result<Vec<(String, String)>, HarnessError> {
+        let io = |context: String| move |source| HarnessError::Io { context, source };
+        let config = self.scratch_dir().join("gnome-config");
+        let keyfile = config.join("glib-2.0/settings");
+        std::fs::create_dir_all(&keyfile).map_err(io(format!("creating {}", keyfile.display())))?;
+        let settings = "[org/gnome/shell]\nenabled-extensions=['deft-windows@deft']\n\n\
+                        [org/gnome/desktop/interface]\nenable-animations=false\n";
+        std::fs::write(keyfile.join("keyfile"), settings).map_err(io("writing the Shell's settings".into()))?;
+        let data = self.scratch_dir().join("gnome-data");
+        let target = data.join("gnome-shell/extensions/deft-windows@deft");
+        std::fs::create_dir_all(&target).map_err(io(format!("creating {}", target.display())))?;
+        let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../crates/platform/wayland/gnome-extension/deft-windows@deft");
+        for file in ["metadata.json", "extension.js"] {
+            std::fs::copy(source.join(file), target.join(file))
+                .map_err(io(format!("installing the extension's {file}")))?;
+        }
+        Ok(vec![
+            ("GSETTINGS_BACKEND".into(), "keyfile".into()),
+            ("XDG_CONFIG_HOME".into(), config.display().to_string()),
+            ("XDG_DATA_HOME".into(), data.display().to_string()),
+        ])
+    }
+
     /// Whether a client owns `name` on this desktop's session bus.
     pub fn bus_has(&self, name: &str) -> bool {
         let asked = self

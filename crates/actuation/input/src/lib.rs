@@ -18,7 +18,8 @@
 //! Backends: [`EnigoInput`] (enigo 0.6; on Linux its x11rb backend, which speaks X11 and
 //! XTest in pure Rust: nothing to link) behind the `enigo` feature, [`X11Windows`] behind
 //! `x11`, on Wayland [`WlrInput`] (wlroots' virtual pointer and keyboard), [`MutterInput`]
-//! (GNOME's RemoteDesktop API) and [`SwayWindows`] behind `wayland`, and [`RecordingInput`], a fake for the layers above.
+//! (GNOME's RemoteDesktop API) and [`WaylandWindows`] (sway's IPC, or Deft's GNOME Shell
+//! extension) behind `wayland`, and [`RecordingInput`], a fake for the layers above.
 
 mod error;
 mod input;
@@ -33,7 +34,7 @@ mod enigo_input;
 #[cfg(all(feature = "wayland", unix))]
 mod mutter_input;
 #[cfg(feature = "wayland")]
-mod sway_windows;
+mod wayland_windows;
 #[cfg(all(feature = "wayland", unix))]
 mod wlr_input;
 #[cfg(feature = "x11")]
@@ -50,7 +51,7 @@ pub use mutter_input::MutterInput;
 pub use recording::{Recorded, RecordingInput};
 pub use refusing::RefusingInput;
 #[cfg(feature = "wayland")]
-pub use sway_windows::SwayWindows;
+pub use wayland_windows::WaylandWindows;
 pub use windows::{Handled, WindowGeometry, WindowLocator, WindowQuery};
 #[cfg(all(feature = "wayland", unix))]
 pub use wlr_input::WlrInput;

@@ -1,17 +1,24 @@
 //! Input on GNOME (mutter) through its RemoteDesktop D-Bus API (deft-wayland's
 //! `RemoteDesktop`): the pointer absolute over the primary monitor, keys as keysyms that
-//! mutter maps to its own layout. Each call returns once mutter handled the event. Text
+//! mutter maps to its own layout, Shift sent as a key of its own (`keystroke_of`). Each call returns once mutter handled the event. Text
 //! with a character that not every Latin layout has a key for is refused whole, before any
 //! key is sent, so a fallback chain moves on to accessibility (mutter drops a keysym it
 //! has no key for without a word: that text would be typed with holes).
 
 use deft_types::{MouseButton, Physical, Point};
-use deft_wayland::mutter::{Event, RemoteDesktop, keysym_of, keysyms};
+use deft_wayland::mutter::{Event, RemoteDesktop, keystroke_of, keysym_of, keysyms};
 use deft_wayland::{BTN_LEFT, BTN_MIDDLE, BTN_RIGHT};
 
 use crate::error::InputError;
 use crate::input::{ButtonAction, Input, check_action};
 use crate::keys::{Chord, Key, Modifier, NamedKey};
+
+/// How long a modifier is held before and after the key it modifies. GNOME Shell hands
+/// every key to the input method (IBus) and passes it on to the application when IBus
+/// answers, while a modifier's state reaches the application at once: a Shift released
+/// right after its key is gone before the key arrives ("H" typed as "h", "!" as "1",
+/// measured on GNOME Shell 43 headless). A person holds a modifier far longer.
+const MODIFIER_HOLD: std::time::Duration = std::time::Duration::from_millis(25);
 
 /// The pointer and keyboard of a GNOME session.
 #[derive(Debug)]
@@ -40,7 +47,8 @@ impl MutterInput {
     }
 
     /// Presses and releases `sym` with `mods` held around it; every key pressed is released,
-    /// even when a send fails part-way.
+    /// even when a send fails part-way. Modifiers are held a moment on each side of the key
+    /// ([`MODIFIER_HOLD`]), as a person's fingers do.
     fn tap(&self, mods: &[u32], sym: u32) -> Result<(), InputError> {
         let mut held = Vec::new();
         let mut sent = Ok(());
@@ -51,10 +59,17 @@ impl MutterInput {
             }
             held.push(m);
         }
+        let hold = || {
+            if !mods.is_empty() {
+                std::thread::sleep(MODIFIER_HOLD);
+            }
+        };
         if sent.is_ok() {
+            hold();
             sent = self.send("key press", Event::Keysym(sym, true));
             if sent.is_ok() {
-                held.push(sym);
+                sent = self.send("key release", Event::Keysym(sym, false));
+                hold();
             }
         }
         for &k in held.iter().rev() {
@@ -165,17 +180,24 @@ impl Input for MutterInput {
     fn text(&mut self, text: &str) -> Result<(), InputError> {
         // Every character is checked before the first key goes: never half a text.
         self.can_type(text)?;
-        for sym in text.chars().filter_map(keysym_of) {
-            self.tap(&[], sym)?;
+        for (sym, shift) in text.chars().filter_map(keystroke_of) {
+            let mods: &[u32] = if shift { &[keysyms::SHIFT_L] } else { &[] };
+            self.tap(mods, sym)?;
         }
         Ok(())
     }
 
     fn chord(&mut self, chord: &Chord) -> Result<(), InputError> {
         let mods: Vec<u32> = chord.modifiers.iter().copied().map(modifier).collect();
+        let mut mods = mods;
         let sym = match chord.key {
             Key::Named(k) => named(k),
-            Key::Char(c) => keysym_of(c.to_ascii_lowercase()),
+            Key::Char(c) => keystroke_of(c).map(|(sym, shift)| {
+                if shift && !mods.contains(&keysyms::SHIFT_L) {
+                    mods.push(keysyms::SHIFT_L);
+                }
+                sym
+            }),
         };
         let sym =
             sym.ok_or_else(|| InputError::Unavailable(format!("{chord:?} is not a key Deft can press on GNOME")))?;

@@ -3,7 +3,7 @@
 //! Judged against the fixture's own `ready` event (its window's size) and its pid.
 
 use deft_harness::fixture::{FixtureApp, FixtureOptions};
-use deft_input::{SwayWindows, WindowLocator, WindowQuery};
+use deft_input::{WaylandWindows, WindowLocator, WindowQuery};
 
 #[test]
 fn sway_lists_the_fixture_s_window_and_focuses_it() {
@@ -11,7 +11,7 @@ fn sway_lists_the_fixture_s_window_and_focuses_it() {
     let sway = desktop.start_sway().unwrap_or_else(|e| panic!("sway did not start: {e}"));
     let opts = FixtureOptions { env: sway.client_env(), ..FixtureOptions::default() };
     let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
-    let windows = SwayWindows::connect(&sway.ipc()).unwrap_or_else(|e| panic!("{e}"));
+    let windows = WaylandWindows::connect(deft_wayland::ViewSource::Sway(sway.ipc())).unwrap_or_else(|e| panic!("{e}"));
     let listed = windows.windows(&WindowQuery::pid(app.pid())).unwrap();
     assert_eq!(listed.len(), 1, "{listed:?}");
     let w = &listed[0];

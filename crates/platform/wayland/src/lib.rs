@@ -20,6 +20,8 @@
 #[cfg(unix)]
 mod client;
 #[cfg(unix)]
+pub mod gnome;
+#[cfg(unix)]
 mod keyboard;
 #[cfg(unix)]
 pub mod mutter;
@@ -31,6 +33,7 @@ mod screencopy;
 #[cfg(unix)]
 pub mod selection;
 pub mod sway;
+mod views;
 
 #[cfg(unix)]
 pub use keyboard::{ALT, CONTROL, SHIFT, SUPER, VirtualKeyboard, us_key};
@@ -39,3 +42,4 @@ pub use pointer::{BTN_LEFT, BTN_MIDDLE, BTN_RIGHT, VirtualPointer};
 pub use registry::{Compositor, Global, ProbeError, Registry, probe, socket_path};
 #[cfg(unix)]
 pub use screencopy::{Image, Output, Screencopy};
+pub use views::{View, ViewSource};

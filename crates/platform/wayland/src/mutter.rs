@@ -257,7 +257,9 @@ impl Session {
             return Err("this session of mutter records the screen only: it sends no input".into());
         };
         let sent = match event {
-            Event::Motion(x, y) => rd.call::<_, _, ()>("NotifyPointerMotionAbsolute", &(&self.stream, x, y)).await,
+            Event::Motion(x, y) => {
+                rd.call::<_, _, ()>("NotifyPointerMotionAbsolute", &(self.stream.as_str(), x, y)).await
+            }
             Event::Button(code, pressed) => rd.call::<_, _, ()>("NotifyPointerButton", &(code as i32, pressed)).await,
             Event::Axis(axis, steps) => rd.call::<_, _, ()>("NotifyPointerAxisDiscrete", &(axis, steps)).await,
             Event::Keysym(sym, pressed) => rd.call::<_, _, ()>("NotifyKeyboardKeysym", &(sym, pressed)).await,
@@ -301,6 +303,48 @@ pub fn keysym_of(c: char) -> Option<u32> {
         '\n' => Some(0xff0d),
         '\t' => Some(0xff09),
         _ => None,
+    }
+}
+
+/// How to type `c` as key events: the keysym to press and whether Shift must be held
+/// around it, or `None` when it is not a character [`keysym_of`] allows. Shift is sent as
+/// a key event of its own, never left to mutter: mutter applies the shift a keysym needs
+/// as a state change with no key event, and GNOME Shell hands keys to the input method
+/// (IBus) to process later, by when that state is gone ("A" arrives as "a", "!" as "1").
+/// An upper-case letter is Shift and its lower-case letter on every Latin layout; the
+/// other shifted characters are taken where the US layout has them, and a layout that
+/// puts them elsewhere types something else, which the caller's verification catches.
+pub fn keystroke_of(c: char) -> Option<(u32, bool)> {
+    const SHIFTED: [(char, char); 21] = [
+        ('~', '`'),
+        ('!', '1'),
+        ('@', '2'),
+        ('#', '3'),
+        ('$', '4'),
+        ('%', '5'),
+        ('^', '6'),
+        ('&', '7'),
+        ('*', '8'),
+        ('(', '9'),
+        (')', '0'),
+        ('_', '-'),
+        ('+', '='),
+        ('{', '['),
+        ('}', ']'),
+        ('|', '\\'),
+        (':', ';'),
+        ('"', '\''),
+        ('<', ','),
+        ('>', '.'),
+        ('?', '/'),
+    ];
+    let sym = keysym_of(c)?;
+    if c.is_ascii_uppercase() {
+        return Some((c.to_ascii_lowercase() as u32, true));
+    }
+    match SHIFTED.iter().find(|(shifted, _)| *shifted == c) {
+        Some((_, base)) => Some((*base as u32, true)),
+        None => Some((sym, false)),
     }
 }
 
@@ -358,6 +402,18 @@ mod tests {
         assert_eq!(keysym_of('\n'), Some(keysyms::RETURN));
         assert_eq!(keysym_of('é'), None, "not on every layout: mutter would drop it silently");
         assert_eq!(keysym_of('\u{7f}'), None);
+    }
+
+    #[test]
+    fn shifted_characters_are_their_base_key_with_shift_held() {
+        assert_eq!(keystroke_of('a'), Some((0x61, false)));
+        assert_eq!(keystroke_of('A'), Some((0x61, true)));
+        assert_eq!(keystroke_of('!'), Some(('1' as u32, true)));
+        assert_eq!(keystroke_of('?'), Some(('/' as u32, true)));
+        assert_eq!(keystroke_of('"'), Some(('\'' as u32, true)));
+        assert_eq!(keystroke_of('/'), Some(('/' as u32, false)));
+        assert_eq!(keystroke_of('\n'), Some((keysyms::RETURN, false)));
+        assert_eq!(keystroke_of('é'), None);
     }
 
     #[test]

@@ -47,6 +47,8 @@ pub struct Registry {
     pub socket: PathBuf,
     /// Every global, in the order the compositor announced them.
     pub globals: Vec<Global>,
+    /// The compositor's process, as the socket's peer credentials tell it (Linux).
+    pub compositor_pid: Option<u32>,
 }
 
 impl Registry {
@@ -148,7 +150,13 @@ pub fn probe(socket: &Path) -> Result<Registry, ProbeError> {
     stream.set_read_timeout(Some(PROBE_TIME)).map_err(|e| protocol(e.to_string()))?;
     stream.set_write_timeout(Some(PROBE_TIME)).map_err(|e| protocol(e.to_string()))?;
     let globals = list_globals(&mut stream).map_err(protocol)?;
-    Ok(Registry { socket: socket.to_path_buf(), globals })
+    #[cfg(target_os = "linux")]
+    let compositor_pid = rustix::net::sockopt::socket_peercred(&stream)
+        .ok()
+        .and_then(|cred| u32::try_from(cred.pid.as_raw_nonzero().get()).ok());
+    #[cfg(not(target_os = "linux"))]
+    let compositor_pid = None;
+    Ok(Registry { socket: socket.to_path_buf(), globals, compositor_pid })
 }
 
 /// Wayland sockets are Unix sockets: elsewhere there is no compositor to read.
@@ -314,7 +322,7 @@ mod tests {
             played.written,
             [request(DISPLAY, 1, &2u32.to_ne_bytes()), request(DISPLAY, 0, &3u32.to_ne_bytes())].concat()
         );
-        Registry { socket: PathBuf::from("/run/test"), globals }
+        Registry { socket: PathBuf::from("/run/test"), globals, compositor_pid: None }
     }
 
     #[test]

@@ -10,25 +10,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-/// One window (a view) sway shows.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SwayWindow {
-    /// sway's container id, stable while the window lives.
-    pub id: u64,
-    /// The client's process, when sway knows it.
-    pub pid: Option<u32>,
-    /// The Wayland app id (`deft-fixture`), or the X11 class under XWayland.
-    pub app_id: Option<String>,
-    /// The title.
-    pub title: String,
-    /// Where its content (without borders and title bar) is on the output layout:
-    /// x, y, width, height.
-    pub content: (i32, i32, u32, u32),
-    /// Whether it has the keyboard focus.
-    pub focused: bool,
-    /// Whether it is shown (on a visible workspace, not hidden behind a tab).
-    pub visible: bool,
-}
+use crate::views::View;
 
 /// Why sway's IPC could not be read.
 #[derive(Debug)]
@@ -93,7 +75,7 @@ fn ask(ipc: &Path, _kind: u32, _payload: &[u8]) -> Result<Vec<u8>, SwayError> {
 
 /// Every window sway shows, tiled ones first, then floating ones (which sway draws above
 /// them), each in tree order.
-pub fn windows(ipc: &Path) -> Result<Vec<SwayWindow>, SwayError> {
+pub fn windows(ipc: &Path) -> Result<Vec<View>, SwayError> {
     let body = ask(ipc, GET_TREE, b"")?;
     parse_tree(&body).map_err(SwayError)
 }
@@ -167,7 +149,7 @@ struct Rect {
 }
 
 /// The views of a `get_tree` reply: the nodes with a client (a pid), tiled before floating.
-pub(crate) fn parse_tree(json: &[u8]) -> Result<Vec<SwayWindow>, String> {
+pub(crate) fn parse_tree(json: &[u8]) -> Result<Vec<View>, String> {
     let root: Node = serde_json::from_slice(json).map_err(|e| format!("an unreadable tree: {e}"))?;
     let (mut tiled, mut floating) = (Vec::new(), Vec::new());
     collect(&root, false, &mut tiled, &mut floating);
@@ -175,10 +157,10 @@ pub(crate) fn parse_tree(json: &[u8]) -> Result<Vec<SwayWindow>, String> {
     Ok(tiled)
 }
 
-fn collect(node: &Node, floating: bool, tiled: &mut Vec<SwayWindow>, floats: &mut Vec<SwayWindow>) {
+fn collect(node: &Node, floating: bool, tiled: &mut Vec<View>, floats: &mut Vec<View>) {
     if node.pid.is_some() {
         let inner = node.window_rect.unwrap_or(Rect { x: 0, y: 0, width: node.rect.width, height: node.rect.height });
-        let window = SwayWindow {
+        let window = View {
             id: node.id,
             pid: node.pid,
             app_id: node.app_id.clone().or_else(|| node.window_properties.as_ref().and_then(|p| p.class.clone())),

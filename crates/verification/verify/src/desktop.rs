@@ -12,8 +12,10 @@
 
 use deft_a11y::{A11yError, AnyAccessibility, AtSpi, AtSpiConfig};
 use deft_capture::{Capture, CaptureError};
-use deft_input::{EnigoConfig, EnigoInput, Input, InputError, RefusingInput, SwayWindows, WindowLocator, X11Windows};
-use deft_wayland::{Compositor, Registry};
+use deft_input::{
+    EnigoConfig, EnigoInput, Input, InputError, RefusingInput, WaylandWindows, WindowLocator, X11Windows,
+};
+use deft_wayland::{Compositor, Registry, ViewSource};
 
 use crate::backends::{Backends, ScreenText};
 use crate::config::ExecutorConfig;
@@ -177,6 +179,22 @@ fn wlr_input(_socket: &std::path::Path, _extent: (u32, u32)) -> Result<(Box<dyn 
     Err("Wayland runs on Unix systems only".into())
 }
 
+/// Where the windows of `session` are listed, when it is a Wayland session whose
+/// compositor offers a list: sway's IPC; on GNOME, Deft's Shell extension when it answers.
+pub(crate) fn views_in(session: &Session, config: &DesktopConfig) -> Option<ViewSource> {
+    let Session::Wayland(registry) = session else { return None };
+    if let Some(ipc) = deft_wayland::sway::ipc_socket(&registry.socket) {
+        return Some(ViewSource::Sway(ipc));
+    }
+    #[cfg(unix)]
+    if registry.compositor() == Compositor::Mutter {
+        let source = ViewSource::Gnome(config.session_bus.clone());
+        return source.views().is_ok().then_some(source);
+    }
+    let _ = config;
+    None
+}
+
 /// The backends of one desktop, connected.
 pub struct Desktop {
     session: Session,
@@ -258,16 +276,17 @@ impl Desktop {
         session: &Session,
         config: &DesktopConfig,
     ) -> Result<AnyAccessibility, A11yError> {
-        // On sway, every toolkit's extents are window-relative: its IPC places the windows.
-        let sway_ipc = match session {
-            Session::Wayland(registry) => deft_wayland::sway::ipc_socket(&registry.socket),
-            _ => None,
-        };
+        // On Wayland, every toolkit's extents are window-relative: the compositor's list
+        // places the windows, where it offers one.
         let a11y = AtSpiConfig {
             session_bus: config.session_bus.clone(),
             // GTK 4's windows are placed on the display the input goes to.
             display: config.display.clone(),
-            sway_ipc,
+            views: views_in(session, config),
+            compositor_pid: match session {
+                Session::Wayland(registry) => registry.compositor_pid,
+                _ => None,
+            },
             wayland: matches!(session, Session::Wayland(_)),
             secret_fields: config.secret_fields.clone(),
             ..AtSpiConfig::default()
@@ -315,17 +334,21 @@ impl Desktop {
         config: &DesktopConfig,
     ) -> Result<Box<dyn WindowLocator + Send>, InputError> {
         match session {
-            Session::Wayland(registry) => {
-                let Some(ipc) = deft_wayland::sway::ipc_socket(&registry.socket) else {
-                    return Err(InputError::Unavailable(format!(
-                        "{} keeps its window list to itself: Deft reads window geometry on Wayland \
-                         through sway's IPC only so far (no sway-ipc socket beside {}, and SWAYSOCK is not set)",
-                        registry.compositor().name(),
-                        registry.socket.display()
-                    )));
-                };
-                Ok(Box::new(SwayWindows::connect(&ipc)?))
-            }
+            Session::Wayland(registry) => match views_in(session, config) {
+                Some(source) => Ok(Box::new(WaylandWindows::connect(source)?)),
+                None if registry.compositor() == Compositor::Mutter => Err(InputError::Unavailable(format!(
+                    "GNOME keeps its window list to itself, so Deft cannot place windows there (pointer input \
+                     aimed at an element is refused; accessibility actions and keys still work): to fix, {}",
+                    deft_wayland::gnome::INSTALL
+                ))),
+                None => Err(InputError::Unavailable(format!(
+                    "{} keeps its window list to itself: Deft reads window geometry on Wayland \
+                     through sway's IPC and its GNOME Shell extension only so far (no sway-ipc socket beside {}, \
+                     and SWAYSOCK is not set)",
+                    registry.compositor().name(),
+                    registry.socket.display()
+                ))),
+            },
             Session::X11 { .. } | Session::Unreachable { .. } => {
                 Ok(Box::new(X11Windows::connect(config.display.as_deref())?))
             }

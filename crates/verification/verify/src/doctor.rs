@@ -138,7 +138,10 @@ impl Desktop {
         let windows =
             acting.and_then(|()| Desktop::windows_in(&session, config).map_err(|e| (e.to_string(), fix.into())));
         let listed = windows.as_ref().ok().and_then(|w| w.windows(&WindowQuery::default()).ok());
-        let source = if matches!(session, Session::Wayland(_)) { "sway's IPC" } else { "the X server" };
+        let source = match crate::desktop::views_in(&session, config) {
+            Some(views) => views.name(),
+            None => "the X server",
+        };
         let geometry = match (&windows, &listed) {
             (Ok(_), Some(l)) => Ok(format!("{} top-level windows ({source})", l.len())),
             (Ok(_), None) => Err(("the window list could not be read".into(), START_X.into())),

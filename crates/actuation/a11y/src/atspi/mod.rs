@@ -50,15 +50,20 @@ pub struct AtSpiConfig {
     /// The X display the applications show their windows on (`:7`), to place the windows
     /// of toolkits whose extents are window-relative (GTK 4); `None` for `DISPLAY`.
     pub display: Option<String>,
-    /// sway's IPC socket, on a Wayland session run by sway: every toolkit's extents are then
-    /// window-relative (Wayland never tells a client where its window is), and the windows
-    /// are placed from sway's own list. `None` elsewhere.
-    pub sway_ipc: Option<std::path::PathBuf>,
+    /// Where a Wayland compositor's window list comes from (sway's IPC, Deft's GNOME Shell
+    /// extension): every toolkit's extents are window-relative there (Wayland never tells a
+    /// client where its window is), and the windows are placed from the compositor's own
+    /// list. `None` elsewhere.
+    pub views: Option<deft_wayland::ViewSource>,
     /// A Wayland session: every toolkit's extents are window-relative, and only the
-    /// compositor knows where the windows are. Without its list (`sway_ipc`), no window is
+    /// compositor knows where the windows are. Without its list (`views`), no window is
     /// placed and no element has bounds (never an X display's list: XWayland's windows are
     /// not the native clients').
     pub wayland: bool,
+    /// The Wayland compositor's own process: its accessible elements (GNOME Shell's panel
+    /// and overview) are drawn by the compositor itself, which knows where they are, so
+    /// their extents are the screen's, never relative to a window of the list.
+    pub compositor_pid: Option<u32>,
     /// Accessible names of fields whose text is a secret like a password's (an API token,
     /// a PIN): such a field is marked [`deft_types::State::Secret`] and its text is read as
     /// one mask character per character, so the text itself never leaves the backend.
@@ -76,7 +81,8 @@ impl Default for AtSpiConfig {
             connect_timeout: Duration::from_secs(5),
             peer_to_peer: true,
             display: None,
-            sway_ipc: None,
+            views: None,
+            compositor_pid: None,
             wayland: false,
             secret_fields: Vec::new(),
         }
@@ -126,7 +132,7 @@ impl AtSpi {
         let (bus, address) = tokio::time::timeout(limit, connect)
             .await
             .map_err(|_| unavailable(format!("connecting took longer than {limit:?}")))??;
-        let placement = placement::Placement::new(config.display.clone(), config.sway_ipc.clone(), config.wayland);
+        let placement = placement::Placement::new(config.display.clone(), config.views.clone(), config.wayland);
         Ok(AtSpi {
             inner: Arc::new(Inner {
                 bus,
@@ -335,7 +341,8 @@ impl Inner {
             english: locale.map(|l| convert::english(&l)).unwrap_or(false),
             toolkit,
             pid,
-            window_relative: toolkit.window_relative_extents() || self.placement.on_wayland(),
+            window_relative: toolkit.window_relative_extents()
+                || (self.placement.on_wayland() && (pid.is_none() || pid != self.config.compositor_pid)),
         };
         if complete {
             self.facts.lock().unwrap_or_else(|p| p.into_inner()).insert(bus_name.to_string(), facts);

@@ -10,9 +10,10 @@
 //! the size that fits). Its origin is added to every bound read in it, and taken off a
 //! point asked about it.
 //!
-//! On a Wayland session run by sway, every toolkit answers in its window's coordinates
-//! (no client knows where its window is), and the windows come from sway's IPC instead:
-//! each view's pid, title and content rectangle on the output layout.
+//! On a Wayland session, every toolkit answers in its window's coordinates (no client knows
+//! where its window is), and the windows come from the compositor's own list instead
+//! (sway's IPC, Deft's GNOME Shell extension): each window's pid, title and where its
+//! client's coordinates start on the output layout.
 //!
 //! Without a display server's window list, when no window matches, or when more than one
 //! could be the one meant (two windows of the process with the same title and size at
@@ -61,8 +62,8 @@ struct Display {
 pub(crate) struct Placement {
     /// The display's name; `None` for `DISPLAY`.
     name: Option<String>,
-    /// sway's IPC socket, on a Wayland session run by sway: the windows come from there.
-    sway: Option<std::path::PathBuf>,
+    /// A Wayland compositor's window list, where it offers one: the windows come from there.
+    views: Option<deft_wayland::ViewSource>,
     /// A Wayland session (with or without sway's list).
     wayland: bool,
     display: OnceCell<Option<Arc<Display>>>,
@@ -72,9 +73,9 @@ pub(crate) struct Placement {
 }
 
 impl Placement {
-    pub fn new(display: Option<String>, sway: Option<std::path::PathBuf>, wayland: bool) -> Placement {
-        let wayland = wayland || sway.is_some();
-        Placement { name: display, sway, wayland, display: OnceCell::new(), window_of: Mutex::new(HashMap::new()) }
+    pub fn new(display: Option<String>, views: Option<deft_wayland::ViewSource>, wayland: bool) -> Placement {
+        let wayland = wayland || views.is_some();
+        Placement { name: display, views, wayland, display: OnceCell::new(), window_of: Mutex::new(HashMap::new()) }
     }
 
     /// Whether the windows are a Wayland compositor's: every toolkit's extents are then
@@ -108,11 +109,11 @@ impl Placement {
         choose(&windows, pid, title, width, height).map(|w| w.contents_origin(width, height))
     }
 
-    /// The display's top-level windows (sway's views on a sway session), `None` without a
+    /// The display's top-level windows (the compositor's list on Wayland), `None` without a
     /// display server's list.
     async fn windows(&self) -> Option<Vec<X11Window>> {
-        if let Some(ipc) = self.sway.clone() {
-            return tokio::task::spawn_blocking(move || sway_windows(&ipc)).await.ok().flatten();
+        if let Some(views) = self.views.clone() {
+            return tokio::task::spawn_blocking(move || shown_views(&views)).await.ok().flatten();
         }
         if self.wayland {
             return None;
@@ -134,8 +135,8 @@ impl Placement {
     /// does, whatever a toolkit says of its window's `active` state.
     pub async fn stack_at(&self, point: deft_types::Point<deft_types::Logical>) -> Option<Vec<X11Window>> {
         let at = deft_types::Point::new(point.x, point.y);
-        if self.sway.is_some() {
-            // sway lists floating views after tiled ones: the later, the higher.
+        if self.views.is_some() {
+            // Listed bottom to top (sway: floating views after tiled ones): the later, the higher.
             let views = self.windows().await?;
             return Some(views.into_iter().rev().filter(|w| w.bounds.contains(at)).collect());
         }
@@ -269,10 +270,12 @@ pub(crate) fn unplaced(title: &str, why: Unplaced) -> String {
     )
 }
 
-/// sway's views as windows: content rectangles on the output layout, no frame margins
-/// (sway draws the borders outside the content it reports).
-fn sway_windows(ipc: &std::path::Path) -> Option<Vec<X11Window>> {
-    let views = deft_wayland::sway::windows(ipc).ok()?;
+/// A compositor's shown windows as windows: where each client's coordinates start on the
+/// output layout, no frame margins (sway draws its borders outside the content it reports;
+/// GNOME reports the client's whole surface, shadow and all, which is where a toolkit that
+/// draws its own shadow counts from).
+fn shown_views(source: &deft_wayland::ViewSource) -> Option<Vec<X11Window>> {
+    let views = source.views().ok()?;
     Some(
         views
             .into_iter()
