@@ -218,3 +218,43 @@ fn campaign_on_gnome(toolkit: deft_harness::fixture::Toolkit) {
 fn on_gnome_every_fault_once_on_gtk3() {
     campaign_on_gnome(deft_harness::fixture::Toolkit::Gtk3);
 }
+
+// GTK 4 on GNOME: 1 silent failure and 2 double effects in 19 actions (2026-11-28): a
+// dropped press taken as received, a press taken as never arrived and sent again. GTK 4
+// says nothing of a held button, so its press is judged by its look alone, and a frame of
+// GNOME's screen cast costs 60-110 ms (a process per frame, docs/BENCHMARKS.md): too slow
+// to see the still look before the press and the pressed look during it. GTK 3 and Qt say
+// a held button through accessibility and pass. Out of `cargo xtask ci` until frames come
+// from a persistent reader; run with `--ignored`.
+#[test]
+#[ignore = "double effects on GTK 4 on GNOME: its press is judged by frames that come too slowly; see above"]
+fn on_gnome_every_fault_once_on_gtk4() {
+    campaign_on_gnome(deft_harness::fixture::Toolkit::Gtk4);
+}
+
+#[test]
+fn on_gnome_every_fault_once_on_qt5() {
+    campaign_on_gnome(deft_harness::fixture::Toolkit::Qt5);
+}
+
+#[test]
+fn on_gnome_every_fault_once_on_qt6() {
+    campaign_on_gnome(deft_harness::fixture::Toolkit::Qt6);
+}
+
+// The browsers on GNOME: 0 silent failures and 0 double effects, but a page field that
+// swallows key events ("ignored keys") is not recovered there: on X11 and sway Deft pastes
+// the text with a middle click through the primary selection, and on GNOME it has no way to
+// set that selection yet (mutter offers no data-control protocol), so the type fails
+// clearly. Out of `cargo xtask ci` until it is recovered; run with `--ignored`.
+#[test]
+#[ignore = "a field that swallows keys is not recovered on GNOME yet: see the comment above"]
+fn on_gnome_every_fault_once_on_firefox() {
+    campaign_on_gnome(deft_harness::fixture::Toolkit::Firefox);
+}
+
+#[test]
+#[ignore = "a field that swallows keys is not recovered on GNOME yet: see the comment above"]
+fn on_gnome_every_fault_once_on_chromium() {
+    campaign_on_gnome(deft_harness::fixture::Toolkit::Chromium);
+}

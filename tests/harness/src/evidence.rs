@@ -21,8 +21,8 @@ pub const SESSIONS: [(&str, &str); 3] = [
     ("sway", "headless sway (wlroots), no X server for the apps; the apps as native Wayland clients"),
     (
         "GNOME",
-        "headless mutter (GNOME's compositor) with PipeWire, input through its RemoteDesktop API; the apps as \
-         native Wayland clients, whose windows GNOME does not place for Deft (presses go through accessibility)",
+        "headless GNOME Shell 43 with Deft's Shell extension (the windows placed), input through mutter's \
+         RemoteDesktop API, frames through its screen cast; the apps as native Wayland clients",
     ),
 ];
 

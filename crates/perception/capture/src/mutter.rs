@@ -137,7 +137,7 @@ impl Capture for MutterCapture {
         let size = Size::new(bounds.w, bounds.h);
         let rect = match what {
             CaptureTarget::Screen => bounds,
-            CaptureTarget::Monitor(name) => find_monitor(&[monitor.clone()], name)?.rect,
+            CaptureTarget::Monitor(name) => find_monitor(std::slice::from_ref(&monitor), name)?.rect,
             CaptureTarget::Region(region) => clip_to(*region, bounds, size)?,
             CaptureTarget::Window(which) => {
                 return Err(CaptureError::WindowNotFound {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::views::View;
+use crate::views::{GNOME_EXTENSION_INSTALL, View};
 
 /// The extension's bus name.
 pub const NAME: &str = "org.deft.Windows";
@@ -19,12 +19,6 @@ const PATH: &str = "/org/deft/Windows";
 const IFACE: &str = "org.deft.Windows1";
 /// How long one call may take.
 const LIMIT: Duration = Duration::from_secs(3);
-
-/// What to do when the extension is not there.
-pub const INSTALL: &str = "install Deft's GNOME Shell extension: copy the folder \
-    crates/platform/wayland/gnome-extension/deft-windows@deft of Deft's source to \
-    ~/.local/share/gnome-shell/extensions/, run `gnome-extensions enable deft-windows@deft`, then log out \
-    and in (GNOME on Wayland loads new extensions at login)";
 
 #[derive(Deserialize)]
 struct Listed {
@@ -78,7 +72,7 @@ pub fn windows(address: Option<&str>) -> Result<Vec<View>, String> {
             .await?
             .call("List", &())
             .await
-            .map_err(|e| format!("GNOME Shell's window list ({NAME}): {e}; {INSTALL}"))
+            .map_err(|e| format!("GNOME Shell's window list ({NAME}): {e}; {GNOME_EXTENSION_INSTALL}"))
     })?;
     parse(&json)
 }

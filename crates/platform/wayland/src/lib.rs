@@ -42,4 +42,4 @@ pub use pointer::{BTN_LEFT, BTN_MIDDLE, BTN_RIGHT, VirtualPointer};
 pub use registry::{Compositor, Global, ProbeError, Registry, probe, socket_path};
 #[cfg(unix)]
 pub use screencopy::{Image, Output, Screencopy};
-pub use views::{View, ViewSource};
+pub use views::{GNOME_EXTENSION_INSTALL, View, ViewSource};

@@ -219,8 +219,10 @@ impl Session {
         let cast_path: OwnedObjectPath =
             casts.call("CreateSession", &(options,)).await.map_err(said("mutter's screen cast refused a session"))?;
         let cast = proxy(SC, cast_path, SC_SESSION).await?;
-        // The primary monitor ("" names it); the cursor drawn into the frames.
-        let options: HashMap<&str, Value> = HashMap::from([("cursor-mode", Value::from(1u32))]);
+        // The primary monitor ("" names it), with no cursor drawn into the frames: a
+        // pointer resting on a button would change its pixels as a press does (X11 and
+        // wlroots captures leave the cursor out too).
+        let options: HashMap<&str, Value> = HashMap::from([("cursor-mode", Value::from(0u32))]);
         let stream: OwnedObjectPath =
             cast.call("RecordMonitor", &("", options)).await.map_err(said("mutter cannot record its monitor"))?;
         let stream_proxy = proxy(SC, stream.clone(), SC_STREAM).await?;

@@ -5,6 +5,12 @@
 
 use std::path::PathBuf;
 
+/// What to do when Deft's GNOME Shell extension is not there.
+pub const GNOME_EXTENSION_INSTALL: &str = "install Deft's GNOME Shell extension: copy the folder \
+    crates/platform/wayland/gnome-extension/deft-windows@deft of Deft's source to \
+    ~/.local/share/gnome-shell/extensions/, run `gnome-extensions enable deft-windows@deft`, then log out \
+    and in (GNOME on Wayland loads new extensions at login)";
+
 /// One window a compositor shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct View {

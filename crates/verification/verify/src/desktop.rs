@@ -5,7 +5,9 @@
 //! names none of them, so a platform is one more arm of [`Session`], not a change in six
 //! places. Today's arms: X11 (AT-SPI, enigo over XTest, X11 window geometry, X11 capture),
 //! and Wayland: AT-SPI everywhere; on wlroots compositors with sway's IPC the virtual
-//! pointer and keyboard, sway's window geometry and screencopy capture. Where a compositor
+//! pointer and keyboard, sway's window geometry and screencopy capture; on GNOME (mutter)
+//! its RemoteDesktop input, its screen cast through PipeWire, and window geometry from
+//! Deft's GNOME Shell extension where it is installed. Where a compositor
 //! offers no input backend Deft speaks, its input refuses every call with what the
 //! compositor offers ([`RefusingInput`]), so reading works and nothing is ever sent
 //! somewhere else.
@@ -339,7 +341,7 @@ impl Desktop {
                 None if registry.compositor() == Compositor::Mutter => Err(InputError::Unavailable(format!(
                     "GNOME keeps its window list to itself, so Deft cannot place windows there (pointer input \
                      aimed at an element is refused; accessibility actions and keys still work): to fix, {}",
-                    deft_wayland::gnome::INSTALL
+                    deft_wayland::GNOME_EXTENSION_INSTALL
                 ))),
                 None => Err(InputError::Unavailable(format!(
                     "{} keeps its window list to itself: Deft reads window geometry on Wayland \
