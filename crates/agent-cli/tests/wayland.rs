@@ -336,18 +336,30 @@ pub(crate) fn rgb_of(file: &std::path::Path) -> (u32, u32, Vec<u8>) {
 /// `--verify`) with a port of the fixture app as a native Wayland client on sway: the same
 /// promise as on X11, judged by the app's own log.
 fn campaign_on_sway(toolkit: deft_harness::fixture::Toolkit) {
-    use deft_harness::campaign::{self, Driver};
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let sway = desktop.start_sway().unwrap_or_else(|e| panic!("sway did not start: {e}"));
+    campaign_in(&desktop, &sway.client_env(), toolkit, "sway");
+}
+
+/// The reduced fault campaign with `toolkit`'s port as a native Wayland client of the
+/// compositor `env` names (the session `session` in docs/EVIDENCE.md): run, recorded as
+/// evidence, and judged to end right.
+pub(crate) fn campaign_in(
+    desktop: &Desktop,
+    env: &[(String, String)],
+    toolkit: deft_harness::fixture::Toolkit,
+    session: &str,
+) {
+    use deft_harness::campaign::{self, Driver};
     let driver = Driver::AgentCli { binary: std::path::PathBuf::from(BIN), verify: true };
     let scenarios = campaign::on_toolkit(campaign::fault_scenarios(), toolkit);
-    let scenarios = campaign::on_wayland(scenarios, &sway.client_env());
+    let scenarios = campaign::on_wayland(scenarios, env);
     let report =
-        campaign::run(&desktop, &scenarios, &driver).unwrap_or_else(|e| panic!("the campaign did not run: {e}"));
+        campaign::run(desktop, &scenarios, &driver).unwrap_or_else(|e| panic!("the campaign did not run: {e}"));
     let table = format!("{}\n{}", report.markdown(), report.failures_markdown());
-    let what = format!("{} on sway", toolkit.label());
+    let what = format!("{} on {session}", toolkit.label());
     println!("{what}:\n{table}");
-    deft_harness::evidence::record(&report, "sway").unwrap_or_else(|e| panic!("recording the evidence: {e}"));
+    deft_harness::evidence::record(&report, session).unwrap_or_else(|e| panic!("recording the evidence: {e}"));
     super::campaign::ends_right(&report, &table, &what);
 }
 

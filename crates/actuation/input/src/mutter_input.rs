@@ -13,12 +13,13 @@ use crate::error::InputError;
 use crate::input::{ButtonAction, Input, check_action};
 use crate::keys::{Chord, Key, Modifier, NamedKey};
 
-/// How long a modifier is held before and after the key it modifies. GNOME Shell hands
+/// How long a modifier is held before and after the key it modifies, and how long the key
+/// before it is given to arrive first. GNOME Shell hands
 /// every key to the input method (IBus) and passes it on to the application when IBus
 /// answers, while a modifier's state reaches the application at once: a Shift released
 /// right after its key is gone before the key arrives ("H" typed as "h", "!" as "1",
 /// measured on GNOME Shell 43 headless). A person holds a modifier far longer.
-const MODIFIER_HOLD: std::time::Duration = std::time::Duration::from_millis(25);
+const MODIFIER_HOLD: std::time::Duration = std::time::Duration::from_millis(40);
 
 /// The pointer and keyboard of a GNOME session.
 #[derive(Debug)]
@@ -47,9 +48,17 @@ impl MutterInput {
     }
 
     /// Presses and releases `sym` with `mods` held around it; every key pressed is released,
-    /// even when a send fails part-way. Modifiers are held a moment on each side of the key
-    /// ([`MODIFIER_HOLD`]), as a person's fingers do.
+    /// even when a send fails part-way. With modifiers, a moment passes before they are
+    /// pressed and on each side of the key ([`MODIFIER_HOLD`]), as a person's fingers take.
     fn tap(&self, mods: &[u32], sym: u32) -> Result<(), InputError> {
+        let hold = || {
+            if !mods.is_empty() {
+                std::thread::sleep(MODIFIER_HOLD);
+            }
+        };
+        // The key before may still be with the input method: a modifier pressed now
+        // would reach the application first, and change that key.
+        hold();
         let mut held = Vec::new();
         let mut sent = Ok(());
         for &m in mods {
@@ -59,11 +68,6 @@ impl MutterInput {
             }
             held.push(m);
         }
-        let hold = || {
-            if !mods.is_empty() {
-                std::thread::sleep(MODIFIER_HOLD);
-            }
-        };
         if sent.is_ok() {
             hold();
             sent = self.send("key press", Event::Keysym(sym, true));

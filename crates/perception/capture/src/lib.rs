@@ -62,6 +62,13 @@ pub trait Capture {
     /// The monitors, in the screen's physical pixels; never empty on a working display.
     fn monitors(&mut self) -> Result<Vec<Monitor>, CaptureError>;
 
+    /// Whether frames come fast enough to watch a press: a frame taken a few milliseconds
+    /// apart from the last shows what changed between (a button's look before and while it
+    /// is held). True by default; false for a backend whose every frame costs a process.
+    fn watches_presses(&self) -> bool {
+        true
+    }
+
     /// Which backend this is: `x11-shm`, `x11-getimage`, `wlr-screencopy`, `mutter-screencast`,
     /// `xcap` or `fake`.
     fn backend_name(&self) -> &'static str;

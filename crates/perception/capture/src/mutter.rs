@@ -161,6 +161,12 @@ impl Capture for MutterCapture {
         Ok(vec![self.monitor()])
     }
 
+    /// A frame costs a `gst-launch-1.0` process here (60-113 ms measured): too slow to see
+    /// a button's look before a press and while it is held.
+    fn watches_presses(&self) -> bool {
+        false
+    }
+
     fn backend_name(&self) -> &'static str {
         NAME
     }

@@ -324,7 +324,10 @@ impl Executor {
         scope: &Scope,
         hover: Hover,
     ) -> (Sent, Option<PressLook>) {
-        let before = self.still_look(region, &hover).await;
+        // Looks are evidence only where frames come fast enough to see a press: elsewhere
+        // the press is judged by what the target says (armed, pressed) and by its effect.
+        let watching = self.capture.as_ref().is_some_and(|c| lock(c).watches_presses());
+        let before = if watching { self.still_look(region, &hover).await } else { None };
         {
             let mut input = lock(&self.input);
             if let Err(e) = input.move_to(at) {
@@ -363,7 +366,7 @@ impl Executor {
                 Ok(Held::Unknown) => {}
                 Err(_) => break,
             }
-            match (&before, self.grab(region)) {
+            match (&before, before.as_ref().and_then(|_| self.grab(region))) {
                 (Some(b), Some(now)) if looks_pressed(b, &now) => {
                     pressed = true;
                     break;
