@@ -11,6 +11,7 @@ use deft_harness::fixture::Toolkit;
 use super::BIN;
 
 fn run_on(toolkit: Toolkit) -> (Report, String) {
+    let _alone = super::beside_campaigns();
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let driver = Driver::AgentCli { binary: PathBuf::from(BIN), verify: true };
     let scenarios = campaign::on_toolkit(campaign::fault_scenarios(), toolkit);

@@ -125,6 +125,7 @@ fn on_bare_mutter_deft_types_and_presses_through_its_remote_desktop_and_never_gu
 /// key, and a screenshot masks the password field alone.
 #[test]
 fn on_gnome_shell_deft_places_windows_and_presses_with_the_pointer() {
+    let _alone = super::apart_from_campaigns();
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let shell = desktop.start_gnome_shell().unwrap_or_else(|e| panic!("GNOME Shell did not start: {e}"));
     let cli = |args: &[&str]| {
@@ -160,7 +161,7 @@ fn on_gnome_shell_deft_places_windows_and_presses_with_the_pointer() {
     let hello = app
         .wait_for(|e| e.is("button_activated", Some("hello")), Duration::from_secs(10))
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(hello.raw["via"], "pointer", "the pointer landed on the button: {hello:?}");
+    assert_eq!(hello.raw["via"], "pointer", "the pointer landed on the button: {hello:?}\n{r:#?}");
 
     let text = "Ada L., 42!";
     let r = cli(&["type", "--name", "Name", "--text", text, "--verify", "--json"]);
@@ -199,6 +200,7 @@ fn on_gnome_shell_deft_places_windows_and_presses_with_the_pointer() {
 /// `--verify`) with a port of the fixture app as a native Wayland client on GNOME Shell with
 /// Deft's extension; judged by the app's own log.
 fn campaign_on_gnome(toolkit: deft_harness::fixture::Toolkit) {
+    let _alone = super::apart_from_campaigns();
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let shell = desktop.start_gnome_shell().unwrap_or_else(|e| panic!("GNOME Shell did not start: {e}"));
     super::wayland::campaign_in(&desktop, &shell.client_env(), toolkit, "GNOME");

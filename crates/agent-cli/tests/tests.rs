@@ -25,6 +25,23 @@ mod wayland;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+/// GNOME Shell headless takes most of a core while it runs (software rendering): a fault
+/// campaign beside it would be judged under a load no campaign is measured at. The
+/// campaigns hold this for reading (they run beside each other as before), the GNOME Shell
+/// tests for writing (alone among them).
+pub static GNOME_SHELL_ALONE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Holds [`GNOME_SHELL_ALONE`] for a campaign (a test that failed while holding it leaves
+/// it usable).
+pub fn beside_campaigns() -> std::sync::RwLockReadGuard<'static, ()> {
+    GNOME_SHELL_ALONE.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Holds [`GNOME_SHELL_ALONE`] for a GNOME Shell test.
+pub fn apart_from_campaigns() -> std::sync::RwLockWriteGuard<'static, ()> {
+    GNOME_SHELL_ALONE.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_agent-cli");
 

@@ -336,6 +336,7 @@ pub(crate) fn rgb_of(file: &std::path::Path) -> (u32, u32, Vec<u8>) {
 /// `--verify`) with a port of the fixture app as a native Wayland client on sway: the same
 /// promise as on X11, judged by the app's own log.
 fn campaign_on_sway(toolkit: deft_harness::fixture::Toolkit) {
+    let _alone = super::beside_campaigns();
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let sway = desktop.start_sway().unwrap_or_else(|e| panic!("sway did not start: {e}"));
     campaign_in(&desktop, &sway.client_env(), toolkit, "sway");
