@@ -14,7 +14,8 @@ use std::time::Duration;
 use deft_harness::Desktop;
 use deft_harness::fixture::{FixtureApp, FixtureOptions};
 
-use super::{BIN, isolate, run, scratch};
+use super::scratch;
+use super::wayland::on_compositor;
 
 /// What the fixture logged that an input would cause.
 const EFFECTS: &[&str] =
@@ -24,12 +25,7 @@ const EFFECTS: &[&str] =
 fn on_bare_mutter_deft_types_and_presses_through_its_remote_desktop_and_never_guesses_a_place() {
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let mutter = desktop.start_mutter().unwrap_or_else(|e| panic!("mutter did not start: {e}"));
-    let cli = |args: &[&str]| {
-        let mut cmd = desktop.command(BIN);
-        isolate(&mut cmd, &scratch("gnome-home"));
-        cmd.env_remove("DISPLAY").env("WAYLAND_DISPLAY", mutter.socket()).args(args);
-        run(cmd)
-    };
+    let cli = |args: &[&str]| on_compositor(&desktop, mutter.socket(), "gnome-home", args);
     let dir = scratch("gnome-shot");
     let shot = |name: &str| {
         let file = dir.join(name);
@@ -128,12 +124,7 @@ fn on_gnome_shell_deft_places_windows_and_presses_with_the_pointer() {
     let _alone = super::apart_from_campaigns();
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
     let shell = desktop.start_gnome_shell().unwrap_or_else(|e| panic!("GNOME Shell did not start: {e}"));
-    let cli = |args: &[&str]| {
-        let mut cmd = desktop.command(BIN);
-        isolate(&mut cmd, &scratch("gnome-shell-home"));
-        cmd.env_remove("DISPLAY").env("WAYLAND_DISPLAY", shell.socket()).args(args);
-        run(cmd)
-    };
+    let cli = |args: &[&str]| on_compositor(&desktop, shell.socket(), "gnome-shell-home", args);
     let opts = FixtureOptions { env: shell.client_env(), ..FixtureOptions::default() };
     let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
 

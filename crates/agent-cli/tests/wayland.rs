@@ -16,9 +16,15 @@ use super::{BIN, Run, isolate, run, scratch};
 
 /// agent-cli on the Wayland session: the compositor's socket, and no X display.
 fn on_wayland(desktop: &Desktop, sway: &Sway, args: &[&str]) -> Run {
+    on_compositor(desktop, sway.socket(), "wayland-home", args)
+}
+
+/// agent-cli on the Wayland compositor at `socket` (no X display), with a home of its own
+/// named `home`.
+pub(crate) fn on_compositor(desktop: &Desktop, socket: &std::path::Path, home: &str, args: &[&str]) -> Run {
     let mut cmd = desktop.command(BIN);
-    isolate(&mut cmd, &scratch("wayland-home"));
-    cmd.env_remove("DISPLAY").env("WAYLAND_DISPLAY", sway.socket()).args(args);
+    isolate(&mut cmd, &scratch(home));
+    cmd.env_remove("DISPLAY").env("WAYLAND_DISPLAY", socket).args(args);
     run(cmd)
 }
 
@@ -232,12 +238,7 @@ fn on_a_compositor_without_an_input_backend_nothing_is_sent_and_the_refusal_says
     let weston = desktop.start_weston().unwrap_or_else(|e| panic!("weston did not start: {e}"));
     let opts = FixtureOptions { env: weston.client_env(), ..FixtureOptions::default() };
     let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
-    let cli = |args: &[&str]| {
-        let mut cmd = desktop.command(BIN);
-        isolate(&mut cmd, &scratch("weston-home"));
-        cmd.env_remove("DISPLAY").env("WAYLAND_DISPLAY", weston.socket()).args(args);
-        run(cmd)
-    };
+    let cli = |args: &[&str]| on_compositor(&desktop, weston.socket(), "weston-home", args);
 
     let r = cli(&["doctor", "--json"]);
     let v = r.json();

@@ -9,7 +9,7 @@
 //! in at the last step, so that no model, prompt, trace or report ever holds them.
 
 use deft_a11y::{Accessibility, Scope, SnapshotOptions};
-use deft_types::{Action, Element, Frame, Physical, Rect, State};
+use deft_types::{Action, Element, Frame, Physical, Rect};
 use deft_verify::ActionOptions;
 
 use crate::error::ToolError;
@@ -37,7 +37,7 @@ impl Secrets {
                 // A password field shown where it cannot be placed (its window's place on
                 // screen is unknown: Wayland without a window list) could be anywhere in the
                 // image: the whole image is its area.
-                if let Some(e) = secret.iter().find(|e| e.bounds.is_none() && e.has(State::Showing)) {
+                if let Some(e) = secret.iter().find(|e| e.is_unplaced_secret()) {
                     return Secrets::Unplaced(format!(
                         "{} is shown where Deft cannot place it on screen (its window's place is unknown), so \
                          the whole image is painted over",

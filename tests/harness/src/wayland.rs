@@ -299,13 +299,15 @@ impl Desktop {
         // desktop's own runtime directory, where every client of the desktop finds it; mutter
         // in one of its own, told where PipeWire is.
         let shared = self.scratch_dir().join("runtime");
-        let spawn = |program: &str, args: &[&str], log: &str, own: bool| -> Result<Child, HarnessError> {
+        // `own`: in mutter's runtime directory; `env`: on top of the desktop's.
+        let spawn = |program: &str, args: &[&str], log: &str, own: bool, env: &[(String, String)]| {
             let log_path = self.scratch_dir().join(log);
             let log = std::fs::File::create(&log_path).map_err(io(format!("creating {}", log_path.display())))?;
             self.command(program)
                 .args(args)
                 .env("XDG_RUNTIME_DIR", if own { &runtime } else { &shared })
                 .env("PIPEWIRE_RUNTIME_DIR", &shared)
+                .envs(env.iter().map(|(k, v)| (k, v)))
                 .env_remove("DISPLAY")
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
@@ -318,40 +320,25 @@ impl Desktop {
                     _ => HarnessError::Io { context: format!("starting {program}"), source: e },
                 })
         };
-        let pipewire = spawn("pipewire", &[], "pipewire.log", false)?;
+        let pipewire = spawn("pipewire", &[], "pipewire.log", false, &[])?;
         let mut mutter = Mutter { seat: None, children: vec![pipewire], socket: PathBuf::new() };
         await_file(&shared.join("pipewire-0"), "PipeWire's socket")?;
-        mutter.children.push(spawn("wireplumber", &[], "wireplumber.log", false)?);
+        mutter.children.push(spawn("wireplumber", &[], "wireplumber.log", false, &[])?);
         let headless = "--headless --wayland --no-x11 --virtual-monitor 1280x800";
         if shell {
             let system_bus = self.scratch_dir().join("system-bus");
             let address = format!("unix:path={}", system_bus.display());
             let bus_args = ["--session", "--nofork", "--address", address.as_str()];
-            mutter.children.push(spawn("dbus-daemon", &bus_args, "system-bus.log", false)?);
+            mutter.children.push(spawn("dbus-daemon", &bus_args, "system-bus.log", false, &[])?);
             await_file(&system_bus, "the Shell's system bus")?;
-            let settings = self.gnome_settings()?;
+            let mut env = self.gnome_settings()?;
+            env.push(("DBUS_SYSTEM_BUS_ADDRESS".into(), address.clone()));
             let script = format!("mount -t tmpfs tmpfs /run/systemd && exec gnome-shell {headless}");
             let args = ["-m", "--propagation", "private", "sh", "-c", script.as_str()];
-            let mut child = self.command("unshare");
-            child
-                .args(args)
-                .env("XDG_RUNTIME_DIR", &runtime)
-                .env("PIPEWIRE_RUNTIME_DIR", &shared)
-                .env("DBUS_SYSTEM_BUS_ADDRESS", &address)
-                .envs(settings)
-                .env_remove("DISPLAY")
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(
-                    std::fs::File::create(self.scratch_dir().join("mutter.log"))
-                        .map_err(io("creating the Shell's log".into()))?,
-                );
-            mutter.children.push(
-                child.spawn().map_err(|e| HarnessError::Io { context: "starting gnome-shell".into(), source: e })?,
-            );
+            mutter.children.push(spawn("unshare", &args, "mutter.log", true, &env)?);
         } else {
             let args: Vec<&str> = headless.split(' ').collect();
-            mutter.children.push(spawn("mutter", &args, "mutter.log", true)?);
+            mutter.children.push(spawn("mutter", &args, "mutter.log", true, &[])?);
         }
         let log_path = self.scratch_dir().join("mutter.log");
         let child = mutter.children.last_mut().expect("just pushed");

@@ -266,6 +266,13 @@ impl Element {
         self.role.as_str() == "password_text" || self.has(State::Secret)
     }
 
+    /// Whether it is a secret shown where it cannot be placed (its window's place on screen
+    /// unknown: Wayland without a window list): it could be anywhere in an image of the
+    /// screen, so an image given out while it shows must be masked whole, or not taken.
+    pub fn is_unplaced_secret(&self) -> bool {
+        self.is_secret() && self.bounds.is_none() && self.has(State::Showing)
+    }
+
     /// Short description for messages: `push_button "Submit"`.
     pub fn describe(&self) -> String {
         if self.name.is_empty() {

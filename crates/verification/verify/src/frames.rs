@@ -72,12 +72,7 @@ impl Executor {
         let Some(reading) = reading else {
             return skipped(Rect::new(0, 0, 0, 0), "the password fields could not be read, so no frame was taken");
         };
-        let unplaced = reading
-            .tree
-            .nodes
-            .iter()
-            .map(|n| &n.element)
-            .find(|e| e.is_secret() && e.bounds.is_none() && e.has(deft_types::State::Showing));
+        let unplaced = reading.tree.nodes.iter().map(|n| &n.element).find(|e| e.is_unplaced_secret());
         if let Some(e) = unplaced {
             let why = format!("{} is shown where it cannot be placed on screen, so no frame was taken", e.describe());
             return skipped(Rect::new(0, 0, 0, 0), &why);
