@@ -181,9 +181,36 @@ fn on_gnome_shell_deft_places_windows_and_presses_with_the_pointer() {
     assert_eq!(at(x + w / 2, y + h / 2), [48, 48, 48], "the mask is where the field is");
     assert!(rgb.chunks(3).filter(|p| *p != [48, 48, 48]).count() > 500_000, "the rest is the screen");
 
+    // The overview open (as the Super key opens it) lies over every window: nothing is
+    // placed, and no press is aimed at a window's old place until the window is brought
+    // back (as a click on it in the overview would); then Submit order is pressed once,
+    // by the pointer.
+    desktop.set_overview(true);
+    let start = std::time::Instant::now();
+    while desktop.overview_active() != Some(true) {
+        assert!(start.elapsed() < Duration::from_secs(10), "the overview did not open");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let r = cli(&["find", "--name", "Hello", "--json"]);
+    let v = r.json();
+    assert!(v["matches"][0]["bounds"].is_null(), "not placed under the overview: {r:#?}");
+    assert!(v["problems"].to_string().contains("overview"), "the reason said: {r:#?}");
+    let r = cli(&["click", "--name", "Submit order", "--verify", "--json"]);
+    r.expect_code(0);
+    let v = r.json();
+    let first = (v["verified"].clone(), v["attempts"][0]["method"].clone());
+    assert_eq!(first, (true.into(), "coordinate_click".into()), "{r:#?}");
+    assert!(v["evidence"].to_string().contains("restored window"), "{r:#?}");
+    let submit = app
+        .wait_for(|e| e.is("button_activated", Some("submit")), Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(submit.raw["via"], "pointer", "pressed once the window was back: {submit:?}\n{r:#?}");
+    assert_eq!(desktop.overview_active(), Some(false), "the overview closed to bring the window back");
+
     std::thread::sleep(Duration::from_millis(500));
     let effects: Vec<_> = app.events().into_iter().filter(|e| EFFECTS.contains(&e.kind.as_str())).collect();
-    assert_eq!(effects.len(), 1 + text.chars().count(), "Hello and the keys, nothing else: {effects:?}");
+    // Hello, the keys, Submit order's activation and its order.
+    assert_eq!(effects.len(), 1 + text.chars().count() + 2, "each once, nothing else: {effects:?}");
     app.check_alive(&desktop, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
 }
 

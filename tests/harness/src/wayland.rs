@@ -238,10 +238,9 @@ fn wayland_socket(runtime: &Path) -> Option<PathBuf> {
 /// and the PipeWire daemon and session manager its screen casts need; all stopped when
 /// dropped.
 pub struct Mutter {
-    /// The keyboard a person at the desktop would have: a remote desktop session held for
-    /// the compositor's life. A headless mutter with no keyboard at all gives no window the
-    /// keyboard focus, so nothing could be focused or typed into; a real GNOME desktop has
-    /// one. Dropped before the compositor.
+    /// The pointer and keyboard a person at a GNOME desktop would have: a remote desktop
+    /// session held for the compositor's life (GNOME Shell only; bare mutter is a seat
+    /// with no devices of its own). Dropped before the compositor.
     seat: Option<deft_wayland::mutter::RemoteDesktop>,
     children: Vec<Child>,
     socket: PathBuf,
@@ -351,26 +350,67 @@ impl Desktop {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        let seat = deft_wayland::mutter::RemoteDesktop::connect(Some(self.bus_address())).map_err(|detail| {
-            HarnessError::StartFailed { what: "mutter's remote desktop (the seat's keyboard)", detail }
-        })?;
-        // mutter hands a window the keyboard focus once its keyboard was used: a Shift
-        // tap, as a person's first touch of the keys (it types nothing).
-        for pressed in [true, false] {
-            let shift = deft_wayland::mutter::keysyms::SHIFT_L;
-            seat.send(deft_wayland::mutter::Event::Keysym(shift, pressed))
-                .map_err(|detail| HarnessError::StartFailed { what: "mutter's keyboard", detail })?;
-        }
         if shell {
-            // GNOME Shell opens its overview at login: Escape closes it, as a person does.
-            let escape = 0xff1b;
-            for pressed in [true, false] {
-                seat.send(deft_wayland::mutter::Event::Keysym(escape, pressed))
-                    .map_err(|detail| HarnessError::StartFailed { what: "mutter's keyboard", detail })?;
-            }
+            // GNOME Shell as a person's desktop: a pointer and a keyboard for as long as it
+            // runs (a remote desktop session of the harness's own makes both), so Deft's
+            // own devices come and go beside them. Bare mutter stays a headless seat with
+            // none: each agent-cli run brings its own, as on a server.
+            let seat = deft_wayland::mutter::RemoteDesktop::connect(Some(self.bus_address())).map_err(|detail| {
+                HarnessError::StartFailed { what: "mutter's remote desktop (the seat's devices)", detail }
+            })?;
+            mutter.seat = Some(seat);
+            self.close_startup_overview()?;
         }
-        mutter.seat = Some(seat);
         Ok(mutter)
+    }
+
+    /// GNOME Shell opens its overview once it has started (until then a cover of its own
+    /// takes every press), and a press aimed at a window would land on the overview: once
+    /// the overview is up, this closes it as a person's Escape would, and waits until the
+    /// Shell says it is closed. An Escape sent before the overview is up is lost, which
+    /// under load is most of the time.
+    fn close_startup_overview(&self) -> Result<(), HarnessError> {
+        let (limit, start) = (Duration::from_secs(30), Instant::now());
+        let mut opened = false;
+        loop {
+            match self.overview_active() {
+                Some(true) => {
+                    opened = true;
+                    self.set_overview(false);
+                }
+                Some(false) if opened => return Ok(()),
+                _ => {}
+            }
+            if start.elapsed() > limit {
+                let what = if opened { "GNOME Shell's overview to close" } else { "GNOME Shell's startup overview" };
+                return Err(HarnessError::Timeout { what: what.into(), waited: limit });
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Whether GNOME Shell shows its overview (`org.gnome.Shell`'s `OverviewActive`);
+    /// `None` before the Shell answers.
+    pub fn overview_active(&self) -> Option<bool> {
+        let out = self
+            .command("dbus-send")
+            .args(["--session", "--print-reply", "--dest=org.gnome.Shell", "/org/gnome/Shell"])
+            .args(["org.freedesktop.DBus.Properties.Get", "string:org.gnome.Shell", "string:OverviewActive"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        let said = String::from_utf8_lossy(&out.stdout);
+        Some(said.contains("boolean true")).filter(|_| said.contains("boolean"))
+    }
+
+    /// Asks GNOME Shell to open (`true`) or close its overview, as the Super key does.
+    pub fn set_overview(&self, shown: bool) {
+        let _ = self
+            .command("dbus-send")
+            .args(["--session", "--print-reply", "--dest=org.gnome.Shell", "/org/gnome/Shell"])
+            .args(["org.freedesktop.DBus.Properties.Set", "string:org.gnome.Shell", "string:OverviewActive"])
+            .arg(format!("variant:boolean:{shown}"))
+            .output();
     }
 }
 

@@ -21,6 +21,13 @@ use crate::keys::{Chord, Key, Modifier, NamedKey};
 /// measured on GNOME Shell 43 headless). A person holds a modifier far longer.
 const MODIFIER_HOLD: std::time::Duration = std::time::Duration::from_millis(40);
 
+/// How long after a session started its first button, wheel or key event waits. The
+/// session's virtual pointer and keyboard are new (deft-wayland makes them when the
+/// session starts): on a seat with no other, each application takes them up when it next
+/// runs, and a press it has not taken up yet is lost. Deft's reads before an input take
+/// about this long anyway; an input at once (`click --at`) waits the rest.
+const DEVICES_TAKE_UP: std::time::Duration = std::time::Duration::from_millis(150);
+
 /// The pointer and keyboard of a GNOME session.
 #[derive(Debug)]
 pub struct MutterInput {
@@ -43,6 +50,14 @@ impl MutterInput {
         format!("{} ({}x{} at {},{})", m.name, m.size.0, m.size.1, m.origin.0, m.origin.1)
     }
 
+    /// Waits until the applications have had [`DEVICES_TAKE_UP`] to take the session's
+    /// pointer and keyboard up.
+    fn devices_taken_up(&self) {
+        if let Some(rest) = DEVICES_TAKE_UP.checked_sub(self.session.age()) {
+            std::thread::sleep(rest);
+        }
+    }
+
     fn send(&self, what: &'static str, event: Event) -> Result<(), InputError> {
         self.session.send(event).map_err(|detail| InputError::Backend { what, detail })
     }
@@ -56,6 +71,7 @@ impl MutterInput {
                 std::thread::sleep(MODIFIER_HOLD);
             }
         };
+        self.devices_taken_up();
         // The key before may still be with the input method: a modifier pressed now
         // would reach the application first, and change that key.
         hold();
@@ -147,6 +163,7 @@ impl Input for MutterInput {
 
     fn button(&mut self, button: MouseButton, action: ButtonAction) -> Result<(), InputError> {
         check_action(action)?;
+        self.devices_taken_up();
         let code = code(button);
         match action {
             ButtonAction::Press => self.send("button press", Event::Button(code, true)),
@@ -162,6 +179,7 @@ impl Input for MutterInput {
     }
 
     fn scroll(&mut self, dx: i32, dy: i32) -> Result<(), InputError> {
+        self.devices_taken_up();
         if dy != 0 {
             self.send("wheel", Event::Axis(0, dy))?;
         }

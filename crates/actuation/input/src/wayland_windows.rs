@@ -44,6 +44,12 @@ impl WindowLocator for WaylandWindows {
         Ok(self.read()?.iter().filter(|w| w.visible && query.matches(w.pid, &w.title)).map(geometry).collect())
     }
 
+    /// The windows matching `query` that are hidden where activating them shows them again:
+    /// minimised, or under GNOME Shell's overview.
+    fn minimized(&self, query: &WindowQuery) -> Result<Vec<WindowGeometry>, InputError> {
+        Ok(self.read()?.iter().filter(|w| w.restorable && query.matches(w.pid, &w.title)).map(geometry).collect())
+    }
+
     fn focused(&self) -> Result<Option<u64>, InputError> {
         Ok(self.read()?.iter().find(|w| w.focused).map(|w| w.id))
     }

@@ -30,6 +30,9 @@ struct Listed {
     focused: bool,
     minimized: bool,
     workspace_shown: bool,
+    /// Absent from an extension older than the field: nothing said covered.
+    #[serde(default)]
+    covered: bool,
 }
 
 /// Runs `call` on the session bus at `address` on a thread of its own.
@@ -102,7 +105,9 @@ fn parse(json: &str) -> Result<Vec<View>, String> {
                 title: w.title,
                 content: (clamp(x), clamp(y), size(width), size(height)),
                 focused: w.focused,
-                visible: !w.minimized && w.workspace_shown,
+                visible: !w.minimized && w.workspace_shown && !w.covered,
+                covered: w.covered,
+                restorable: w.workspace_shown && (w.minimized || w.covered),
             }
         })
         .collect())
@@ -128,5 +133,9 @@ mod tests {
         );
         assert_eq!((views[1].pid, views[1].visible, views[1].app_id.as_deref()), (None, false, None));
         assert!(parse("{").unwrap_err().contains("unreadable"));
+        // The overview open: every window listed, none shown.
+        let overview = json.replace(r#""workspace_shown":true}"#, r#""workspace_shown":true,"covered":true}"#);
+        assert!(parse(&overview).unwrap().iter().all(|v| v.covered && !v.visible && v.restorable));
+        assert!(views.iter().all(|v| !v.covered) && !views[0].restorable && views[1].restorable);
     }
 }

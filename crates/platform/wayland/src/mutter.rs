@@ -68,6 +68,8 @@ pub struct RemoteDesktop {
     monitor: Monitor,
     /// The PipeWire node of the recorded monitor's stream.
     node: Option<u32>,
+    /// When the session (and its pointer and keyboard) started.
+    since: std::time::Instant,
 }
 
 /// What the session thread hands back once the session runs.
@@ -131,12 +133,19 @@ impl RemoteDesktop {
         let started = started
             .recv()
             .map_err(|_| "the thread for mutter's session ended before the session started".to_string())??;
-        Ok(RemoteDesktop { jobs, thread: Some(thread), monitor: started.monitor, node: started.node })
+        let since = std::time::Instant::now();
+        Ok(RemoteDesktop { jobs, thread: Some(thread), monitor: started.monitor, node: started.node, since })
     }
 
     /// The monitor the pointer moves over.
     pub fn monitor(&self) -> &Monitor {
         &self.monitor
+    }
+
+    /// How long ago the session started, and with it its virtual pointer and keyboard
+    /// (which the applications take up asynchronously).
+    pub fn age(&self) -> Duration {
+        self.since.elapsed()
     }
 
     /// The PipeWire node of the recorded monitor's stream, once mutter announced it.
@@ -177,6 +186,25 @@ struct Session {
     node: Option<u32>,
     /// Held so the connection (and with it the session) lives as long as this.
     _connection: zbus::Connection,
+}
+
+/// Makes the session's virtual pointer and keyboard now. mutter makes each at the first
+/// event of its kind. On a seat with no other pointer or keyboard (a headless session) the
+/// applications learn of the device only then and take it up when they next run: a press
+/// sent before an application has is lost, and it gets a lone release (measured on GNOME
+/// Shell 43 with GTK 3); a key is lost the same way, and no window has the keyboard focus
+/// before. A motion by nothing, and key code 0 (`KEY_RESERVED`, which no layout gives a
+/// symbol: it types nothing), make both while Deft still reads.
+async fn make_devices(rd: &zbus::Proxy<'_>) -> Result<(), String> {
+    rd.call::<_, _, ()>("NotifyPointerMotionRelative", &(0.0f64, 0.0f64))
+        .await
+        .map_err(said("mutter refused the session's pointer"))?;
+    for pressed in [true, false] {
+        rd.call::<_, _, ()>("NotifyKeyboardKeycode", &(0u32, pressed))
+            .await
+            .map_err(said("mutter refused the session's keyboard"))?;
+    }
+    Ok(())
 }
 
 fn said(what: &str) -> impl Fn(zbus::Error) -> String + '_ {
@@ -251,6 +279,9 @@ impl Session {
             Ok(Some(message)) => message.body().deserialize::<(u32,)>().ok().map(|(n,)| n),
             _ => None,
         };
+        if let Some(rd) = &rd {
+            make_devices(rd).await?;
+        }
         Ok(Session { rd, cast, stream, monitor, node, _connection: connection })
     }
 

@@ -168,6 +168,8 @@ fn collect(node: &Node, floating: bool, tiled: &mut Vec<View>, floats: &mut Vec<
             content: (node.rect.x + inner.x, node.rect.y + inner.y, inner.width, inner.height),
             focused: node.focused,
             visible: node.visible.unwrap_or(true),
+            covered: false,
+            restorable: false,
         };
         if floating { floats.push(window) } else { tiled.push(window) }
     }

@@ -28,8 +28,15 @@ pub struct View {
     pub content: (i32, i32, u32, u32),
     /// Whether it has the keyboard focus.
     pub focused: bool,
-    /// Whether it is shown (on a visible workspace, not minimized or behind a tab).
+    /// Whether it is shown (on a visible workspace, not minimized or behind a tab, not
+    /// covered).
     pub visible: bool,
+    /// Whether the compositor's own UI lies over every window (GNOME Shell's overview): a
+    /// press aimed at the window's place would land on that UI instead.
+    pub covered: bool,
+    /// Not shown now, and shown where it was once activated (as a taskbar or a click in
+    /// the overview does): minimised, or under GNOME Shell's overview.
+    pub restorable: bool,
 }
 
 /// Where a session's windows come from.

@@ -164,7 +164,11 @@ impl Executor {
     fn restore_minimized(&self, target: &Resolved, element: &Element) -> Option<String> {
         let window = self.minimized_window(target)?;
         lock(self.windows.as_ref()?).activate(window.id).ok()?;
-        Some(format!("restored minimised window {:?} to reach {}", window.title, element.describe()))
+        Some(format!(
+            "restored window {:?}, which was not shown (minimised or covered), to reach {}",
+            window.title,
+            element.describe()
+        ))
     }
 
     /// One turn of the wheel over `element`'s nearest scrolling container, toward it. Only

@@ -214,9 +214,11 @@ impl Executor {
         if let Some(title) = round.minimized {
             let s = Symptoms {
                 not_found: true,
-                ..Symptoms::new(format!("{name} is in window {title:?}, which is minimised"))
+                ..Symptoms::new(format!(
+                    "{name} is in window {title:?}, which is not shown (minimised, or under the desktop's overview)"
+                ))
             };
-            return Check::NotYet(Waiting::Minimized, "its window is minimised".into(), s, None);
+            return Check::NotYet(Waiting::Minimized, "its window is minimised or covered".into(), s, None);
         }
         if !element.has(State::Showing) && !self.shown_in_popup(target, &element) {
             let why = match (pre.and_then(|p| on_hidden_page(p, id)), pre.and_then(|p| in_closed_menu(p, id))) {
@@ -255,8 +257,8 @@ impl Executor {
             {
                 let message = format!(
                     "{name} is in window {title:?}, whose place on screen cannot be found (the toolkit gives \
-                     positions relative to its window, and the display server's window list does not tell which \
-                     window that is): a pointer input aimed there could land on anything, so none was sent"
+                     positions relative to its window, and the display server does not tell where that window is \
+                     shown now): a pointer input aimed there could land on anything, so none was sent"
                 );
                 return Check::Fail(Symptoms { method_unavailable: true, ..Symptoms::new(message) });
             }

@@ -97,7 +97,7 @@ fn a_minimised_window_is_restored_then_clicked_once() {
     let outcome = rt.block_on(exec.perform(&click("app=deft-fixture name=Hello")));
     assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
     assert!(
-        outcome.evidence.iter().any(|e| e.channel == Channel::Input && e.what.starts_with("restored minimised window")),
+        outcome.evidence.iter().any(|e| e.channel == Channel::Input && e.what.starts_with("restored window")),
         "the outcome says the window was restored: {outcome:#?}"
     );
     app.wait_for(|e| e.is("button_activated", Some("hello")), WAIT).expect("Hello clicked");

@@ -49,6 +49,8 @@ pub(crate) enum Unplaced {
     NotFound,
     /// This many windows match equally well, at different places.
     Ambiguous(usize),
+    /// The compositor's own UI lies over every window (GNOME Shell's overview).
+    Covered,
 }
 
 /// The X display the windows are looked up on, connected once (`DISPLAY`).
@@ -105,24 +107,25 @@ impl Placement {
     /// The offset of the window titled `title` that its toolkit says is `width` × `height`,
     /// of the process `pid` (when known), or why it cannot be told.
     pub async fn offset(&self, pid: Option<u32>, title: &str, width: u32, height: u32) -> Result<Offset, Unplaced> {
-        let windows = self.windows().await.ok_or(Unplaced::NoList)?;
+        let windows = self.windows().await?;
         choose(&windows, pid, title, width, height).map(|w| w.contents_origin(width, height))
     }
 
-    /// The display's top-level windows (the compositor's list on Wayland), `None` without a
-    /// display server's list.
-    async fn windows(&self) -> Option<Vec<X11Window>> {
+    /// The display's top-level windows (the compositor's list on Wayland), or why there
+    /// are none to place a window by.
+    async fn windows(&self) -> Result<Vec<X11Window>, Unplaced> {
         if let Some(views) = self.views.clone() {
-            return tokio::task::spawn_blocking(move || shown_views(&views)).await.ok().flatten();
+            return tokio::task::spawn_blocking(move || shown_views(&views)).await.unwrap_or(Err(Unplaced::NoList));
         }
         if self.wayland {
-            return None;
+            return Err(Unplaced::NoList);
         }
-        let display = self.display().await?;
+        let display = self.display().await.ok_or(Unplaced::NoList)?;
         tokio::task::spawn_blocking(move || deft_x11::windows(&display.conn, display.root, &display.atoms).ok())
             .await
             .ok()
             .flatten()
+            .ok_or(Unplaced::NoList)
     }
 
     /// The title bar's title of the window of process `pid` that lies at `bounds`, when it
@@ -137,7 +140,7 @@ impl Placement {
         let at = deft_types::Point::new(point.x, point.y);
         if self.views.is_some() {
             // Listed bottom to top (sway: floating views after tiled ones): the later, the higher.
-            let views = self.windows().await?;
+            let views = self.windows().await.ok()?;
             return Some(views.into_iter().rev().filter(|w| w.bounds.contains(at)).collect());
         }
         if self.wayland {
@@ -165,7 +168,7 @@ impl Placement {
         name: &str,
     ) -> Option<String> {
         let pid = pid?;
-        let windows = self.windows().await?;
+        let windows = self.windows().await.ok()?;
         let near = |a: i64, b: i64| (a - b).abs() <= 8;
         let (left, top) = (i64::from(bounds.x), i64::from(bounds.y));
         let (right, bottom) = (left + i64::from(bounds.w), top + i64::from(bounds.h));
@@ -258,6 +261,7 @@ pub(crate) fn unplaced(title: &str, why: Unplaced) -> String {
     let because = match why {
         Unplaced::NoList => "the display server gives no window list to find it in".to_string(),
         Unplaced::NotFound => "it was not found in the display server's window list".to_string(),
+        Unplaced::Covered => "the desktop's own UI (GNOME Shell's overview) lies over every window".to_string(),
         Unplaced::Ambiguous(n) => format!(
             "{n} windows of its process have that title and size at different places, and which one it is \
              cannot be told"
@@ -274,24 +278,25 @@ pub(crate) fn unplaced(title: &str, why: Unplaced) -> String {
 /// output layout, no frame margins (sway draws its borders outside the content it reports;
 /// GNOME reports the client's whole surface, shadow and all, which is where a toolkit that
 /// draws its own shadow counts from).
-fn shown_views(source: &deft_wayland::ViewSource) -> Option<Vec<X11Window>> {
-    let views = source.views().ok()?;
-    Some(
-        views
-            .into_iter()
-            .filter(|v| v.visible)
-            .map(|v| {
-                let (x, y, w, h) = v.content;
-                X11Window {
-                    id: v.id,
-                    pid: v.pid,
-                    title: v.title,
-                    bounds: deft_types::Rect::new(x, y, w, h),
-                    frame_extents: None,
-                }
-            })
-            .collect(),
-    )
+fn shown_views(source: &deft_wayland::ViewSource) -> Result<Vec<X11Window>, Unplaced> {
+    let views = source.views().map_err(|_| Unplaced::NoList)?;
+    if views.iter().any(|v| v.covered) {
+        return Err(Unplaced::Covered);
+    }
+    Ok(views
+        .into_iter()
+        .filter(|v| v.visible)
+        .map(|v| {
+            let (x, y, w, h) = v.content;
+            X11Window {
+                id: v.id,
+                pid: v.pid,
+                title: v.title,
+                bounds: deft_types::Rect::new(x, y, w, h),
+                frame_extents: None,
+            }
+        })
+        .collect())
 }
 
 /// The X window a toolkit's window is: of process `pid` when it is known, titled `title`,

@@ -8,10 +8,15 @@
  * org.deft.Windows1 at /org/deft/Windows on the session bus:
  *   List() -> s: a JSON array, bottom to top in stacking order, of
  *     {id, pid, title, app_id, frame: [x, y, w, h], buffer: [x, y, w, h],
- *      focused, minimized, workspace_shown}
- *   Activate(t id) -> b: raises and focuses that window (as a click on it would).
+ *      focused, minimized, workspace_shown, covered}
+ *     where `covered` says the Shell's own UI lies over every window (its overview, or
+ *     the cover it keeps over them while it starts): a press aimed at a window's place
+ *     would land on the Shell instead.
+ *   Activate(t id) -> b: raises and focuses that window (as a click on it would, so the
+ *     overview closes).
  * GNOME 42 to 44 (the imports-style extension API). */
 const { Gio } = imports.gi;
+const Main = imports.ui.main;
 
 const IFACE = `<node>
   <interface name="org.deft.Windows1">
@@ -48,6 +53,7 @@ class DeftWindows {
     List() {
         const focus = global.display.get_focus_window();
         const active = global.workspace_manager.get_active_workspace();
+        const covered = Main.overview.visible || Main.layoutManager._startingUp === true;
         const list = this._windows().map(w => ({
             id: w.get_id(),
             pid: w.get_pid(),
@@ -58,6 +64,7 @@ class DeftWindows {
             focused: w === focus,
             minimized: w.minimized,
             workspace_shown: w.is_on_all_workspaces() || w.get_workspace() === active,
+            covered,
         }));
         return JSON.stringify(list);
     }
@@ -66,7 +73,10 @@ class DeftWindows {
         const w = this._windows().find(x => x.get_id() === id);
         if (!w)
             return false;
-        w.activate(global.get_current_time());
+        // As a click on it in the Shell would: its workspace shown, the overview closed.
+        const all = w.is_on_all_workspaces() || w.get_workspace() === null;
+        const workspace = all ? global.workspace_manager.get_active_workspace_index() : undefined;
+        Main.activateWindow(w, global.get_current_time(), workspace);
         return true;
     }
 }
