@@ -35,6 +35,7 @@ const SUITES: &[(&str, &[Target])] = &[
             target("deft-ocr", "ocr", &[]),
         ],
     ),
+    ("gnome", &[target("deft-capture", "capture_gnome", &[])]),
     ("actuation", &[target("deft-a11y", "snapshot", &[]), target("deft-input", "latency", &[])]),
     ("verify", &[target("deft-verify", "overhead", &[])]),
     ("failfast", &[target("deft-verify", "failfast", &[])]),
