@@ -27,6 +27,10 @@ const NAME: &str = "mutter-screencast";
 
 /// How long the first frame may take to come through PipeWire.
 const FRAME_LIMIT: Duration = Duration::from_secs(5);
+/// With no capture asked for this long, the reader stops at the next frame (a screen that
+/// keeps changing would cost a copy of every frame); the next capture starts it again, its
+/// first frame a process start away (about 80 ms).
+const IDLE_STOP: Duration = Duration::from_secs(20);
 
 const GSTREAMER_INSTALL: &str = "install GStreamer's tools and its PipeWire plugin (Debian: gstreamer1.0-tools \
                                  gstreamer1.0-pipewire gstreamer1.0-plugins-base)";
@@ -50,6 +54,8 @@ struct Latest {
     frame: Option<Arc<Vec<u8>>>,
     /// Why the stream ended, once it has.
     ended: Option<String>,
+    /// When a capture last asked for a frame.
+    asked: Option<Instant>,
 }
 
 /// A `gst-launch-1.0` process streaming the monitor's frames, and the thread that reads
@@ -89,8 +95,13 @@ impl Reader {
                         break format!("GNOME's screen stream ended ({e}): {}", tail.join(" | "));
                     }
                     let (lock, arrived) = &*shared;
-                    lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner).frame = Some(Arc::new(frame));
+                    let mut latest = lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    latest.frame = Some(Arc::new(frame));
                     arrived.notify_all();
+                    if latest.asked.is_some_and(|at| at.elapsed() > IDLE_STOP) {
+                        // Its stdout closed with this thread, GStreamer ends at its next write.
+                        break "stopped while no capture asked for a frame".to_string();
+                    }
                 };
                 let (lock, arrived) = &*shared;
                 lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner).ended = Some(ended);
@@ -101,33 +112,31 @@ impl Reader {
     }
 
     /// The latest frame, waiting up to [`FRAME_LIMIT`] for the first.
-    fn latest(&self) -> Result<Arc<Vec<u8>>, CaptureError> {
+    /// `Err(why)` once the stream has ended: its last frame may no longer be the screen.
+    fn latest(&self) -> Result<Arc<Vec<u8>>, Result<String, CaptureError>> {
         let (lock, arrived) = &*self.latest;
         let deadline = Instant::now() + FRAME_LIMIT;
         let mut latest = lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        latest.asked = Some(Instant::now());
         loop {
+            if let Some(why) = &latest.ended {
+                return Err(Ok(why.clone()));
+            }
             if let Some(frame) = &latest.frame {
                 return Ok(Arc::clone(frame));
             }
-            if let Some(why) = &latest.ended {
-                return Err(backend(why.clone(), true));
-            }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(backend(
+                return Err(Err(backend(
                     format!(
                         "no frame came through PipeWire within {FRAME_LIMIT:?}: is a session manager (wireplumber) \
                          running to link the stream?"
                     ),
                     true,
-                ));
+                )));
             }
             latest = arrived.wait_timeout(latest, left).unwrap_or_else(std::sync::PoisonError::into_inner).0;
         }
-    }
-
-    fn ended(&self) -> bool {
-        self.latest.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).ended.is_some()
     }
 }
 
@@ -163,11 +172,16 @@ impl MutterCapture {
     /// The monitor as it is now, BGRx: the stream's latest frame (the reader started, or
     /// started again after its stream ended, on the way).
     fn frame(&mut self) -> Result<Arc<Vec<u8>>, CaptureError> {
-        if self.reader.as_ref().is_none_or(Reader::ended) {
-            self.reader = None;
-            self.reader = Some(Reader::start(self.node, self.cast.monitor().size)?);
+        if let Some(reader) = &self.reader {
+            match reader.latest() {
+                Ok(frame) => return Ok(frame),
+                Err(Err(e)) => return Err(e),
+                // Stopped while idle, or failed: started again below.
+                Err(Ok(_)) => self.reader = None,
+            }
         }
-        self.reader.as_ref().expect("just started").latest()
+        let reader = self.reader.insert(Reader::start(self.node, self.cast.monitor().size)?);
+        reader.latest().map_err(|e| e.map_or_else(|err| err, |why| backend(why, true)))
     }
 }
 
