@@ -123,6 +123,14 @@ pub struct Signals {
     /// `early_fallback_allowed`); the executor says so only where it watched.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keys_unseen: bool,
+    /// The input was a press that nothing could have seen arrive: the desktop's frames
+    /// cannot watch a press, the target's toolkit says nothing of a held button, and the
+    /// focus could not move to show it. "No change" after it may be a press whose effect
+    /// does not show (a button pressed a second time), so it is never followed by a second
+    /// input: the action fails saying it cannot tell (see `Engine::conclude`); unless the
+    /// target is a toggle whose state reads unchanged (its state tells).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub press_unwatched: bool,
     /// The input was text typed as keys, every key was sent, and the last of them showed
     /// up in another field that has the keyboard focus while the target has lost it (the
     /// focus was taken while typing). Keys go in order, so every key has been handled,

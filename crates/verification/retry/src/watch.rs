@@ -28,6 +28,8 @@ pub(crate) struct Watch {
     /// The executor watched the first key handled without effect (sticky): see
     /// `Signals::keys_unseen`.
     pub keys_unseen: bool,
+    /// Nothing could have seen the press arrive (sticky): see `Signals::press_unwatched`.
+    pub press_unwatched: bool,
     /// The last keys went to another field that took the focus (sticky): see
     /// `Signals::keys_astray`.
     pub keys_astray: bool,
@@ -50,6 +52,7 @@ impl Watch {
             toggle: Toggle::Unknown,
             press_unseen: false,
             keys_unseen: false,
+            press_unwatched: false,
             keys_astray: false,
             own_motion: None,
         }
@@ -68,6 +71,7 @@ impl Watch {
         self.loading_now = s.loading;
         self.toggle = s.toggle;
         self.press_unseen |= s.press_unseen;
+        self.press_unwatched |= s.press_unwatched;
         self.keys_unseen |= s.keys_unseen && self.method == Method::Keystrokes;
         self.keys_astray |= s.keys_astray && self.method == Method::Keystrokes;
         if s.own_motion.is_some() {
@@ -119,6 +123,8 @@ impl Watch {
 /// - **nothing that changes by itself changed since** (`own_motion`): the input's effect
 ///   may be that change, so the input is never given up on; unless the input was watched
 ///   and never arrived;
+/// - **the press could have been seen** (not `press_unwatched`): where nothing could see a
+///   press arrive, its absence says nothing;
 /// - **there is a different next method and an attempt left for it**: concluding early
 ///   with nothing to try would only turn a slow success into a failure report.
 pub(crate) fn early_fallback_allowed(
@@ -139,6 +145,7 @@ pub(crate) fn early_fallback_allowed(
         && (w.method.is_pointer() || keys_over)
         && (!w.feedback_seen || w.keys_astray)
         && !w.feedback_unknown
+        && !w.press_unwatched
         && (!w.loading_seen || w.unseen() || w.keys_astray)
         && (!ctx.is_toggle || (w.unseen() && w.toggle == Toggle::Unchanged))
         && w.uncertain.is_none()

@@ -6,7 +6,7 @@
 //! whole, ready to be read (and, once judged right, pasted).
 //!
 //! Reports: `sent`, `uncertain MESSAGE`, `refused FLAG,FLAG [blocked="NAME"]`,
-//! `verified [WHAT]`, `received [WHAT]`, `no_change [feedback=seen|none|unknown] [loading] [press_unseen] [keys_unseen] [keys_astray] [toggle=same|changed]
+//! `verified [WHAT]`, `received [WHAT]`, `no_change [feedback=seen|none|unknown] [loading] [press_unseen] [press_unwatched] [keys_unseen] [keys_astray] [toggle=same|changed]
 //! [dialog="NAME"] [own_motion="WHAT"]`, `unreadable [MESSAGE]`, `resolved`, `dismissed`.
 
 use deft_retry::{
@@ -119,6 +119,7 @@ fn signals(words: &[String]) -> Signals {
             Some(("own_motion", what)) => s.own_motion = Some(what.to_string()),
             None if w == "loading" => s.loading = true,
             None if w == "press_unseen" => s.press_unseen = true,
+            None if w == "press_unwatched" => s.press_unwatched = true,
             None if w == "keys_unseen" => s.keys_unseen = true,
             None if w == "keys_astray" => s.keys_astray = true,
             _ => panic!("unknown signal `{w}`"),

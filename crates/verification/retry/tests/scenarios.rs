@@ -1094,3 +1094,33 @@ fn a_received_input_with_no_effect_elsewhere_ends_ok_unverified_and_is_never_rep
     ));
     assert!(v.summary.contains("not repeated"), "{v:?}");
 }
+
+#[test]
+fn a_press_nothing_could_watch_is_never_followed_by_a_second_input() {
+    // Neither the toolkit nor the screen could show the press arrive, and nothing changed:
+    // a press whose effect does not show and a lost one look the same.
+    let v = verdict(check(
+        ctx(ActionKind::Click),
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 100 no_change feedback=none press_unwatched
+        -> verify 200ms..3000ms
+        <- 3000 no_change feedback=none
+        -> done failed no_effect [coordinate_click: no_change]
+        "#,
+    ));
+    assert!(v.summary.contains("whether the press arrived cannot be told"), "{}", v.summary);
+    // A toggle whose state reads unchanged tells: the chain goes on.
+    check(
+        ActionContext { is_toggle: true, ..ctx(ActionKind::Click) },
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none press_unwatched toggle=same
+        -> act a11y_action #2 at 3000ms
+        "#,
+    );
+}

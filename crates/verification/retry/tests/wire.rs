@@ -34,6 +34,7 @@ fn protocol_round_trips() {
                 toggle: Toggle::Changed,
                 blocking: None,
                 press_unseen: true,
+                press_unwatched: true,
                 keys_unseen: true,
                 keys_astray: true,
                 own_motion: Some("Uptime 12 s".into()),

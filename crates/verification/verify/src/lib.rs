@@ -71,6 +71,7 @@ mod paste;
 mod pixels;
 mod popup;
 mod press;
+mod press_look;
 mod pump;
 mod read;
 mod ready;

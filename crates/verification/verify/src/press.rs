@@ -26,6 +26,7 @@ use deft_retry::Report;
 use deft_types::{Action, Element, ElementId, Frame, Method, MouseButton, Physical, Point, Rect, State};
 
 use crate::executor::{Executor, lock};
+use crate::press_look::{back_to, looks_faintly_pressed, looks_pressed, same};
 use crate::resolve::Resolved;
 use crate::send::{Sent, input_refused};
 
@@ -69,29 +70,6 @@ const STILL_AFTER_ENTER: Duration = Duration::from_millis(60);
 /// How long a release animation may run (GTK 3's Adwaita: about 225 ms): within it after
 /// a click on the same target, the look moves, so the pixels are not used.
 const RELEASE_ANIMATION: Duration = Duration::from_millis(400);
-/// Largest difference of one colour channel between a look and the one before the press
-/// that still counts as "back". The end of an eased animation moves pixels by a level or two.
-const BACK_WITHIN: u8 = 8;
-/// A pressed look: at least this share of the target's colour channels changed by more
-/// than [`PRESSED_BY`] levels. Measured on GTK 3 (Adwaita): a press changes about 70% of a
-/// button's channels by 30 levels within a frame; the tail of a hover highlight changes a
-/// few levels. (Chromium on Wayland, its hover look already shown while the pointer rests,
-/// changes 2.2%, its border: taking that as pressed, at 1%, let a dropped press on a page
-/// pass for received there, so it stays unseen; see docs/BENCHMARKS.md, Wayland.)
-const PRESSED_SHARE: f64 = 0.05;
-const PRESSED_BY: u8 = 16;
-/// A faint pressed look: at least this share of the target's channels changed by more than
-/// [`BACK_WITHIN`] levels. Chromium on Wayland, its hover look shown, darkens the whole
-/// button by 9-16 levels while held (47% of channels; 2.2% past [`PRESSED_BY`]): too little
-/// to call pressed, far too much to call unchanged. The browser draws it whatever the page
-/// does with the press (a page that swallows it looks the same), so it proves the press
-/// reached the browser, not the page: enough never to send a second input, never enough to
-/// verify anything. Only used on toolkits that do not say which button is held (GTK and Qt
-/// do; their word is taken, and a hover highlight's tail cannot pass for a press), and on
-/// targets that already have the focus (or cannot take it): elsewhere the focus moving to
-/// the target is the page's own receipt, and its absence says the page did not take it.
-const FAINT_SHARE: f64 = 0.2;
-
 /// Roles of buttons that toolkits report `armed` (GTK: every `GtkButton`, check boxes and
 /// radio buttons included) and draw pressed while the pointer button is held on them.
 pub(crate) fn reports_press(role: &deft_types::Role) -> bool {
@@ -143,7 +121,7 @@ pub(crate) struct PressLook {
     /// The target's look changed strongly while held.
     pub pressed: bool,
     /// ... or faintly, on a toolkit that does not say which button is held: the press may
-    /// have landed, so it is never taken as unseen (see [`FAINT_SHARE`]).
+    /// have landed, so it is never taken as unseen (see `press_look::FAINT_SHARE`).
     pub faint: bool,
     /// ... and later looked as before the press again.
     pub back: bool,
@@ -151,6 +129,11 @@ pub(crate) struct PressLook {
     /// there) or the app's toolkit is one that reports `armed`, and the app has handled it
     /// (it answered the ping sent after it).
     pub unseen: bool,
+    /// Nothing could have seen the press arrive: this desktop's frames cannot watch a press
+    /// (`Capture::watches_presses`), the toolkit says nothing of a held button, the focus
+    /// could not move to show it, and nothing showed. Whether it arrived cannot be told, so
+    /// it is never followed by a second input (see `Signals::press_unwatched`).
+    pub unwatched: bool,
     /// The ping sent after the press, not yet answered when the hold ended (a busy app):
     /// `unseen` is decided once it comes back (see [`Executor::check_press_back`]).
     awaiting: Option<Box<dyn deft_input::Handled + Send + Sync>>,
@@ -178,38 +161,6 @@ impl PressLook {
             format!("the target at {} drew itself pressed and released", self.region)
         }
     }
-}
-
-/// Whether two looks are exactly the same.
-fn same(a: &Frame, b: &Frame) -> bool {
-    a.width() == b.width() && a.height() == b.height() && a.pixels() == b.pixels()
-}
-
-/// Whether `now` is back to `before`, up to [`BACK_WITHIN`] per channel.
-fn back_to(before: &Frame, now: &Frame) -> bool {
-    before.width() == now.width()
-        && before.height() == now.height()
-        && before.pixels().iter().zip(now.pixels()).all(|(x, y)| x.abs_diff(*y) <= BACK_WITHIN)
-}
-
-/// Whether `now` shows a pressed look against `before`: a strong change of a good part.
-fn looks_pressed(before: &Frame, now: &Frame) -> bool {
-    changed_share(before, now, PRESSED_BY) >= PRESSED_SHARE
-}
-
-/// Whether `now` shows a faintly pressed look against `before` ([`FAINT_SHARE`]).
-fn looks_faintly_pressed(before: &Frame, now: &Frame) -> bool {
-    changed_share(before, now, BACK_WITHIN) >= FAINT_SHARE
-}
-
-/// The share of colour channels that differ by more than `by` levels (all of them when
-/// the sizes differ).
-fn changed_share(before: &Frame, now: &Frame, by: u8) -> f64 {
-    if before.width() != now.width() || before.height() != now.height() || before.pixels().is_empty() {
-        return 1.0;
-    }
-    let changed = before.pixels().iter().zip(now.pixels()).filter(|(x, y)| x.abs_diff(**y) > by).count();
-    changed as f64 / before.pixels().len() as f64
 }
 
 impl Executor {
@@ -464,7 +415,26 @@ impl Executor {
             Ping::Waiting(p) if not_shown => (false, Some(p)),
             _ => (false, None),
         };
-        let look = PressLook { region, before, armed, pressed, faint, back: false, unseen, awaiting, answered: false };
+        let shown = armed || pressed || faint || gone;
+        let unwatched = !watching
+            && !shown
+            && !focus_tells
+            && !match says_held {
+                Some(says) => says,
+                None => self.a11y.reports_held_press(&target.id).await,
+            };
+        let look = PressLook {
+            region,
+            before,
+            armed,
+            pressed,
+            faint,
+            back: false,
+            unseen,
+            unwatched,
+            awaiting,
+            answered: false,
+        };
         (Ok(what), Some(look))
     }
 
@@ -564,28 +534,5 @@ fn outside(window: Rect<Physical>, at: Point<Physical>) -> Point<Physical> {
         Point::new(at.x, window.y - GAP)
     } else {
         Point::new(right, at.y)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn frame(level: u8) -> Frame {
-        Frame::new(10, 4, vec![level; 10 * 4 * 4], Point::new(0, 0)).unwrap()
-    }
-
-    #[test]
-    fn a_faint_press_is_neither_pressed_nor_unchanged() {
-        let hover = frame(200);
-        // Chromium's held button on Wayland: the whole face a dozen levels darker.
-        let held = frame(188);
-        assert!(!looks_pressed(&hover, &held));
-        assert!(looks_faintly_pressed(&hover, &held));
-        // GTK 3's: most of the face 30 levels darker.
-        assert!(looks_pressed(&hover, &frame(170)));
-        // The eased end of an animation: a level or two is no press.
-        assert!(!looks_faintly_pressed(&hover, &frame(198)));
-        assert!(back_to(&hover, &frame(198)));
     }
 }

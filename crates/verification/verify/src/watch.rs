@@ -58,6 +58,7 @@ struct Gathered {
     loading: bool,
     toggle: Toggle,
     press_unseen: bool,
+    press_unwatched: bool,
     keys_unseen: bool,
     keys_astray: bool,
     own_motion: Option<String>,
@@ -88,6 +89,7 @@ impl Gathered {
             toggle: self.toggle,
             blocking,
             press_unseen: self.press_unseen,
+            press_unwatched: self.press_unwatched,
             keys_unseen: self.keys_unseen,
             keys_astray: self.keys_astray,
             own_motion: self.own_motion.clone(),
@@ -357,17 +359,15 @@ impl Executor {
                     .to_string();
                 return Report::Received { observed };
             }
-            let draws_press = run
-                .target
-                .as_ref()
-                .and_then(|t| t.element.as_ref())
-                .is_some_and(|e| crate::press::reports_press(&e.role));
-            gathered.press_unseen = draws_press && run.pending.press.as_ref().is_some_and(|l| l.unseen);
-            // A press watched and never shown, on a toolkit that shows held buttons, did not
-            // reach the button: the focus moving to it meanwhile is the toolkit giving focus
-            // at the press (Qt does, before the app's event filter swallows it), not receipt.
-            // The first key, read by the app while the field kept its text, was not typed into
-            // it: the focus given to the field for the keys is no receipt of them.
+            let element = run.target.as_ref().and_then(|t| t.element.as_ref());
+            let draws_press = element.is_some_and(|e| crate::press::reports_press(&e.role));
+            let press = run.pending.press.as_ref();
+            gathered.press_unseen = draws_press && press.is_some_and(|l| l.unseen);
+            gathered.press_unwatched = press.is_some_and(|l| l.unwatched);
+            // A press watched and never shown did not reach the button: the focus moving to it
+            // is the toolkit giving focus at the press (Qt does, before the app's event filter
+            // swallows it), not receipt. Nor is the focus given to a field for its keys, when
+            // the app read the first key and the field kept its text.
             gathered.keys_unseen = run.pending.keys_unseen;
             if gathered.press_unseen || gathered.keys_unseen {
                 seen.feedback = false;

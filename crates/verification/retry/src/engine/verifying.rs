@@ -188,6 +188,18 @@ impl Engine {
             );
             return self.finish(at, End::fail(Some(class), summary));
         }
+        if w.press_unwatched && !w.feedback_seen && !(self.ctx.is_toggle && w.toggle == Toggle::Unchanged) {
+            // Nothing could have seen the press arrive, and nothing changed: a press whose
+            // effect does not show (a button pressed a second time) and a lost one look the
+            // same. A second input could double the first; the caller is told it cannot be told.
+            let summary = format!(
+                "{m} showed no effect within {waited}ms, and whether the press arrived cannot be told here (its \
+                 toolkit says nothing of a held button, and this desktop's screen cannot be watched fast enough to \
+                 see a press); not repeated, since a second input could double an effect that does not show: check \
+                 the app, or give an expectation (--expect)"
+            );
+            return self.finish(at, End::fail(Some(class), summary));
+        }
         if self.stops_when_received(&w) {
             if let Some(a) = self.attempts.last_mut() {
                 a.result = AttemptResult::Received;
