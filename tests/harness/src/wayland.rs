@@ -392,25 +392,28 @@ impl Desktop {
     /// Whether GNOME Shell shows its overview (`org.gnome.Shell`'s `OverviewActive`);
     /// `None` before the Shell answers.
     pub fn overview_active(&self) -> Option<bool> {
-        let out = self
-            .command("dbus-send")
-            .args(["--session", "--print-reply", "--dest=org.gnome.Shell", "/org/gnome/Shell"])
-            .args(["org.freedesktop.DBus.Properties.Get", "string:org.gnome.Shell", "string:OverviewActive"])
-            .output()
-            .ok()
-            .filter(|o| o.status.success())?;
-        let said = String::from_utf8_lossy(&out.stdout);
+        let said = self.overview_property("Get", None)?;
         Some(said.contains("boolean true")).filter(|_| said.contains("boolean"))
     }
 
     /// Asks GNOME Shell to open (`true`) or close its overview, as the Super key does.
     pub fn set_overview(&self, shown: bool) {
-        let _ = self
+        let _ = self.overview_property("Set", Some(format!("variant:boolean:{shown}")));
+    }
+
+    /// `org.gnome.Shell`'s `OverviewActive` property got (`Get`) or set (`Set`, `value`)
+    /// with `dbus-send`: its reply, when it succeeded.
+    fn overview_property(&self, method: &str, value: Option<String>) -> Option<String> {
+        let out = self
             .command("dbus-send")
             .args(["--session", "--print-reply", "--dest=org.gnome.Shell", "/org/gnome/Shell"])
-            .args(["org.freedesktop.DBus.Properties.Set", "string:org.gnome.Shell", "string:OverviewActive"])
-            .arg(format!("variant:boolean:{shown}"))
-            .output();
+            .arg(format!("org.freedesktop.DBus.Properties.{method}"))
+            .args(["string:org.gnome.Shell", "string:OverviewActive"])
+            .args(value)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        Some(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 }
 

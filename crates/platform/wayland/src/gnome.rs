@@ -45,13 +45,8 @@ enum Call {
     Activate(u64),
 }
 
-/// Its answer: the list's JSON, or whether the window was activated.
-enum Answer {
-    List(String),
-    Activated(bool),
-}
-
-type Job = (Call, mpsc::Sender<Result<Answer, String>>);
+/// A call, and where its reply goes (the reply message, to be read by the caller).
+type Job = (Call, mpsc::Sender<Result<zbus::Message, String>>);
 
 /// The thread that owns the connection to one session bus.
 struct Connection {
@@ -104,25 +99,22 @@ impl Connection {
     }
 }
 
-async fn ask(connection: &zbus::Connection, call: Call) -> Result<Answer, String> {
+async fn ask(connection: &zbus::Connection, call: Call) -> Result<zbus::Message, String> {
     let proxy = zbus::Proxy::new(connection, NAME, PATH, IFACE).await.map_err(|e| e.to_string())?;
     match call {
         Call::List => proxy
-            .call("List", &())
+            .call_method("List", &())
             .await
-            .map(Answer::List)
             .map_err(|e| format!("GNOME Shell's window list ({NAME}): {e}; {GNOME_EXTENSION_INSTALL}")),
-        Call::Activate(id) => proxy
-            .call("Activate", &(id,))
-            .await
-            .map(Answer::Activated)
-            .map_err(|e| format!("activating window {id}: {e}")),
+        Call::Activate(id) => {
+            proxy.call_method("Activate", &(id,)).await.map_err(|e| format!("activating window {id}: {e}"))
+        }
     }
 }
 
 /// Sends `call` over this process's connection to the session bus at `address` (made on
 /// first use, and again when its thread has gone).
-fn on_bus(address: Option<&str>, call: Call) -> Result<Answer, String> {
+fn on_bus(address: Option<&str>, call: Call) -> Result<zbus::Message, String> {
     static CONNECTIONS: OnceLock<Mutex<HashMap<Option<String>, Connection>>> = OnceLock::new();
     let (reply, answer) = mpsc::channel();
     {
@@ -139,19 +131,16 @@ fn on_bus(address: Option<&str>, call: Call) -> Result<Answer, String> {
 
 /// Every window GNOME Shell shows, bottom to top.
 pub fn windows(address: Option<&str>) -> Result<Vec<View>, String> {
-    match on_bus(address, Call::List)? {
-        Answer::List(json) => parse(&json),
-        Answer::Activated(_) => Err("a window list was answered with an activation".into()),
-    }
+    let reply = on_bus(address, Call::List)?;
+    let json: String = reply.body().deserialize().map_err(|e| format!("an unreadable reply from {NAME}: {e}"))?;
+    parse(&json)
 }
 
 /// Raises window `id` and gives it the keyboard focus.
 pub fn activate(address: Option<&str>, id: u64) -> Result<(), String> {
-    match on_bus(address, Call::Activate(id))? {
-        Answer::Activated(true) => Ok(()),
-        Answer::Activated(false) => Err(format!("GNOME Shell shows no window {id}")),
-        Answer::List(_) => Err("an activation was answered with a window list".into()),
-    }
+    let reply = on_bus(address, Call::Activate(id))?;
+    let done: bool = reply.body().deserialize().map_err(|e| format!("an unreadable reply from {NAME}: {e}"))?;
+    if done { Ok(()) } else { Err(format!("GNOME Shell shows no window {id}")) }
 }
 
 /// The extension's list as views.

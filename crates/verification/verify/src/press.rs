@@ -401,7 +401,7 @@ impl Executor {
             before.is_some()
                 || match says_held {
                     Some(says) => says,
-                    None => self.a11y.reports_held_press(&target.id).await,
+                    None => *says_held.insert(self.a11y.reports_held_press(&target.id).await),
                 }
         };
         // ... once the app has handled it. Not yet (it had not answered the ping: busy), the
@@ -415,14 +415,18 @@ impl Executor {
             Ping::Waiting(p) if not_shown => (false, Some(p)),
             _ => (false, None),
         };
-        let shown = armed || pressed || faint || gone;
-        let unwatched = !watching
-            && !shown
-            && !focus_tells
-            && !match says_held {
+        // Whether a witness could have shown it (frames, the toolkit's word, the focus) or did.
+        let witnessed = watching
+            || armed
+            || pressed
+            || faint
+            || gone
+            || focus_tells
+            || match says_held {
                 Some(says) => says,
                 None => self.a11y.reports_held_press(&target.id).await,
             };
+        let unwatched = !witnessed;
         let look = PressLook {
             region,
             before,
