@@ -109,10 +109,10 @@ pub enum Verb {
     /// Click a target (element, text on screen, or --at X,Y)
     #[command(after_long_help = act_help())]
     Click(ClickArgs),
-    /// Type text at the caret of a target (or the focused element), keeping what it holds
+    /// Type text after what a target holds, or with no target at the focused element's caret
     #[command(after_long_help = act_help())]
     Type(TypeArgs),
-    /// Replace a field's whole text (type inserts at the caret; fill replaces)
+    /// Replace a field's whole text (type inserts, fill replaces)
     #[command(after_long_help = act_help())]
     Fill(FillArgs),
     /// Set a target's value directly (accessibility), falling back to typing it

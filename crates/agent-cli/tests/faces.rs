@@ -169,6 +169,51 @@ fn fill_replaces_a_field_s_text_and_type_inserts_into_it() {
     r.expect_code(0);
     assert!(r.json()["expected"].as_str().is_some_and(|e| e.contains("inserted")), "{r:#?}");
     assert_eq!(name_reads(&app, "Ada Lovelace"), "Ada Lovelace", "{r:#?}");
+    // With no target, where a person left the caret (after "Ada"), as a keyboard types.
+    put_caret(&desktop, "Name", 3);
+    cli(&desktop, &["type", "--text", " King", "--verify"]).expect_code(0);
+    assert_eq!(name_reads(&app, "Ada King Lovelace"), "Ada King Lovelace");
+    app.check_alive(&desktop, Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Gives the fixture's field named `name` the focus and puts its caret at `offset`, as an
+/// independent accessibility client (pyatspi) does: where a person's click would leave it.
+fn put_caret(desktop: &Desktop, name: &str, offset: usize) {
+    let out = desktop
+        .command(deft_harness::python())
+        .arg(deft_harness::fixture::a11y_driver_script())
+        .args(["caret", name, &offset.to_string()])
+        .output()
+        .expect("the pyatspi driver runs");
+    assert!(out.status.success(), "caret: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn typing_into_a_field_that_swallows_keys_inserts_at_its_caret_and_keeps_its_text() {
+    // A document's text set whole through accessibility became one undo step that took all
+    // of it back (FeatherPad, emptied by one Ctrl+Z, saved as 0 bytes): the fallback inserts.
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let opts = FixtureOptions { extra_args: vec!["--ignore-keys".into()], ..FixtureOptions::default() };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    cli(&desktop, &["fill", "--name", "Name", "--text", "Ada Lovelace", "--verify"]).expect_code(0);
+    assert_eq!(name_reads(&app, "Ada Lovelace"), "Ada Lovelace");
+    put_caret(&desktop, "Name", 4);
+    let r = cli(&desktop, &["type", "--text", "Zoë ", "--verify", "--json"]);
+    r.expect_code(0);
+    assert_eq!(name_reads(&app, "Ada Zoë Lovelace"), "Ada Zoë Lovelace", "{r:#?}");
+    let v = r.json();
+    let last = v["attempts"].as_array().and_then(|a| a.last()).cloned().unwrap_or_default();
+    assert_eq!(last["method"], "a11y_set", "{r:#?}");
+    // Never emptied on the way: no text the field held was taken out and put back.
+    let values: Vec<String> = app
+        .events()
+        .iter()
+        .filter(|e| e.is("text_changed", Some("name")))
+        .filter_map(|e| e.str("value").map(str::to_string))
+        .collect();
+    assert_eq!(values.iter().filter(|v| v.is_empty()).count(), 0, "the field was emptied: {values:?}");
+    let swallowed = app.events().iter().any(|e| e.kind == "fault" && e.str("kind") == Some("ignored_key"));
+    assert!(swallowed, "the keys were swallowed, so the fallback ran: {:?}", app.events());
     app.check_alive(&desktop, Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
 }
 

@@ -277,7 +277,7 @@ pub fn spec(name: ToolName) -> ToolSpec {
         ),
         ToolName::Type => (
             "Type text",
-            "Insert text at the caret of an element (or the focused one), keeping what it holds: typing \"carol\" into a field holding \"carol\" gives \"carolcarol\". Verified: the text before with the typed text inserted; falls back to setting that text. To replace a field's text, use fill.",
+            "Insert text, keeping what the field holds: into a named element after its text (typing \"carol\" into a field holding \"carol\" gives \"carolcarol\"); with no target at the caret of the focused element, where a click or a key left it. Never over selected text. Verified: the text before with the typed text inserted; falls back to inserting it through accessibility. To replace a field's text, use fill.",
             schema_of::<TypeParams>(),
             acts,
         ),

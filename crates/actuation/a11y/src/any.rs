@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use deft_types::{Element, ElementId, Logical, Point, Rect};
 
-use crate::backend::{Accessibility, AppInfo, Hit, Operation, Scope, SnapshotOptions};
+use crate::backend::{Accessibility, AppInfo, Caret, Hit, Operation, Scope, SnapshotOptions};
 use crate::error::A11yError;
 use crate::events::{EventFilter, EventStream};
 use crate::tree::Tree;
@@ -33,12 +33,14 @@ trait DynAccessibility: Send + Sync {
     fn hit_test_dyn(&self, point: Point<Logical>) -> Boxed<'_, Result<Option<Hit>, A11yError>>;
     fn events_dyn<'a>(&'a self, filter: &'a EventFilter) -> Boxed<'a, Result<EventStream, A11yError>>;
     fn text_end_dyn<'a>(&'a self, id: &'a ElementId) -> Boxed<'a, Result<Option<Rect<Logical>>, A11yError>>;
+    fn caret_dyn<'a>(&'a self, id: &'a ElementId) -> Boxed<'a, Result<Option<Caret>, A11yError>>;
     fn toolkit_dyn<'a>(&'a self, id: &'a ElementId) -> Boxed<'a, Result<Option<String>, A11yError>>;
     fn actions_hold_the_call_dyn<'a>(&'a self, id: &'a ElementId) -> Boxed<'a, bool>;
     fn survives_client_leaving_after_input_dyn<'a>(&'a self, id: &'a ElementId) -> Boxed<'a, bool>;
     fn reports_held_press_dyn<'a>(&'a self, id: &'a ElementId) -> Boxed<'a, bool>;
     fn do_action_dyn<'a>(&'a self, id: &'a ElementId, action: &'a str) -> Boxed<'a, Result<(), A11yError>>;
     fn set_text_dyn<'a>(&'a self, id: &'a ElementId, text: &'a str) -> Boxed<'a, Result<(), A11yError>>;
+    fn insert_text_dyn<'a>(&'a self, id: &'a ElementId, at: usize, text: &'a str) -> Boxed<'a, Result<(), A11yError>>;
     fn set_value_dyn<'a>(&'a self, id: &'a ElementId, value: f64) -> Boxed<'a, Result<(), A11yError>>;
     fn focus_dyn<'a>(&'a self, id: &'a ElementId) -> Boxed<'a, Result<(), A11yError>>;
     fn scroll_into_view_dyn<'a>(&'a self, id: &'a ElementId) -> Boxed<'a, Result<(), A11yError>>;
@@ -70,6 +72,9 @@ impl<T: Accessibility> DynAccessibility for T {
     fn text_end_dyn<'a>(&'a self, id: &'a ElementId) -> Boxed<'a, Result<Option<Rect<Logical>>, A11yError>> {
         Box::pin(self.text_end(id))
     }
+    fn caret_dyn<'a>(&'a self, id: &'a ElementId) -> Boxed<'a, Result<Option<Caret>, A11yError>> {
+        Box::pin(self.caret(id))
+    }
     fn toolkit_dyn<'a>(&'a self, id: &'a ElementId) -> Boxed<'a, Result<Option<String>, A11yError>> {
         Box::pin(self.toolkit(id))
     }
@@ -87,6 +92,9 @@ impl<T: Accessibility> DynAccessibility for T {
     }
     fn set_text_dyn<'a>(&'a self, id: &'a ElementId, text: &'a str) -> Boxed<'a, Result<(), A11yError>> {
         Box::pin(self.set_text(id, text))
+    }
+    fn insert_text_dyn<'a>(&'a self, id: &'a ElementId, at: usize, text: &'a str) -> Boxed<'a, Result<(), A11yError>> {
+        Box::pin(self.insert_text(id, at, text))
     }
     fn set_value_dyn<'a>(&'a self, id: &'a ElementId, value: f64) -> Boxed<'a, Result<(), A11yError>> {
         Box::pin(self.set_value(id, value))
@@ -145,6 +153,9 @@ impl Accessibility for AnyAccessibility {
     async fn text_end(&self, id: &ElementId) -> Result<Option<Rect<Logical>>, A11yError> {
         self.0.text_end_dyn(id).await
     }
+    async fn caret(&self, id: &ElementId) -> Result<Option<Caret>, A11yError> {
+        self.0.caret_dyn(id).await
+    }
     async fn toolkit(&self, id: &ElementId) -> Result<Option<String>, A11yError> {
         self.0.toolkit_dyn(id).await
     }
@@ -162,6 +173,9 @@ impl Accessibility for AnyAccessibility {
     }
     async fn set_text(&self, id: &ElementId, text: &str) -> Result<(), A11yError> {
         self.0.set_text_dyn(id, text).await
+    }
+    async fn insert_text(&self, id: &ElementId, at: usize, text: &str) -> Result<(), A11yError> {
+        self.0.insert_text_dyn(id, at, text).await
     }
     async fn set_value(&self, id: &ElementId, value: f64) -> Result<(), A11yError> {
         self.0.set_value_dyn(id, value).await
@@ -216,6 +230,9 @@ mod tests {
         async fn text_end(&self, _id: &ElementId) -> Result<Option<Rect<Logical>>, A11yError> {
             Ok(Some(Rect::new(1, 2, 3, 4)))
         }
+        async fn caret(&self, _id: &ElementId) -> Result<Option<Caret>, A11yError> {
+            Ok(Some(Caret { at: 3, selected: true }))
+        }
         async fn toolkit(&self, _id: &ElementId) -> Result<Option<String>, A11yError> {
             Ok(Some("Marked".into()))
         }
@@ -234,6 +251,10 @@ mod tests {
         }
         async fn set_text(&self, _id: &ElementId, text: &str) -> Result<(), A11yError> {
             self.note(&format!("set_text {text}"));
+            Ok(())
+        }
+        async fn insert_text(&self, _id: &ElementId, at: usize, text: &str) -> Result<(), A11yError> {
+            self.note(&format!("insert_text {at} {text}"));
             Ok(())
         }
         async fn set_value(&self, _id: &ElementId, value: f64) -> Result<(), A11yError> {
@@ -256,18 +277,20 @@ mod tests {
         let any = AnyAccessibility::shared(Arc::clone(&marked));
         let id = ElementId("x".into());
         assert_eq!(any.text_end(&id).await.unwrap(), Some(Rect::new(1, 2, 3, 4)));
+        assert_eq!(any.caret(&id).await.unwrap(), Some(Caret { at: 3, selected: true }));
         assert_eq!(any.toolkit(&id).await.unwrap().as_deref(), Some("Marked"));
         assert!(any.actions_hold_the_call(&id).await);
         assert!(any.survives_client_leaving_after_input(&id).await);
         assert!(any.reports_held_press(&id).await);
         any.do_action(&id, "click").await.unwrap();
         any.set_text(&id, "abc").await.unwrap();
+        any.insert_text(&id, 1, "de").await.unwrap();
         any.set_value(&id, 2.5).await.unwrap();
         any.focus(&id).await.unwrap();
         any.scroll_into_view(&id).await.unwrap();
         assert_eq!(
             *marked.calls.lock().unwrap(),
-            ["do_action click", "set_text abc", "set_value 2.5", "focus", "scroll_into_view"]
+            ["do_action click", "set_text abc", "insert_text 1 de", "set_value 2.5", "focus", "scroll_into_view"]
         );
         assert!(marked.inner.performed().is_empty(), "nothing went through perform's default path");
         // The required ones answer as the backend does.

@@ -74,6 +74,15 @@ impl Default for SnapshotOptions {
     }
 }
 
+/// Where the caret of a text is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Caret {
+    /// Before which character, counted from the start.
+    pub at: usize,
+    /// Whether some of the text is selected (typing there would replace it).
+    pub selected: bool,
+}
+
 /// Something to do to one element.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Operation {
@@ -82,6 +91,15 @@ pub enum Operation {
     Action(String),
     /// Replace the element's text (AT-SPI EditableText, UIA Value pattern, AX value).
     SetText(String),
+    /// Insert `text` into the element's text before the character at `at` (counted in
+    /// characters; its length: at the end), keeping the rest: one edit of the toolkit's own,
+    /// which its undo takes back alone (AT-SPI `EditableText.InsertText`).
+    InsertText {
+        /// Where, in characters from the start.
+        at: usize,
+        /// What.
+        text: String,
+    },
     /// Set a numeric value (AT-SPI Value, UIA RangeValue, AX value).
     SetValue(f64),
     /// Give it the keyboard focus.
@@ -96,6 +114,7 @@ impl Operation {
         match self {
             Operation::Action(name) => format!("action {name:?}"),
             Operation::SetText(_) => "setting its text".into(),
+            Operation::InsertText { .. } => "inserting text".into(),
             Operation::SetValue(v) => format!("setting its value to {v}"),
             Operation::Focus => "taking the focus".into(),
             Operation::ScrollIntoView => "scrolling into view".into(),
@@ -162,6 +181,13 @@ pub trait Accessibility: Send + Sync {
         async { Ok(None) }
     }
 
+    /// Where `id`'s caret is in its text, and whether some of the text is selected: `None`
+    /// when it has no text interface or the toolkit does not say (the default).
+    fn caret(&self, id: &ElementId) -> impl Future<Output = Result<Option<Caret>, A11yError>> + Send {
+        let _ = id;
+        async { Ok(None) }
+    }
+
     /// The toolkit of the application that owns `id` (`GTK`, `Qt`, ...), as the
     /// application names it; `None` when it does not say. What a toolkit reports (a button
     /// `armed` while pressed) can be relied on only when the toolkit is known.
@@ -208,6 +234,12 @@ pub trait Accessibility: Send + Sync {
     /// Replace the element's text.
     fn set_text(&self, id: &ElementId, text: &str) -> impl Future<Output = Result<(), A11yError>> + Send {
         let op = Operation::SetText(text.to_string());
+        async move { self.perform(id, &op).await }
+    }
+
+    /// Insert `text` into the element's text at character `at`, keeping what it holds.
+    fn insert_text(&self, id: &ElementId, at: usize, text: &str) -> impl Future<Output = Result<(), A11yError>> + Send {
+        let op = Operation::InsertText { at, text: text.to_string() };
         async move { self.perform(id, &op).await }
     }
 

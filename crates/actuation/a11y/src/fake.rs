@@ -14,7 +14,7 @@ use crate::tree::{RootContext, Tree, TreeBuilder};
 use crate::{Accessibility, tree};
 
 /// An in-memory [`Accessibility`] backend: snapshots come from a [`Tree`] the test sets,
-/// operations are recorded (and `SetText` updates the element's text), events are what
+/// operations are recorded (and `SetText` and `InsertText` update the element's text), events are what
 /// the test emits.
 pub struct FakeAccessibility {
     tree: Mutex<Tree>,
@@ -134,6 +134,15 @@ impl Accessibility for FakeAccessibility {
                 Operation::SetText(text) if e.has(State::Editable) => e.text = Some(text.clone()),
                 Operation::SetText(_) => {
                     return Err(A11yError::NotSupported { id: id.clone(), what: "setting text".into() });
+                }
+                Operation::InsertText { at, text } if e.has(State::Editable) => {
+                    let mut chars: Vec<char> = e.text.clone().unwrap_or_default().chars().collect();
+                    let at = (*at).min(chars.len());
+                    chars.splice(at..at, text.chars());
+                    e.text = Some(chars.into_iter().collect());
+                }
+                Operation::InsertText { .. } => {
+                    return Err(A11yError::NotSupported { id: id.clone(), what: "inserting text".into() });
                 }
                 Operation::SetValue(v) => e.value = Some(v.to_string()),
                 _ => {}

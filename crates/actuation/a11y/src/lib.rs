@@ -106,7 +106,7 @@ mod tree;
 #[cfg(feature = "atspi")]
 pub use crate::atspi::{AtSpi, AtSpiConfig};
 pub use any::AnyAccessibility;
-pub use backend::{Accessibility, AppInfo, Hit, Operation, Scope, SnapshotOptions, WindowInfo};
+pub use backend::{Accessibility, AppInfo, Caret, Hit, Operation, Scope, SnapshotOptions, WindowInfo};
 pub use error::A11yError;
 pub use events::{A11yEvent, EventFilter, EventKind, EventStream};
 pub use fake::{FakeAccessibility, demo_tree};

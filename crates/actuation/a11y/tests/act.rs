@@ -165,3 +165,31 @@ fn the_end_of_a_fields_text_is_placed_inside_it() {
         assert!(toolkit == Toolkit::Gtk4 || ends[1] > ends[0], "{toolkit:?}: the end moves right: {ends:?}");
     }
 }
+
+/// Text inserted into a field goes in at the place asked, whole (an umlaut and a symbol
+/// too: each toolkit reads the length in its own unit), and what the field held stays; the
+/// caret is read on each toolkit. Judged by the app's log.
+#[test]
+fn inserted_text_goes_in_at_its_place_whole_and_keeps_the_rest() {
+    use deft_harness::fixture::{FixtureOptions, Toolkit};
+    for toolkit in [Toolkit::Gtk3, Toolkit::Qt5, Toolkit::Qt6, Toolkit::Gtk4] {
+        let s = crate::support::session_with(&FixtureOptions { toolkit, ..FixtureOptions::default() });
+        let name = s.id("text", "Name");
+        s.block(s.a11y().set_text(&name, "Ada Lovelace")).expect("set text");
+        s.app
+            .wait_for(|e| e.is("text_changed", Some("name")) && e.str("value") == Some("Ada Lovelace"), EFFECT)
+            .unwrap_or_else(|e| panic!("{toolkit:?}: {e}"));
+        s.block(s.a11y().insert_text(&name, 4, "Grüße ✓ ")).unwrap_or_else(|e| panic!("{toolkit:?}: {e}"));
+        let want = "Ada Grüße ✓ Lovelace";
+        s.app
+            .wait_for(|e| e.is("text_changed", Some("name")) && e.str("value") == Some(want), EFFECT)
+            .unwrap_or_else(|e| panic!("{toolkit:?}: the app never held {want:?}: {e}"));
+        let read = s.block(s.a11y().element(&name)).unwrap();
+        assert_eq!(read.text.as_deref(), Some(want), "{toolkit:?}");
+        let caret = s.block(s.a11y().caret(&name)).unwrap_or_else(|e| panic!("{toolkit:?}: {e}"));
+        eprintln!("{toolkit:?}: caret after the insert: {caret:?}");
+        let caret = caret.unwrap_or_else(|| panic!("{toolkit:?}: a text field has a caret"));
+        assert!(caret.at <= want.chars().count(), "{toolkit:?}: {caret:?}");
+        s.app.check_alive(&s.desktop, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{toolkit:?}: {e}"));
+    }
+}

@@ -19,7 +19,7 @@ pub struct Session {
     pub rt: tokio::runtime::Runtime,
     pub app: FixtureApp,
     /// Kept until the end of the test: dropping it tears the desktop down.
-    _desktop: Desktop,
+    pub desktop: Desktop,
 }
 
 impl Drop for Session {
@@ -55,7 +55,7 @@ pub fn session_with(opts: &FixtureOptions) -> Session {
     let app = FixtureApp::launch(&desktop, opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
     let rt = runtime();
     let a11y = rt.block_on(AtSpi::connect(config(&desktop))).unwrap_or_else(|e| panic!("connect: {e}"));
-    let s = Session { a11y: Some(a11y), rt, app, _desktop: desktop };
+    let s = Session { a11y: Some(a11y), rt, app, desktop };
     s.app_info(); // waits until registered
     s
 }

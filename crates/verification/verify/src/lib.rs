@@ -62,6 +62,7 @@ mod executor;
 mod first_key;
 mod frames;
 mod help;
+mod insertion;
 mod keyfocus;
 mod observe;
 mod on_top;

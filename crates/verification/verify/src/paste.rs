@@ -65,6 +65,13 @@ impl Executor {
                 )));
             }
         };
+        let inside = self.insertion_point(target).await.is_some_and(|at| at < before_text.chars().count());
+        if after_the_text && inside {
+            return Err(refused(format!(
+                "the caret of {field} is inside its text, where `type` inserts, and a middle click pastes where the \
+                 pointer is, not at the caret"
+            )));
+        }
         let at = match after_the_text {
             true => self.past_the_text(t, e).await?,
             false => self.pointer_point(target, Method::MiddleClickPaste)?,

@@ -24,7 +24,7 @@ pub(crate) fn refused(message: impl Into<String>) -> Report {
 /// An accessibility call that failed, as the engine's report: a vanished element is
 /// stale; a timeout or backend error may or may not have reached the app (uncertain); an
 /// element that cannot do it is refused, so the chain moves on.
-fn a11y_failed(e: A11yError) -> Report {
+pub(crate) fn a11y_failed(e: A11yError) -> Report {
     match e.class() {
         ErrorClass::Stale => Report::Refused(Symptoms { target_vanished: true, ..Symptoms::new(e.to_string()) }),
         ErrorClass::Transient => Report::SendUncertain { message: e.to_string() },
@@ -212,7 +212,8 @@ impl Executor {
                 ))
             }
             (Method::FocusSelectAllKeystrokes, Action::SetValue { .. } | Action::Type { .. }) => {
-                let text = whole_text(action, before_text);
+                let at = self.insertion_point(target).await;
+                let text = whole_text(action, before_text, at);
                 let first = self.focus_for_keys(target).await?;
                 self.replace_focused_text(&text)?;
                 Ok(format!("selected all and typed {} characters as key events{first}", text.chars().count()))
@@ -220,12 +221,7 @@ impl Executor {
             (Method::MiddleClickPaste, Action::SetValue { .. } | Action::Type { .. }) => {
                 self.paste(action, target, before_text).await
             }
-            (Method::A11ySet, Action::Type { text, .. }) => {
-                let (id, _) = element_of(target)?;
-                let full = format!("{before_text}{text}");
-                self.a11y.set_text(&id, &full).await.map_err(a11y_failed)?;
-                Ok(format!("set its text ({} characters) through accessibility", full.chars().count()))
-            }
+            (Method::A11ySet, Action::Type { text, .. }) => self.insert_typed(target, before_text, text).await,
             (Method::A11ySet, Action::SetValue { value, .. })
                 if target.and_then(|t| t.element.as_ref()).is_some_and(|e| e.role.as_str() == "combo_box") =>
             {
@@ -288,7 +284,8 @@ impl Executor {
         }
     }
 
-    /// Types `text` as key events at the end of the target's text, focused for it first.
+    /// Types `text` as key events where `type` inserts (`insertion.rs`: at the caret of a
+    /// field that had the focus, else after its text), focused for it first.
     /// With `watched` (a verified action; `Some(in_page)`: whether the target lies in a web
     /// page), the first key goes alone and is watched where that can tell anything
     /// (`first_key.rs`); the second value says it was seen ignored, nothing more typed.
@@ -298,14 +295,15 @@ impl Executor {
         if let Err(e) = lock(&self.input).can_type(text) {
             return (Err(input_refused(e)), false);
         }
+        let at_caret = self.insertion_point(target).await.is_some();
         let first = match self.focus_for_keys(target).await {
             Ok(first) => first,
             Err(e) => return (Err(e), false),
         };
         let has_text =
             target.and_then(|t| t.element.as_ref()).and_then(|e| e.text.as_deref()).is_some_and(|t| !t.is_empty());
-        if has_text {
-            // Type at the end, whatever part of the text focusing selected.
+        if has_text && !at_caret {
+            // After its text, whatever part of it focusing selected (`insertion.rs`).
             if let Err(e) = lock(&self.input).chord(&chord(NamedKey::End)).map_err(input_refused) {
                 return (Err(e), false);
             }
@@ -489,11 +487,12 @@ impl Executor {
     }
 }
 
-/// The whole text a method that replaces a field's text sets: what `type` appends to the
-/// text from before the action, or the value set.
-fn whole_text(action: &Action, before_text: &str) -> String {
+/// The whole text a method that replaces a field's text sets: the text from before the
+/// action with what `type` inserts put in at `at` (characters; `None`: after it), or the
+/// value set.
+fn whole_text(action: &Action, before_text: &str, at: Option<usize>) -> String {
     match action {
-        Action::Type { text, .. } => format!("{before_text}{text}"),
+        Action::Type { text, .. } => crate::insertion::spliced(before_text, at, text),
         Action::SetValue { value, .. } => value.clone(),
         _ => String::new(),
     }
@@ -505,7 +504,7 @@ fn unreadable_text(target: Option<&Resolved>, before_text: &str) -> bool {
     !before_text.is_empty() && target.and_then(|t| t.element.as_ref()).is_some_and(deft_types::Element::is_secret)
 }
 
-fn element_of(target: Option<&Resolved>) -> Result<(ElementId, Vec<String>), Report> {
+pub(crate) fn element_of(target: Option<&Resolved>) -> Result<(ElementId, Vec<String>), Report> {
     match target.and_then(|t| t.element.as_ref()) {
         Some(e) => Ok((e.id.clone(), e.actions.clone())),
         None => Err(refused("the target is not an accessible element, so accessibility cannot act on it")),

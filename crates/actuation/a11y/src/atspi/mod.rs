@@ -432,6 +432,10 @@ impl Accessibility for AtSpi {
         self.bounded("reading where the text ends", text::text_end(&self.inner, id)).await
     }
 
+    async fn caret(&self, id: &ElementId) -> Result<Option<crate::backend::Caret>, A11yError> {
+        self.bounded("reading where the caret is", text::caret(&self.inner, id)).await
+    }
+
     async fn toolkit(&self, id: &ElementId) -> Result<Option<String>, A11yError> {
         self.bounded("reading the toolkit name", ops::toolkit(&self.inner, id)).await
     }

@@ -140,6 +140,7 @@ pub(crate) async fn perform(inner: &Inner, id: &ElementId, op: &Operation) -> Re
     let t = inner.timeout();
     let what = match op {
         Operation::SetText(_) => "setting text (EditableText)".to_string(),
+        Operation::InsertText { .. } => "inserting text (EditableText)".to_string(),
         Operation::SetValue(_) => "setting a value (Value)".to_string(),
         Operation::ScrollIntoView => "scrolling into view (Component.ScrollTo)".to_string(),
         Operation::Focus => "taking the focus (Component.GrabFocus)".to_string(),
@@ -152,11 +153,11 @@ pub(crate) async fn perform(inner: &Inner, id: &ElementId, op: &Operation) -> Re
     };
     let needed = match op {
         Operation::Action(_) => Ifaces::ACTION,
-        Operation::SetText(_) => Ifaces::EDITABLE_TEXT,
+        Operation::SetText(_) | Operation::InsertText { .. } => Ifaces::EDITABLE_TEXT,
         Operation::SetValue(_) => Ifaces::VALUE,
         Operation::Focus | Operation::ScrollIntoView => Ifaces::COMPONENT,
     };
-    let ignored = matches!(op, Operation::SetText(_)) && !facts.toolkit.sets_text();
+    let ignored = matches!(op, Operation::SetText(_) | Operation::InsertText { .. }) && !facts.toolkit.sets_text();
     if ignored {
         let what = format!("{what}: this application accepts it and changes nothing");
         return Err(A11yError::NotSupported { id: id.clone(), what });
@@ -191,6 +192,12 @@ pub(crate) async fn perform(inner: &Inner, id: &ElementId, op: &Operation) -> Re
         }
         Operation::SetText(text) => {
             call::call_as(&op_conn, t, bus, path, iface::EDITABLE_TEXT, "SetTextContents", &(text.as_str(),)).await
+        }
+        Operation::InsertText { at, text } => {
+            let at = i32::try_from(*at).unwrap_or(i32::MAX);
+            let length = facts.toolkit.insert_length(text);
+            let args = (at, text.as_str(), length);
+            call::call_as(&op_conn, t, bus, path, iface::EDITABLE_TEXT, "InsertText", &args).await
         }
         Operation::SetValue(v) => {
             let body = (iface::VALUE, "CurrentValue", Value::F64(*v));

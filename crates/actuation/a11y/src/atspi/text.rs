@@ -1,10 +1,12 @@
-//! Where an element's text ends on screen: the box of its last character.
+//! Where an element's text ends on screen (the box of its last character), and where its
+//! caret is.
 
 use deft_types::{ElementId, Logical, Rect};
 
 use super::call::{self, Fail, iface};
 use super::convert::{self, Ifaces};
 use super::{Inner, skeleton, snapshot};
+use crate::backend::Caret;
 use crate::error::A11yError;
 
 /// AT-SPI's `ATSPI_COORD_TYPE_SCREEN`.
@@ -45,5 +47,35 @@ pub(crate) async fn text_end(inner: &Inner, id: &ElementId) -> Result<Option<Rec
         // GTK 4.8 lists Text but answers GetCharacterExtents with "not supported".
         Err(Fail::NoMethod) => Ok(None),
         Err(f) => Err(inner.error(f, "reading where the text ends", Some(id), bus).await),
+    }
+}
+
+/// Where `id`'s caret is and whether any of its text is selected; `None` when it lists no
+/// Text interface or gives no caret (a negative offset). A toolkit that cannot count its
+/// selections is taken to have one: nothing then types over text it could not see.
+pub(crate) async fn caret(inner: &Inner, id: &ElementId) -> Result<Option<Caret>, A11yError> {
+    let (bus, path) = call::split_id(id)?;
+    let conn = inner.conn_for(bus).await;
+    let t = inner.timeout();
+    let read = async {
+        let node = skeleton::basics(inner, &conn, bus, path).await?;
+        if !node.ifaces.has(Ifaces::TEXT) {
+            return Ok(None);
+        }
+        let offset: i32 = call::property(&conn, t, bus, path, iface::TEXT, "CaretOffset").await?;
+        let Ok(at) = usize::try_from(offset) else { return Ok(None) };
+        let selections: Result<i32, Fail> =
+            call::call_as(&conn, t, bus, path, iface::TEXT, "GetNSelections", &()).await;
+        let selected = match selections {
+            Ok(n) => n > 0,
+            Err(Fail::NoMethod) => true,
+            Err(f) => return Err(f),
+        };
+        Ok::<_, Fail>(Some(Caret { at, selected }))
+    };
+    match read.await {
+        Ok(r) => Ok(r),
+        Err(Fail::NoMethod) => Ok(None),
+        Err(f) => Err(inner.error(f, "reading where the caret is", Some(id), bus).await),
     }
 }

@@ -82,9 +82,22 @@ impl Toolkit {
     /// Whether `EditableText.SetTextContents` sets a field's text. Firefox answers it with
     /// `true` and leaves the field as it was (the web fixture's text fields, by pyatspi:
     /// `tests/e2e/tests/ports.rs`), so a set there is reported not supported and the
-    /// caller types instead, rather than taking a success that changed nothing.
+    /// caller types instead, rather than taking a success that changed nothing. Its
+    /// `InsertText` is held to the same (never seen to work there).
     pub fn sets_text(self) -> bool {
         self != Toolkit::Gecko
+    }
+
+    /// The length `EditableText.InsertText` is given with `text`, in the unit the toolkit
+    /// reads it in: Qt cuts the text to that many UTF-16 code units (a byte count past
+    /// an umlaut would pad it with garbage), atk-bridge and GTK 4 read UTF-8 bytes (a
+    /// shorter count would cut it).
+    pub fn insert_length(self, text: &str) -> i32 {
+        let units = match self {
+            Toolkit::Qt => text.encode_utf16().count(),
+            _ => text.len(),
+        };
+        i32::try_from(units).unwrap_or(i32::MAX)
     }
 
     /// Whether its `GetAccessibleAtPoint` stops above the element drawn at the point:
@@ -236,6 +249,13 @@ mod tests {
 
     fn names(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn insert_lengths_in_the_unit_each_toolkit_reads() {
+        assert_eq!(Toolkit::Qt.insert_length("Grüße ✓"), 7);
+        assert_eq!(Toolkit::Gtk3.insert_length("Grüße ✓"), 11);
+        assert_eq!(Toolkit::Gtk4.insert_length("abc"), 3);
     }
 
     #[test]

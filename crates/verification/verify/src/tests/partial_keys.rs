@@ -32,5 +32,5 @@ async fn a_text_the_keyboard_cannot_type_whole_is_set_whole_and_no_key_is_sent()
         "no key, chord or click was sent: {calls:?}"
     );
     let set: Vec<_> = f.ui.fake.performed().into_iter().map(|(_, op)| op).collect();
-    assert_eq!(set, [deft_a11y::Operation::SetText("café".into())], "set once, whole");
+    assert_eq!(set, [deft_a11y::Operation::InsertText { at: 0, text: "café".into() }], "inserted once, whole");
 }
