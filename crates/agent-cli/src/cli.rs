@@ -23,8 +23,9 @@ set-value), and reports an outcome that says what was expected and what was obse
 --json and --yaml print that outcome for programs; a terminal gets a short summary.
 
 Targets: a selector argument in deft-a11y's syntax (`role=push_button name=\"Submit order\"`,
-keys app, window, role, name, text, path, id, index; `=` exact, `~=` contains, `/=` regex),
-plain text a person sees on the target (`agent-cli click \"Submit order\"`), or the flags
+keys app, window, role, name, text, path, id, index; `=` exact (an app's name in any case),
+`~=` contains, `/=` regex), plain text a person sees on the target (`agent-cli click \"Submit
+order\"`), or the flags
 --name, --role, --id, --text, --app, --window, --index. Without --app every application is
 searched; more than one match is an error that lists them all (exit 4).";
 

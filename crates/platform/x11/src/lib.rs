@@ -87,13 +87,21 @@ pub struct X11Window {
 impl X11Window {
     /// Where the origin of a toolkit's own window coordinates lies on screen, for a window
     /// the toolkit says is `width` × `height`: inside the client-side shadow margins when
-    /// the window names them (`_GTK_FRAME_EXTENTS`), else centred in the X window (GTK 4
-    /// without a compositor draws a border of equal width on every side: its 1332 × 790
-    /// window is a 1342 × 800 X window). A size larger than the X window leaves the corner.
+    /// the window names them (`_GTK_FRAME_EXTENTS`). Else the window's frame is what the
+    /// toolkit drew around its contents itself: a border of one width on the sides and at
+    /// the bottom, and whatever more there is at the top, a title bar (Qt on GNOME draws
+    /// its own: its 700 × 500 contents sit 3 px in and 30 px down in a 706 × 533 window;
+    /// GTK 4 without a compositor draws an equal border only: its 1332 × 790 window is a
+    /// 1342 × 800 X window). A size larger than the window leaves the corner.
     pub fn contents_origin(&self, width: u32, height: u32) -> (i32, i32) {
         let (left, top) = match self.frame_extents {
             Some([left, _, top, _]) => (left, top),
-            None => (self.bounds.w.saturating_sub(width) / 2, self.bounds.h.saturating_sub(height) / 2),
+            None => {
+                let side = self.bounds.w.saturating_sub(width) / 2;
+                let spare = self.bounds.h.saturating_sub(height);
+                // Less spare height than a bottom border: no title bar, split evenly.
+                (side, if spare >= side { spare - side } else { spare / 2 })
+            }
         };
         let at = |origin: i32, margin: u32| origin.saturating_add(i32::try_from(margin).unwrap_or(0));
         (at(self.bounds.x, left), at(self.bounds.y, top))
@@ -265,6 +273,12 @@ mod tests {
         assert_eq!(window(None).contents_origin(1332, 790), (205, 85));
         assert_eq!(window(Some([23, 23, 15, 31])).contents_origin(1296, 754), (223, 95));
         assert_eq!(window(None).contents_origin(2000, 2000), (200, 80));
+        // A title bar the toolkit drew itself (Qt on GNOME, measured on FeatherPad): the
+        // 706 × 533 window at (286, 110) holds its 700 × 500 contents at (289, 140).
+        let qt = X11Window { bounds: Rect::new(286, 110, 706, 533), ..window(None) };
+        assert_eq!(qt.contents_origin(700, 500), (289, 140));
+        // Less spare height than a side's border: split evenly.
+        assert_eq!(window(None).contents_origin(1300, 796), (221, 82));
     }
 
     #[test]

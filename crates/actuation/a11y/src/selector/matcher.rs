@@ -143,6 +143,9 @@ fn numbered(matches: &[Candidate]) -> String {
 #[derive(Debug, Clone)]
 enum Text {
     Exact(String),
+    /// An exact application name, whatever its case: people type an app's name the way its
+    /// command is spelled (`featherpad` for "FeatherPad"), and no two apps differ by case.
+    ExactAnyCase(String),
     Contains(String),
     Regex(Regex),
 }
@@ -173,6 +176,7 @@ impl Text {
         match self {
             // Toolkits pad names ("Save As...      "); a person never means the padding.
             Text::Exact(w) => s.trim() == w.trim(),
+            Text::ExactAnyCase(w) => s.trim().to_lowercase() == *w,
             Text::Contains(w) => s.to_lowercase().contains(w.as_str()),
             Text::Regex(r) => r.is_match(s),
         }
@@ -184,7 +188,7 @@ impl Text {
             return 1.0;
         }
         match self {
-            Text::Exact(w) | Text::Contains(w) => text_similarity(w, s),
+            Text::Exact(w) | Text::ExactAnyCase(w) | Text::Contains(w) => text_similarity(w, s),
             Text::Regex(r) => {
                 let literal: String = r.as_str().chars().filter(|c| c.is_alphanumeric() || *c == ' ').collect();
                 0.5 * text_similarity(&literal, s)
@@ -233,8 +237,12 @@ impl Matcher {
             return Err(SyntaxError::at(Grammar::Selector, &input, offset, why));
         }
         let compile = |m: &Option<TextMatch>, key: &str| m.as_ref().map(|m| Text::new(m, key, selector)).transpose();
+        let app = match &selector.app {
+            Some(TextMatch::Exact(a)) => Some(Text::ExactAnyCase(a.trim().to_lowercase())),
+            _ => compile(&selector.app, "app")?,
+        };
         Ok(Matcher {
-            app: compile(&selector.app, "app")?,
+            app,
             window: compile(&selector.window, "window")?,
             name: compile(&selector.name, "name")?,
             text: compile(&selector.text, "text")?,

@@ -51,6 +51,9 @@ fn resolves_by_each_key() {
     let t = fixture();
     check(r#"role=push_button name="Submit order""#, &t, "submit");
     check("name~=SUBMIT app=deft-fixture", &t, "submit");
+    // An app's name whatever its case (`featherpad` for "FeatherPad"); a name's is exact.
+    check("name~=SUBMIT app=Deft-Fixture", &t, "submit");
+    check(r#"name="submit order""#, &t, "no element matches");
     check("name/=^Sub.*r$", &t, "submit");
     check(r#"app="gtk3-widget-factory" name~=submit"#, &t, "ok2");
     check(r#"window="Deft Fixture" role=check_box"#, &t, "subscribe");
