@@ -207,10 +207,25 @@ fn on_gnome_shell_deft_places_windows_and_presses_with_the_pointer() {
     assert_eq!(submit.raw["via"], "pointer", "pressed once the window was back: {submit:?}\n{r:#?}");
     assert_eq!(desktop.overview_active(), Some(false), "the overview closed to bring the window back");
 
+    // Keys for the app under the overview would go to the overview's search: its window
+    // is brought back first, then Return presses Submit order (it kept the focus).
+    desktop.set_overview(true);
+    let start = std::time::Instant::now();
+    while desktop.overview_active() != Some(true) {
+        assert!(start.elapsed() < Duration::from_secs(10), "the overview did not open again");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let r = cli(&["key", "Return", "--app", "deft-fixture", "--verify", "--json"]);
+    r.expect_code(0);
+    assert!(r.json()["evidence"].to_string().contains("restored window"), "{r:#?}");
+    app.wait_for_count(2, |e| e.is("button_activated", Some("submit")), Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("Return never reached the app ({e}): {r:#?}"));
+    assert_eq!(desktop.overview_active(), Some(false), "the overview closed for the keys");
+
     std::thread::sleep(Duration::from_millis(500));
     let effects: Vec<_> = app.events().into_iter().filter(|e| EFFECTS.contains(&e.kind.as_str())).collect();
-    // Hello, the keys, Submit order's activation and its order.
-    assert_eq!(effects.len(), 1 + text.chars().count() + 2, "each once, nothing else: {effects:?}");
+    // Hello, the keys, Submit order's activation and its order, twice.
+    assert_eq!(effects.len(), 1 + text.chars().count() + 4, "each once, nothing else: {effects:?}");
     app.check_alive(&desktop, Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
 }
 

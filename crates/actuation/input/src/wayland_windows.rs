@@ -50,8 +50,15 @@ impl WindowLocator for WaylandWindows {
         Ok(self.read()?.iter().filter(|w| w.restorable && query.matches(w.pid, &w.title)).map(geometry).collect())
     }
 
+    /// The window keys go to; none while the compositor's own UI lies over every window
+    /// (GNOME Shell's overview takes the keys into its search, whichever window it keeps
+    /// as focused).
     fn focused(&self) -> Result<Option<u64>, InputError> {
-        Ok(self.read()?.iter().find(|w| w.focused).map(|w| w.id))
+        let views = self.read()?;
+        if views.iter().any(|w| w.covered) {
+            return Ok(None);
+        }
+        Ok(views.iter().find(|w| w.focused).map(|w| w.id))
     }
 
     fn activate(&self, id: u64) -> Result<(), InputError> {

@@ -14,6 +14,9 @@ use crate::ready::Waiting;
 use crate::resolve::Resolved;
 use crate::run::Run;
 
+/// How long a restored window gets to say it is active again.
+const RESTORE_WAIT: Duration = Duration::from_millis(1000);
+
 /// How long a disabled target is watched before asking whether anything could enable it
 /// (a form that validates as you type enables its button within a frame or two).
 const DISABLED_PATIENCE: Duration = Duration::from_millis(400);
@@ -62,7 +65,10 @@ impl Executor {
             Waiting::Minimized if !helped.restored => {
                 helped.restored = true;
                 match self.restore_minimized(target, element) {
-                    Some(done) => Help::Done(done),
+                    Some(done) => {
+                        self.until_active(target).await;
+                        Help::Done(done)
+                    }
                     None => Help::Nothing,
                 }
             }
@@ -169,6 +175,23 @@ impl Executor {
             window.title,
             element.describe()
         ))
+    }
+
+    /// Waits (bounded) until the application says the target's window is active again
+    /// after it was restored: its focus comes back with it, and the state an input's effect
+    /// is judged against must not be read before (a key's "effect" would be the focus
+    /// returning to the field it left).
+    async fn until_active(&self, target: &Resolved) {
+        let Some(window) = target.window.as_ref() else { return };
+        let until = Instant::now() + RESTORE_WAIT;
+        while Instant::now() < until {
+            if self.a11y.element(window).await.is_ok_and(|w| w.has(deft_types::State::Active)) {
+                // The focus event follows the activation within the same dispatch.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     /// One turn of the wheel over `element`'s nearest scrolling container, toward it. Only

@@ -12,7 +12,7 @@ use deft_input::WindowQuery;
 use deft_retry::{Report, Symptoms};
 
 use crate::executor::{Executor, lock};
-use crate::resolve::Resolved;
+use crate::resolve::{How, Resolved};
 
 /// How the words of an input say that the target's window was activated for its keys
 /// (after the input's own words): `act.rs` turns them into the outcome's evidence.
@@ -37,12 +37,26 @@ impl Executor {
         if target.pid.is_none() {
             return Ok(None);
         }
+        // Keys for whatever has the focus go where the display server sends them, unless no
+        // window gets them (the desktop's own UI holds the keyboard: GNOME Shell's
+        // overview): then the focused element's window is activated, as a person does
+        // before typing.
+        if target.how == How::Focused && !matches!(lock(locator).focused(), Ok(None)) {
+            return Ok(None);
+        }
         let title = target.window_title.clone().filter(|t| !t.is_empty());
         let query = WindowQuery { pid: target.pid, title: title.clone() };
         // One listing serves both: the target's window, and the title of the one with the focus.
+        // Those shown, and those activating shows again (minimised, or under GNOME Shell's
+        // overview): keys for one of those go to it once it is back.
         let (focused, all) = {
             let locator = lock(locator);
-            (locator.focused(), locator.windows(&WindowQuery::default()))
+            let every = WindowQuery::default();
+            let all = locator.windows(&every).map(|mut all| {
+                all.extend(locator.minimized(&every).unwrap_or_default());
+                all
+            });
+            (locator.focused(), all)
         };
         let (Ok(focused), Ok(all)) = (focused, all) else { return Ok(None) };
         let windows: Vec<_> = all.iter().filter(|w| query.matches(w.pid, &w.title)).collect();

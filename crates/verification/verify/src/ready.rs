@@ -149,7 +149,23 @@ impl Executor {
             // Raw coordinates and OCR text: nothing to check but the point itself. A key chord
             // goes wherever the keyboard focus is: the focused element is only where its
             // effect is watched, and one that says it is not shown (qmmp's list item of a
-            // closed dock) does not stop the keys.
+            // closed dock) does not stop the keys. Its window, though, must be shown: keys
+            // for a window that is minimised or under the desktop's overview would go to
+            // the overview's search. It is restored before the state the effect is judged
+            // against is read, so that its coming back is not taken for the keys' effect.
+            if method == Method::KeyChord
+                && let Some(w) = self.minimized_window(target)
+            {
+                let s = Symptoms {
+                    not_found: true,
+                    ..Symptoms::new(format!(
+                        "the keys are for window {:?}, which is not shown (minimised, or under the desktop's \
+                         overview)",
+                        w.title
+                    ))
+                };
+                return (Check::NotYet(Waiting::Minimized, "its window is minimised or covered".into(), s, None), None);
+            }
             return (Check::Ready, read_pre.await);
         };
         let aimed = if method.is_pointer() { st.bounds().map(|b| aim(b, method)) } else { None };

@@ -379,7 +379,9 @@ impl Executor {
         let shown: Vec<_> = deft_a11y::windows_for(&apps, sel)
             .map_err(Miss::of)?
             .into_iter()
-            .filter(|(_, w)| w.bounds.is_some())
+            // Shown: placed on screen, or showing where its place is not known (a Wayland
+            // window under the desktop's overview, or where no window list places it).
+            .filter(|(_, w)| w.bounds.is_some() || w.states.contains(&State::Showing))
             .collect();
         let window = match shown.iter().find(|(_, w)| w.states.contains(&State::Active)) {
             Some((_, w)) => *w,

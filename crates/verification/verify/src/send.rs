@@ -267,8 +267,11 @@ impl Executor {
             (Method::KeyChord, Action::Key { chord, .. }) => {
                 let c = Chord::from_key_chord(chord).map_err(input_refused)?;
                 // Keys for an application or window go only once its window holds the
-                // keyboard focus; never to whatever else has it.
-                let reached = match target.filter(|t| matches!(t.how, crate::resolve::How::FocusedIn(_))) {
+                // keyboard focus; never to whatever else has it. Keys for the focused element
+                // go where the focus is, unless no window holds it (`keyfocus.rs`).
+                let reached = match target
+                    .filter(|t| matches!(t.how, crate::resolve::How::FocusedIn(_) | crate::resolve::How::Focused))
+                {
                     Some(t) => self.keys_reach(t).await?.map(|w| format!("; {w}")).unwrap_or_default(),
                     None => String::new(),
                 };
