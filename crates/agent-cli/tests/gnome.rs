@@ -291,3 +291,51 @@ fn on_gnome_every_fault_once_on_firefox() {
 fn on_gnome_every_fault_once_on_chromium() {
     campaign_on_gnome(deft_harness::fixture::Toolkit::Chromium);
 }
+
+/// FeatherPad (Qt 5) as a native Wayland client on GNOME Shell, where it draws its own
+/// title bar above its contents and gives its places relative to the contents: through
+/// its menu bar, File, then "Save As" in the popup menu, then its dialog. Placed from the
+/// window's top instead, the menu bar's presses landed on the title bar and "Save As" on
+/// the entry above it. Judged by the file FeatherPad wrote.
+#[test]
+fn on_gnome_shell_featherpad_saves_through_its_menu_bar() {
+    use deft_harness::apps::CorpusApp;
+    if let Some(why) = CorpusApp::FeatherPad.missing() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let _alone = super::apart_from_campaigns();
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let shell = desktop.start_gnome_shell().unwrap_or_else(|e| panic!("GNOME Shell did not start: {e}"));
+    let cli = |args: &[&str]| on_compositor(&desktop, shell.socket(), "gnome-featherpad-home", args);
+    let dir = scratch("gnome-featherpad");
+    let file = dir.join("menu-note.txt");
+    let mut app = desktop
+        .command(CorpusApp::FeatherPad.program())
+        .envs(shell.client_env())
+        .envs([("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"), ("QT_ACCESSIBILITY", "1")])
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("FeatherPad did not start: {e}"));
+    cli(&["wait", "app=featherpad role=menu name=File", "--timeout", "60000"]).expect_code(0);
+    let act = |args: &[&str]| cli(&[args, &["--app", "featherpad", "--verify", "--json"][..]].concat());
+    // The editor has the keyboard focus when FeatherPad opens.
+    cli(&["type", "--text", "menu qt", "--verify"]).expect_code(0);
+    let r = act(&["click", "--role", "menu", "--name", "File"]);
+    r.expect_code(0);
+    assert_eq!(r.json()["attempts"][0]["method"], "coordinate_click", "pressed where it is shown: {r:#?}");
+    let r = act(&["click", "--role", "menu_item", "--name", "Save As"]);
+    r.expect_code(0);
+    let dialog = ["--window", "Save as..."];
+    let set = ["set-value", "--role", "text", "--name", "File name:", "--value", file.to_str().unwrap()];
+    act(&[&set[..], &dialog[..]].concat()).expect_code(0);
+    act(&[&["click", "--role", "push_button", "--name", "Save"][..], &dialog[..]].concat()).expect_code(0);
+    let saved = super::real_apps::saved(&file, "FeatherPad");
+    assert_eq!(String::from_utf8_lossy(&saved).trim_end(), "menu qt", "Save As chose, not its neighbour: {r:#?}");
+    assert!(app.try_wait().ok().flatten().is_none(), "FeatherPad still runs");
+    let _ = app.kill();
+    let _ = app.wait();
+}

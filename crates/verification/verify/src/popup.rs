@@ -88,7 +88,8 @@ impl Executor {
 
     /// A pointer input on an entry of a popup drawn inside its application's own window
     /// (Swing's lightweight popups: no popup window of the display server to check its
-    /// place against), checked against the screen: the entry's text is read (OCR) around
+    /// place against), or of any popup where the display server lists none (Wayland),
+    /// checked against the screen: the entry's text is read (OCR) around
     /// the place accessibility gives it. Read elsewhere there and not at the point, the
     /// toolkit places the entry wrong (Swing and jEdit report a menu's entries a row above
     /// where they are drawn: "Save" clicked "Open", verified by the menu closing), and the
@@ -103,8 +104,11 @@ impl Executor {
         }
         let at = self.pointer_point(target, method).ok()?;
         // In a popup window the display server shows at the point, the popup's place was
-        // checked against it (`popup_on_screen`).
-        if self.own_popups(t)?.iter().any(|p| p.contains(at)) {
+        // checked against it (`popup_on_screen`). Where the display server lists no popups
+        // (Wayland: every place there is derived from a window's origin, which a toolkit's
+        // own decorations can shift: Qt's menus on GNOME were placed 14 px high and "Select
+        // All" clicked the entry above), the screen is read as for a lightweight popup.
+        if self.own_popups(t).is_some_and(|own| own.iter().any(|p| p.contains(at))) {
             return None;
         }
         let b = t.scale.rect_to_physical(e.bounds?);
