@@ -23,6 +23,7 @@ impl Executor {
         // keys strayed into kept, to be set back).
         run.keep_strays();
         run.pending = Pending::default();
+        run.pending.pressed = method.is_pointer() && matches!(run.action, Action::Click { .. });
         if run.how.is_some() && run.target.is_none() {
             let s = run.miss.as_ref().map_or_else(|| Symptoms::new("the target was not found"), Miss::symptoms);
             return Report::Refused(s);

@@ -160,6 +160,30 @@ fn explained_notes(j: &Judgement, target: Option<&ElementId>, pre: &Reading) -> 
     join(join(recreated, background), settling)
 }
 
+/// An element away from the target (not it, in it or around it) that only moved or
+/// resized, or went away without ever being shown: nothing a person would see as what a
+/// press did.
+fn far_layout(e: &Effect) -> bool {
+    let away = matches!(e.relation, Relation::SameWindow | Relation::OtherWindow);
+    let placed_only = |changes: &[FieldChange]| {
+        changes.iter().all(|c| matches!(c, FieldChange::Bounds { old: Some(_), new: Some(_) }))
+    };
+    away && match &e.kind {
+        EffectKind::Changed { changes, .. } => placed_only(changes),
+        EffectKind::Gone { element, .. } => element.bounds.is_none() || !element.has(State::Showing),
+        _ => false,
+    }
+}
+
+/// The element an effect is about, in words, as `post` (or, gone, as last seen) shows it.
+fn effect_name(e: &Effect, post: &Reading) -> Option<String> {
+    match &e.kind {
+        EffectKind::Changed { id, .. } => Some(post.element(id).map_or_else(|| id.to_string(), Element::describe)),
+        EffectKind::Gone { element, .. } => Some(format!("{} (gone, never shown)", element.describe())),
+        _ => None,
+    }
+}
+
 fn is_popup(e: &Effect) -> bool {
     match &e.kind {
         EffectKind::WindowOpened(w) => w.is_dialog(),
@@ -198,7 +222,9 @@ pub(crate) fn text_of(e: &Element) -> String {
     e.text.clone().or_else(|| e.value.clone()).unwrap_or_default()
 }
 
-/// Judges `post` against `pre` for an input sent to `target` with `goal`.
+/// Judges `post` against `pre` for an input sent to `target` with `goal` (`pressed`: a
+/// pointer press on it).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn observe(
     pre: &Reading,
     post: &Reading,
@@ -207,6 +233,7 @@ pub(crate) fn observe(
     goal: &Goal,
     toggle: ToggleMode,
     relevance: &RelevanceConfig,
+    pressed: bool,
 ) -> Seen {
     let d = diff(&pre.snap, &post.snap);
     // The executor's relevance rules (what explains itself after an input is noise) are
@@ -235,7 +262,23 @@ pub(crate) fn observe(
             if changes.iter().all(|c| matches!(c, FieldChange::Actions { .. })) && hidden(id, pre) && hidden(id, post))
     };
     let explained = |e: &Effect| unseen_actions(e) || (stale_before && filled_in(e));
-    let effects: Vec<Effect> = j.effects.iter().filter(|e| !explained(e)).cloned().collect();
+    let mut effects: Vec<Effect> = j.effects.iter().filter(|e| !explained(e)).cloned().collect();
+    // A press lands on what lies under the pointer; elements elsewhere that only moved or
+    // resized, or went away unseen, and nothing else, are a layout that changed (the window
+    // resized by a press on its title bar, an animation), not what a press on the target
+    // did: FeatherPad's "Edit", pressed 14 px too high on its title bar, was "verified" by a
+    // bar at the window's bottom resizing, and by a filler never shown going away. Not
+    // counted, so a press that missed is not taken to have landed.
+    if pressed && matches!(goal, Goal::AnyChange) && !effects.is_empty() && effects.iter().all(far_layout) {
+        let moved: Vec<String> = effects.iter().filter_map(|e| effect_name(e, post)).collect();
+        let note = format!(
+            "not counted: {} only moved or resized, or went unseen, away from the target (a press does not \
+             change only what lies elsewhere unseen)",
+            moved.join(", ")
+        );
+        seen.note = join(seen.note.take(), Some(note));
+        effects.clear();
+    }
     if stale_before {
         let note = "the read before the input showed the target off screen (its page not laid out yet): elements \
                     only put back on screen since are not counted";

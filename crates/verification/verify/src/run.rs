@@ -159,6 +159,9 @@ pub(crate) struct Pending {
     pub(crate) keys_unseen: bool,
     /// The engine was told so.
     pub(crate) keys_unseen_told: bool,
+    /// The pending input is a pointer press on an element (`observe.rs`: elements far from
+    /// it that only moved do not say it landed).
+    pub(crate) pressed: bool,
     /// The pending input is the whole text typed as key events (not stopped after the
     /// first key): if its last keys show up in another field, none is left for the target.
     pub(crate) typed_as_keys: bool,

@@ -148,7 +148,16 @@ impl Executor {
                 self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
                 return Report::Verified { observed };
             }
-            let mut seen = observe(pre, &post, target.as_ref(), resolved, &run.goal, run.toggle, &run.relevance);
+            let mut seen = observe(
+                pre,
+                &post,
+                target.as_ref(),
+                resolved,
+                &run.goal,
+                run.toggle,
+                &run.relevance,
+                run.pending.pressed,
+            );
             // An equal of the target beside it, the target still in the tree read: asked
             // directly, a target its page has destroyed says so (the tree can lag behind:
             // Chromium under load kept it there past the 2 s confirmation, and the new one

@@ -61,7 +61,7 @@ fn id(s: &str) -> ElementId {
 /// What `observe` sees of the input aimed at `target`, read by id before and after, under
 /// the rules after an input.
 fn see(pre: &Reading, post: &Reading, target: &str, goal: &Goal, toggle: ToggleMode) -> Seen {
-    observe(pre, post, Some(&id(target)), None, goal, toggle, &RelevanceConfig::after_input())
+    observe(pre, post, Some(&id(target)), None, goal, toggle, &RelevanceConfig::after_input(), false)
 }
 
 #[test]
@@ -350,9 +350,9 @@ fn keys_in_an_editor_drawn_over_the_target_verify_the_typing() {
     // Calc re-creates its cells as the keys begin: the target as resolved stands in for
     // the read before, which no longer holds it.
     let cell = pre.element(&id("c3")).cloned().expect("C3");
-    let seen = observe(&post, &post, Some(&id("gone")), Some(&cell), &goal, ToggleMode::None, &cfg);
+    let seen = observe(&post, &post, Some(&id("gone")), Some(&cell), &goal, ToggleMode::None, &cfg, false);
     assert!(seen.verified.is_none(), "the editor showed the text before: {seen:?}");
-    let seen = observe(&pre, &post, Some(&id("gone")), Some(&cell), &goal, ToggleMode::None, &cfg);
+    let seen = observe(&pre, &post, Some(&id("gone")), Some(&cell), &goal, ToggleMode::None, &cfg, false);
     assert!(seen.verified.is_some(), "{seen:?}");
     // Elsewhere (the formula bar), not focused, or without the typed text: not the target's.
     let elsewhere = Rect::new(267, 133, 60, 16);
@@ -476,4 +476,33 @@ fn a_text_leaf_replaced_under_an_unchanged_element_is_what_that_element_says() {
     let came = page(&[("t1", "Frames: 1"), ("t9", "Order placed")]);
     let seen = see(&pre, &came, "hello", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.said_only.is_empty(), "{seen:?}");
+}
+
+/// A window with a menu title and a bar far below it, the bar at `bar`.
+fn window_with_bar(bar: (i32, i32, u32, u32)) -> Reading {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "editor"));
+    let w = b.child(app, element("w", "frame", "Editor"));
+    let mut edit = element("edit", "menu", "Edit");
+    edit.bounds = Some(Rect::<Logical>::new(330, 140, 32, 20));
+    b.child(w, edit);
+    let mut label = element("bar", "label", "Root Instance");
+    label.bounds = Some(Rect::<Logical>::new(bar.0, bar.1, bar.2, bar.3));
+    b.child(w, label);
+    Reading::new(b.build())
+}
+
+#[test]
+fn a_press_is_not_verified_by_elements_elsewhere_that_only_moved() {
+    // FeatherPad's "Edit" pressed on its title bar (placed 14 px high): the window's bottom
+    // bar resized, the menu never opened.
+    let pre = window_with_bar((294, 549, 690, 17));
+    let post = window_with_bar((294, 558, 690, 8));
+    let cfg = RelevanceConfig::after_input();
+    let seen = observe(&pre, &post, Some(&id("edit")), None, &Goal::AnyChange, ToggleMode::None, &cfg, true);
+    assert_eq!(seen.verified, None, "{seen:?}");
+    assert!(seen.note.as_deref().is_some_and(|n| n.contains("Root Instance") && n.contains("away from the target")));
+    // Keys (no press) may well move things: a zoom, a pane toggled.
+    let seen = observe(&pre, &post, Some(&id("edit")), None, &Goal::AnyChange, ToggleMode::None, &cfg, false);
+    assert!(seen.verified.is_some(), "{seen:?}");
 }

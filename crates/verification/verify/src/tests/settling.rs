@@ -49,10 +49,16 @@ async fn a_move_laying_out_text_set_before_the_input_is_no_effect() {
 }
 
 #[tokio::test]
-async fn the_same_move_without_the_apps_word_is_an_effect() {
-    // The rule rests on the app's events alone: the same move, unannounced, counts.
+async fn the_same_move_without_the_apps_word_is_not_counted_for_a_press_either() {
+    // Unannounced, the settling rule does not apply (it rests on the app's events alone);
+    // but an element away from the target that only moved does not say a press landed
+    // (`observe.rs`): the dropped click is recovered the same way.
     let (outcome, actions) = dropped_click_while_laying_out(false).await;
-    assert_eq!(outcome.attempts.len(), 1, "{outcome:#?}");
-    assert!(outcome.observed.contains("resized 200x30 -> 92x80"), "{outcome:#?}");
-    assert!(actions.is_empty());
+    assert!(outcome.ok, "{outcome:#?}");
+    let methods: Vec<Method> = outcome.attempts.iter().map(|a| a.method).collect();
+    assert_eq!(methods, [Method::CoordinateClick, Method::A11yAction], "{outcome:#?}");
+    assert_eq!(actions, [Operation::Action("click".into())]);
+    let first = outcome.attempts[0].observed.as_deref().unwrap_or_default();
+    assert!(first.contains("only moved or resized, or went unseen, away from the target"), "{outcome:#?}");
+    assert!(!first.contains("laying out"), "not the settling rule's words: {outcome:#?}");
 }
