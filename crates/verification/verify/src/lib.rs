@@ -74,6 +74,7 @@ mod popup;
 mod press;
 mod press_look;
 mod pump;
+mod quitting;
 mod read;
 mod ready;
 mod resolve;
