@@ -56,6 +56,7 @@ mod desktop;
 mod dismiss;
 mod doctor;
 mod editor_inside;
+mod elsewhere;
 mod error;
 mod event;
 mod executor;

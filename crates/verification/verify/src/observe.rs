@@ -160,30 +160,6 @@ fn explained_notes(j: &Judgement, target: Option<&ElementId>, pre: &Reading) -> 
     join(join(recreated, background), settling)
 }
 
-/// An element away from the target (not it, in it or around it) that only moved or
-/// resized, or went away without ever being shown: nothing a person would see as what a
-/// press did.
-fn far_layout(e: &Effect) -> bool {
-    let away = matches!(e.relation, Relation::SameWindow | Relation::OtherWindow);
-    let placed_only = |changes: &[FieldChange]| {
-        changes.iter().all(|c| matches!(c, FieldChange::Bounds { old: Some(_), new: Some(_) }))
-    };
-    away && match &e.kind {
-        EffectKind::Changed { changes, .. } => placed_only(changes),
-        EffectKind::Gone { element, .. } => element.bounds.is_none() || !element.has(State::Showing),
-        _ => false,
-    }
-}
-
-/// The element an effect is about, in words, as `post` (or, gone, as last seen) shows it.
-fn effect_name(e: &Effect, post: &Reading) -> Option<String> {
-    match &e.kind {
-        EffectKind::Changed { id, .. } => Some(post.element(id).map_or_else(|| id.to_string(), Element::describe)),
-        EffectKind::Gone { element, .. } => Some(format!("{} (gone, never shown)", element.describe())),
-        _ => None,
-    }
-}
-
 fn is_popup(e: &Effect) -> bool {
     match &e.kind {
         EffectKind::WindowOpened(w) => w.is_dialog(),
@@ -269,8 +245,12 @@ pub(crate) fn observe(
     // did: FeatherPad's "Edit", pressed 14 px too high on its title bar, was "verified" by a
     // bar at the window's bottom resizing, and by a filler never shown going away. Not
     // counted, so a press that missed is not taken to have landed.
-    if pressed && matches!(goal, Goal::AnyChange) && !effects.is_empty() && effects.iter().all(far_layout) {
-        let moved: Vec<String> = effects.iter().filter_map(|e| effect_name(e, post)).collect();
+    if pressed
+        && matches!(goal, Goal::AnyChange)
+        && !effects.is_empty()
+        && effects.iter().all(crate::elsewhere::far_layout)
+    {
+        let moved: Vec<String> = effects.iter().filter_map(|e| crate::elsewhere::effect_name(e, post)).collect();
         let note = format!(
             "not counted: {} only moved or resized, or went unseen, away from the target (a press does not \
              change only what lies elsewhere unseen)",
