@@ -47,6 +47,7 @@
 //! See `docs/ARCHITECTURE.md` and `docs/VERIFICATION.md` (the contract).
 
 mod act;
+mod around;
 mod attribution;
 mod backends;
 mod clock;

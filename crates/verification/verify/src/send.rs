@@ -156,9 +156,19 @@ impl Executor {
                 self.click(at, *button, (*count).max(1))
             }
             (Method::A11yAction, Action::Click { .. }) => {
+                // No press of its own: the control it lies in (`around.rs`).
+                let around = match target {
+                    Some(t) if !t.element.as_ref().is_some_and(crate::around::pressable) => {
+                        self.control_around(t).await
+                    }
+                    _ => None,
+                };
+                let of = around.as_ref().and_then(|c| c.element.as_ref());
+                let of = of.map(|c| format!(" of {}, which holds the target", c.describe())).unwrap_or_default();
+                let target = around.as_ref().or(target);
                 let (id, actions) = element_of(target)?;
                 if let Some(done) = self.activate_by_keyboard(target).await {
-                    return done;
+                    return done.map(|words| format!("{words}{of}"));
                 }
                 let name = CLICK_ACTIONS
                     .iter()
@@ -170,7 +180,7 @@ impl Executor {
                         Report::Refused(Symptoms { method_unavailable: true, ..Symptoms::new(message) })
                     })?;
                 self.a11y.do_action(&id, &name).await.map_err(a11y_failed)?;
-                Ok(format!("{ACTION_ACCEPTED}{name:?}"))
+                Ok(format!("{ACTION_ACCEPTED}{name:?}{of}"))
             }
             (Method::A11yAction, Action::Invoke { name, .. }) => {
                 let (id, _) = element_of(target)?;

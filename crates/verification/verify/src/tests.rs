@@ -19,6 +19,7 @@ use deft_types::{
 
 use crate::{Backends, DismissRule, Executor, ExecutorConfig, VerifyEvent};
 
+mod around;
 mod covering;
 mod dragged;
 mod editor_inside;
