@@ -10,6 +10,7 @@ use deft_types::Element;
 
 use crate::executor::Executor;
 use crate::resolve::Resolved;
+use crate::send::CLICK_ACTIONS;
 
 /// The roles a press activates whole.
 const PRESSABLE: [&str; 8] = [
@@ -23,9 +24,9 @@ const PRESSABLE: [&str; 8] = [
     "link",
 ];
 
-/// Whether `e` offers a press (`click`, `press` or `activate`).
+/// Whether `e` offers a press (one of the actions a click invokes, `send.rs`).
 pub(crate) fn pressable(e: &Element) -> bool {
-    e.actions.iter().any(|a| ["click", "press", "activate"].iter().any(|w| a.eq_ignore_ascii_case(w)))
+    e.actions.iter().any(|a| CLICK_ACTIONS.iter().any(|w| a.eq_ignore_ascii_case(w)))
 }
 
 impl Executor {

@@ -16,6 +16,8 @@ use crate::run::Run;
 
 /// How long a restored window gets to say it is active again.
 const RESTORE_WAIT: Duration = Duration::from_millis(1000);
+/// How often the restored window is read meanwhile.
+const RESTORE_POLL: Duration = Duration::from_millis(20);
 
 /// How long a disabled target is watched before asking whether anything could enable it
 /// (a form that validates as you type enables its button within a frame or two).
@@ -186,11 +188,9 @@ impl Executor {
         let until = Instant::now() + RESTORE_WAIT;
         while Instant::now() < until {
             if self.a11y.element(window).await.is_ok_and(|w| w.has(deft_types::State::Active)) {
-                // The focus event follows the activation within the same dispatch.
-                tokio::time::sleep(Duration::from_millis(50)).await;
                 return;
             }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            tokio::time::sleep(RESTORE_POLL).await;
         }
     }
 

@@ -37,28 +37,28 @@ impl Executor {
         if target.pid.is_none() {
             return Ok(None);
         }
+        let Ok(focused) = lock(locator).focused() else { return Ok(None) };
         // Keys for whatever has the focus go where the display server sends them, unless no
         // window gets them (the desktop's own UI holds the keyboard: GNOME Shell's
         // overview): then the focused element's window is activated, as a person does
         // before typing.
-        if target.how == How::Focused && !matches!(lock(locator).focused(), Ok(None)) {
+        if target.how == How::Focused && focused.is_some() {
             return Ok(None);
         }
         let title = target.window_title.clone().filter(|t| !t.is_empty());
         let query = WindowQuery { pid: target.pid, title: title.clone() };
-        // One listing serves both: the target's window, and the title of the one with the focus.
-        // Those shown, and those activating shows again (minimised, or under GNOME Shell's
-        // overview): keys for one of those go to it once it is back.
-        let (focused, all) = {
+        // The target's window among those shown and those activating shows again
+        // (minimised, or under GNOME Shell's overview): keys for one of those go to it once
+        // it is back. The same listing names the window that has the focus.
+        let all = {
             let locator = lock(locator);
             let every = WindowQuery::default();
-            let all = locator.windows(&every).map(|mut all| {
+            locator.windows(&every).map(|mut all| {
                 all.extend(locator.minimized(&every).unwrap_or_default());
                 all
-            });
-            (locator.focused(), all)
+            })
         };
-        let (Ok(focused), Ok(all)) = (focused, all) else { return Ok(None) };
+        let Ok(all) = all else { return Ok(None) };
         let windows: Vec<_> = all.iter().filter(|w| query.matches(w.pid, &w.title)).collect();
         // Its window: the one of that title (exactly, else the topmost containing it), or
         // the owner's only window; never a guess among several.

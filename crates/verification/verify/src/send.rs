@@ -44,7 +44,7 @@ fn chord(key: NamedKey) -> Chord {
 }
 
 /// The action names a click may use, most specific first.
-const CLICK_ACTIONS: [&str; 3] = ["click", "press", "activate"];
+pub(crate) const CLICK_ACTIONS: [&str; 3] = ["click", "press", "activate"];
 
 /// How the words of an input begin when an accessibility action was invoked and the app
 /// accepted it (its receipt: `act.rs` reads it so), as opposed to a pointer click sent in
