@@ -30,6 +30,10 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     step("windows", &|| crate::windows::run(&[]))?;
     // Advisories need the internet, which CI machines do not have; see deny.toml.
     step("deny", &|| run_step("cargo", &["deny", "--locked", "check", "bans", "licenses", "sources"]))?;
+    // The wheel and the .deb, from the test profile (the Python API's tests install the
+    // wheel); --check: the generated Python methods match the tools the binary lists.
+    step("dist", &|| crate::dist::run(&["--profile".into(), "dev".into(), "--check".into()]))?;
+    step("deb", &|| crate::dist::run(&["--try-deb".into()]))?;
     // --no-fail-fast: one failing test binary must not hide how the others did.
     step("test", &|| run_step("cargo", &["test", "--workspace", "--all-features", "--locked", "--no-fail-fast"]))?;
     // The matrix in docs/ is this run's: every campaign recorded its cells.

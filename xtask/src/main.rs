@@ -7,6 +7,7 @@ mod bench;
 mod ci;
 mod demo;
 mod desktop;
+mod dist;
 mod evidence;
 mod faults;
 mod fixtures;
@@ -26,6 +27,9 @@ usage: cargo xtask <command> [args]
 commands:
   setup              install the system packages and tools Deft needs (as root on Debian/Ubuntu)
   ci                 the test command: setup, fmt, clippy, layering, Windows check, cargo-deny, all tests
+  dist [--profile dev|release] [--check] [--try-deb]
+                     the deft-desktop wheel (agent-cli and the Python API) and .deb in target/dist
+                     (--try-deb: install the .deb here with apt-get, run it, remove it; root)
   desktop -- CMD...  run CMD on a fresh headless desktop (Xvfb, D-Bus, AT-SPI, openbox; --wayland sway: on sway)
   evidence [--check] write docs/EVIDENCE.md from the fault campaigns the last test run recorded, or check it
   layers             check that no crate depends on a crate of a higher layer
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
         "setup" => setup::run(rest),
         "ci" => ci::run(rest),
         "desktop" => return desktop::run(rest),
+        "dist" => dist::run(rest),
         "layers" => layers::run(rest),
         "evidence" => evidence::run(rest),
         "fixtures" => fixtures::run(rest),

@@ -14,6 +14,7 @@ mod impress;
 mod lists;
 mod mcp;
 mod mcp_clients;
+mod python_api;
 mod qmmp;
 mod real_apps;
 mod redact;

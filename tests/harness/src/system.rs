@@ -68,7 +68,7 @@ pub const RUNTIME: &[Requirement] = &RUNTIME_ALL;
 pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 
 /// How many of [`RUNTIME_ALL`] come before the corpus.
-const RUNTIME_BASE: usize = 32;
+const RUNTIME_BASE: usize = 33;
 
 const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
@@ -116,6 +116,11 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
         package: "xterm",
         probe: Probe::File("/usr/bin/xterm"),
         why: "a terminal with no accessibility at all: typing there must never be sent twice (0.9 MB)",
+    },
+    Requirement {
+        package: "python3-venv",
+        probe: Probe::Glob("/usr/share/python-wheels/pip-*.whl"),
+        why: "a fresh virtual environment that the deft-desktop wheel is installed into in its tests",
     },
     Requirement {
         package: "python3-yaml",
@@ -345,12 +350,38 @@ pub struct PipRequirement {
 }
 
 /// Python packages the tests need.
-pub const PIP: &[PipRequirement] = &[PipRequirement {
-    package: "mcp",
-    version: "2.3.0",
-    module: "mcp",
-    why: "the official MCP SDK's client, which drives `agent-cli mcp` in its tests (tests/mcp/)",
-}];
+pub const PIP: &[PipRequirement] = &[
+    PipRequirement {
+        package: "mcp",
+        version: "2.3.0",
+        module: "mcp",
+        why: "the official MCP SDK's client, which drives `agent-cli mcp` in its tests (tests/mcp/)",
+    },
+    PipRequirement {
+        package: "maturin",
+        version: "1.16.0",
+        module: "maturin",
+        why: "builds the deft-desktop wheel (the agent-cli binary and the Python API) in `cargo xtask dist`",
+    },
+    PipRequirement {
+        package: "pytest",
+        version: "9.2.0",
+        module: "pytest",
+        why: "runs the Python API's tests (python/tests) against the installed wheel",
+    },
+    PipRequirement {
+        package: "mypy",
+        version: "2.4.1",
+        module: "mypy",
+        why: "checks the Python API's type hints (strict) in `cargo xtask dist`",
+    },
+    PipRequirement {
+        package: "uv",
+        version: "0.13.9",
+        module: "uv",
+        why: "runs the wheel as `uvx deft-desktop mcp` would, in the Python API's tests",
+    },
+];
 
 /// A package from the npm registry that tests need, at an exact version. `cargo xtask
 /// setup` installs it with npm into [`node_packages_dir`].

@@ -1,0 +1,199 @@
+//! `cargo xtask dist`: the installable artifacts in `target/dist/`, from one build of
+//! `agent-cli` (default features: no xcap, so it links only the C library):
+//!
+//! - the `deft-desktop` wheel (maturin's binary packaging): the binary, the `deft` Python
+//!   package over it, and a `deft-desktop` command, manylinux-tagged by maturin's own
+//!   audit of the binary's symbols;
+//! - a Debian package that installs `/usr/bin/agent-cli` and depends on what it needs at
+//!   run time.
+//!
+//! Before packing, `python/deft/_tools.py` is generated from the tools this binary lists
+//! (`--check`: fail if the committed one differs) and the package's type hints are checked
+//! with mypy (strict). `--try-deb` installs the built .deb into this machine, runs it and
+//! removes it again (root). `--profile dev` packs the test build's profile, as `cargo xtask ci`
+//! does (a release build of every crate again: 6 minutes on 2 cores); the default is `release`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail, ensure};
+use deft_harness::system::python_packages_dir;
+
+use crate::root;
+
+/// The distribution's name on PyPI and in Debian (both free when checked, 2026-11-29).
+pub const PACKAGE: &str = "deft-desktop";
+
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    let mut profile = "release".to_string();
+    let mut check = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--profile" => profile = it.next().context("--profile needs a value: dev or release")?.clone(),
+            "--check" => check = true,
+            "--try-deb" => return try_deb(),
+            other => bail!("`cargo xtask dist` takes --profile dev|release, --check and --try-deb, got `{other}`"),
+        }
+    }
+    ensure!(matches!(profile.as_str(), "dev" | "release"), "--profile is dev or release, got `{profile}`");
+    let out = root().join("target/dist");
+    std::fs::create_dir_all(&out)?;
+
+    crate::run_step("cargo", &["build", "-p", "agent-cli", "--locked", "--profile", &profile])?;
+    let binary = root().join("target").join(if profile == "dev" { "debug" } else { "release" }).join("agent-cli");
+    generate(&binary, check)?;
+    typecheck()?;
+    let wheel = wheel(&profile, &out)?;
+    let deb = deb(&binary, &out)?;
+    println!("dist: {}\ndist: {}", wheel.display(), deb.display());
+    Ok(())
+}
+
+/// A command from the Python packages `cargo xtask setup` installs (`system::PIP`).
+fn tool(name: &str) -> anyhow::Result<PathBuf> {
+    let path = python_packages_dir().join("bin").join(name);
+    ensure!(path.is_file(), "{} is missing: run `cargo xtask setup`", path.display());
+    Ok(path)
+}
+
+fn python_env(cmd: &mut Command) -> &mut Command {
+    cmd.env("PYTHONPATH", python_packages_dir()).env("PYTHONDONTWRITEBYTECODE", "1").current_dir(root().join("python"))
+}
+
+fn generate(binary: &Path, check: bool) -> anyhow::Result<()> {
+    let mut cmd = Command::new(deft_harness::python());
+    python_env(&mut cmd).arg("generate.py").arg("--binary").arg(binary);
+    if check {
+        cmd.arg("--check");
+    }
+    let status = cmd.status().context("could not run python/generate.py")?;
+    ensure!(status.success(), "python/generate.py failed ({status})");
+    Ok(())
+}
+
+fn typecheck() -> anyhow::Result<()> {
+    let mut cmd = Command::new(deft_harness::python());
+    python_env(&mut cmd).args([
+        "-m",
+        "mypy",
+        "--strict",
+        "--python-version",
+        "3.10",
+        "--cache-dir",
+        "../target/mypy-cache",
+        "deft",
+    ]);
+    let status = cmd.status().context("could not run mypy")?;
+    ensure!(status.success(), "mypy --strict found errors in python/deft ({status})");
+    Ok(())
+}
+
+fn wheel(profile: &str, out: &Path) -> anyhow::Result<PathBuf> {
+    for old in list(out, ".whl")? {
+        std::fs::remove_file(old)?;
+    }
+    let mut cmd = Command::new(tool("maturin")?);
+    python_env(&mut cmd).args(["build", "--locked", "--profile", profile, "--out"]).arg(out);
+    let status = cmd.status().context("could not run maturin")?;
+    ensure!(status.success(), "maturin build failed ({status})");
+    let mut wheels = list(out, ".whl")?;
+    ensure!(wheels.len() == 1, "maturin left {} wheels in {}", wheels.len(), out.display());
+    Ok(wheels.remove(0))
+}
+
+fn list(dir: &Path, ending: &str) -> anyhow::Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.to_string_lossy().ends_with(ending) {
+            found.push(path);
+        }
+    }
+    Ok(found)
+}
+
+/// A Debian package built with dpkg-deb alone: `/usr/bin/agent-cli`, its documentation,
+/// and the dependencies a user's desktop needs for it (the C library version its symbols
+/// ask for, the accessibility bus, a session bus).
+fn deb(binary: &Path, out: &Path) -> anyhow::Result<PathBuf> {
+    let version = env!("CARGO_PKG_VERSION");
+    let stage = root().join("target/dist/deb-root");
+    if stage.exists() {
+        std::fs::remove_dir_all(&stage)?;
+    }
+    let bin = stage.join("usr/bin");
+    let docs = stage.join(format!("usr/share/doc/{PACKAGE}"));
+    std::fs::create_dir_all(&bin)?;
+    std::fs::create_dir_all(&docs)?;
+    std::fs::create_dir_all(stage.join("DEBIAN"))?;
+    let status = Command::new("strip")
+        .arg("--strip-debug")
+        .arg("-o")
+        .arg(bin.join("agent-cli"))
+        .arg(binary)
+        .status()
+        .context("could not run strip (package binutils)")?;
+    ensure!(status.success(), "strip failed ({status})");
+    std::fs::copy(root().join("README.md"), docs.join("README.md"))?;
+    let glibc = glibc_needed(binary)?;
+    let kib = (std::fs::metadata(bin.join("agent-cli"))?.len() + std::fs::metadata(docs.join("README.md"))?.len())
+        .div_ceil(1024);
+    let control = format!(
+        "Package: {PACKAGE}\nVersion: {version}\nArchitecture: amd64\nMaintainer: Deft developers <deft@example.invalid>\n\
+         Section: utils\nPriority: optional\nInstalled-Size: {kib}\nDepends: libc6 (>= {glibc}), at-spi2-core, dbus\n\
+         Recommends: xvfb\nSuggests: gstreamer1.0-pipewire, gstreamer1.0-tools\n\
+         Description: desktop actions that check their own effect (agent-cli)\n \
+         Deft clicks, types and reads on Linux desktops (X11, sway, GNOME) through the\n \
+         accessibility tree, verifies every action's effect, retries one that silently\n \
+         did nothing, and serves its tools to other agents over MCP (agent-cli mcp).\n"
+    );
+    std::fs::write(stage.join("DEBIAN/control"), control)?;
+    let deb = out.join(format!("{PACKAGE}_{version}_amd64.deb"));
+    let status = Command::new("dpkg-deb")
+        .args(["--root-owner-group", "--build"])
+        .arg(&stage)
+        .arg(&deb)
+        .status()
+        .context("could not run dpkg-deb")?;
+    ensure!(status.success(), "dpkg-deb failed ({status})");
+    std::fs::remove_dir_all(&stage)?;
+    Ok(deb)
+}
+
+/// The newest `GLIBC_2.N` symbol version the binary asks for, as Debian's libc6 version.
+fn glibc_needed(binary: &Path) -> anyhow::Result<String> {
+    let bytes = std::fs::read(binary)?;
+    let needle = b"GLIBC_2.";
+    let mut newest = 0u32;
+    for (i, w) in bytes.windows(needle.len()).enumerate() {
+        if w == needle {
+            let digits: String =
+                bytes[i + needle.len()..].iter().take_while(|b| b.is_ascii_digit()).map(|&b| b as char).collect();
+            newest = newest.max(digits.parse().unwrap_or(0));
+        }
+    }
+    ensure!(newest > 0, "{} asks for no GLIBC symbol version: not a glibc binary?", binary.display());
+    Ok(format!("2.{newest}"))
+}
+
+/// Install the Debian package into this machine as a user would (`apt-get install
+/// ./FILE.deb`, root), run the installed `agent-cli --version`, then remove it again.
+fn try_deb() -> anyhow::Result<()> {
+    let debs = list(&root().join("target/dist"), ".deb")?;
+    let [deb] = debs.as_slice() else { bail!("expected one .deb in target/dist: run `cargo xtask dist`") };
+    crate::run_step("apt-get", &["install", "-y", "--no-install-recommends", &deb.to_string_lossy()])?;
+    let result = (|| {
+        let out = Command::new("/usr/bin/agent-cli").arg("--version").output().context("the installed agent-cli")?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        ensure!(
+            out.status.success() && text.trim() == format!("agent-cli {}", env!("CARGO_PKG_VERSION")),
+            "the installed agent-cli --version said {text:?} ({})",
+            out.status
+        );
+        println!("dist: the .deb installs, and /usr/bin/agent-cli says {}", text.trim());
+        Ok(())
+    })();
+    crate::run_step("apt-get", &["remove", "-y", PACKAGE])?;
+    result
+}
