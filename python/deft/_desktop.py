@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from types import TracebackType
-from typing import Any, Dict, Mapping, Optional, Sequence, Type, TypeVar
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Type, TypeVar
 
 from ._binary import agent_cli
 from ._result import ToolResult, build
@@ -29,6 +29,7 @@ class _Base:
         self.check = check
         self.timeout = timeout
         self._session = Session([binary or agent_cli(), "mcp", *args], env)
+        self._tools: Optional[List[Dict[str, Any]]] = None
 
     @property
     def server(self) -> Dict[str, Any]:
@@ -39,6 +40,13 @@ class _Base:
     def pid(self) -> int:
         """The `agent-cli mcp` process's id."""
         return self._session.pid
+
+    def list_tools(self) -> List[Dict[str, Any]]:
+        """The tools as the server lists them over MCP (name, description, input and output
+        schemas, annotations): what the methods of this class were generated from."""
+        if self._tools is None:
+            self._tools = list(self._session.request("tools/list", {}, self.timeout).get("tools", []))
+        return self._tools
 
     def _call_now(self, tool: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
         # None means "not given": the server applies its own default.

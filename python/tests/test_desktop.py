@@ -116,6 +116,49 @@ def test_closing_ends_the_server(app_alive) -> None:
     assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
 
 
+def test_the_langchain_tools_are_the_server_s(desktop: deft.Desktop, app_alive) -> None:
+    import deft.langchain
+
+    tools = {t.name: t for t in deft.langchain.tools(desktop)}
+    assert set(tools) == set(deft.TOOL_NAMES) - {"run_task"}
+    listed = {t["name"]: t for t in desktop.list_tools()}
+    assert tools["click"].description == listed["click"]["description"]
+    assert tools["click"].args_schema["properties"] == listed["click"]["inputSchema"]["properties"]  # type: ignore[index]
+    # A failure is returned to the model as text, with the structured result beside it.
+    message = tools["find"].invoke(
+        {"type": "tool_call", "id": "call-1", "name": "find", "args": {"target": "Name", "app": APP}}
+    )
+    assert message.artifact["is_error"] is False and message.artifact["result"]["count"] >= 1, message
+    failed = tools["wait_for"].invoke(
+        {"type": "tool_call", "id": "call-2", "name": "wait_for", "args": {"condition": 'text:"Never shown"', "timeout_ms": 200}}
+    )
+    assert failed.artifact["is_error"] is True and "Never shown" in failed.content, failed
+
+
+def test_the_example_langgraph_agent_does_a_task_with_the_test_model(app_log: AppLog, app_alive) -> None:
+    """examples/langgraph_agent.py, driven by Deft's test model (a scripted stand-in on
+    the OpenAI wire, not a real model), judged by the app's log."""
+    import subprocess
+    import sys
+
+    toggles = app_log.count("checkbox_toggled")
+    env = dict(os.environ)
+    env.update(
+        OPENAI_BASE_URL=os.environ["DEFT_TEST_MODEL_URL"],
+        OPENAI_API_KEY="test-key-not-a-secret",
+        DEFT_EXAMPLE_MODEL=os.environ["DEFT_TEST_MODEL_NAME"],
+    )
+    example = Path(__file__).resolve().parents[2] / "examples" / "langgraph_agent.py"
+    goal = 'Type "ada@example.org" into Email and tick Subscribe'
+    r = subprocess.run([sys.executable, str(example), goal], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "-> read" in r.stdout and "-> type" in r.stdout and "-> click" in r.stdout, r.stdout
+    app_log.settle()
+    emails = [e.get("value") for e in app_log.events() if e.get("event") == "text_changed" and e.get("widget") == "email"]
+    assert emails and emails[-1] == "ada@example.org", emails
+    assert app_log.count("checkbox_toggled") == toggles + 1, "ticked once"
+
+
 def test_uvx_runs_the_wheel_s_server_for_an_mcp_client(app_alive) -> None:
     """`uvx --from deft-desktop agent-cli mcp`, from the wheel alone and offline, answers the official MCP
     SDK's client: the tools it lists are the ones this package's methods call."""

@@ -13,6 +13,10 @@
 //! - `ocr` of the fixture's window: the OCR engine is loaded on first use, so a process per
 //!   call loads it every time, a session once.
 //!
+//! The Python API's side (`deft.Desktop`, python/deft, over its own `agent-cli mcp`
+//! session with the same binary) runs in one Python process (python/bench/driver.py),
+//! timed from the request line to its answer (a pipe round trip more than a user pays).
+//!
 //! The MCP side is driven by a minimal JSON-RPC client over the server's stdin and stdout
 //! (initialize, then calls one at a time); the protocol's conformance is the tests' job
 //! (tests/mcp/client.py with the official SDK), this only times round trips. The first MCP
@@ -89,6 +93,50 @@ impl Session {
     }
 }
 
+/// python/bench/driver.py: the same calls through `deft.Desktop`.
+struct Python {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Python {
+    fn start(desktop: &Desktop, home: &std::path::Path) -> Python {
+        let root = deft_harness::workspace_root();
+        let mut cmd = desktop.command(deft_harness::python());
+        cmd.arg(root.join("python/bench/driver.py"))
+            .arg(BIN)
+            .env("PYTHONPATH", root.join("python"))
+            .env("XDG_CONFIG_HOME", home)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = cmd.spawn().expect("python/bench/driver.py");
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("the driver's first line");
+        assert_eq!(line.trim(), "ready", "the Python driver did not start");
+        Python { child, stdin, stdout }
+    }
+
+    fn call(&mut self, tool: &str, args: &Value) -> bool {
+        let mut line = json!([tool, args]).to_string();
+        line.push('\n');
+        self.stdin.write_all(line.as_bytes()).and_then(|()| self.stdin.flush()).expect("write to the driver");
+        let mut answer = String::new();
+        self.stdout.read_line(&mut answer).expect("read from the driver");
+        answer.trim() == "ok"
+    }
+}
+
+impl Drop for Python {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for Session {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -149,15 +197,20 @@ fn main() {
 
     let mut session = Session::start(&desktop, &home);
     let (first, first_ok) = time(|| !session.call("read", read_mcp.clone()));
+    let mut py = Python::start(&desktop, &home);
     let rows = [
         sample("read: one process per call", samples, || cli(&desktop, &home, &read_cli)),
         sample("read: one MCP session", samples, || !session.call("read", read_mcp.clone())),
+        sample("read: the Python API", samples, || py.call("read", &read_mcp)),
         sample("verified click: one process per call", samples, || cli(&desktop, &home, &click_cli)),
         sample("verified click: one MCP session", samples, || !session.call("click", click_mcp.clone())),
+        sample("verified click: the Python API", samples, || py.call("click", &click_mcp)),
         sample("ocr: one process per call", samples, || cli(&desktop, &home, &ocr_cli)),
         sample("ocr: one MCP session", samples, || !session.call("ocr", ocr_mcp.clone())),
+        sample("ocr: the Python API", samples, || py.call("ocr", &ocr_mcp)),
     ];
     drop(session);
+    drop(py);
     let toggles = app.count("checkbox_toggled", None);
 
     println!("| case | median ms | min ms | max ms | failed |");
@@ -169,12 +222,16 @@ fn main() {
     }
     println!();
     println!("first MCP call (connects the executor and the accessibility bus): {first:.1} ms (ok: {first_ok})");
-    for (what, cli, mcp) in
-        [("read", &rows[0], &rows[1]), ("verified click", &rows[2], &rows[3]), ("ocr", &rows[4], &rows[5])]
-    {
+    for (what, cli, mcp, py) in [
+        ("read", &rows[0], &rows[1], &rows[2]),
+        ("verified click", &rows[3], &rows[4], &rows[5]),
+        ("ocr", &rows[6], &rows[7], &rows[8]),
+    ] {
         println!(
-            "{what}: a process per call takes {:.1}x the time of a call in one session",
-            median(&cli.times) / median(&mcp.times)
+            "{what}: a process per call takes {:.1}x the time of a call in one session; the Python API {:.2}x (+{:.1} ms)",
+            median(&cli.times) / median(&mcp.times),
+            median(&py.times) / median(&mcp.times),
+            median(&py.times) - median(&mcp.times),
         );
     }
     println!("samples per case: {samples} (+1 warm-up); check box toggles logged by the app: {toggles}");

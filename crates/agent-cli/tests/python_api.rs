@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use deft_harness::fixture::{FixtureApp, FixtureOptions};
 use deft_harness::system::python_packages_dir;
+use deft_harness::test_model::{MODEL_NAME, Persona, TestModel, Wire};
 use deft_harness::{Desktop, python, workspace_root};
 
 use super::{Run, isolate, run, scratch};
@@ -64,6 +65,8 @@ fn the_wheel_installs_alone_and_its_python_api_drives_a_faulty_app() {
     let opts = FixtureOptions { drop_clicks: 1, ignore_keys: true, ..FixtureOptions::default() };
     let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
 
+    let model = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap_or_else(|e| panic!("test model: {e}"));
+
     let mut cmd = desktop.command(venv.join("bin/python"));
     isolate(&mut cmd, &scratch("python-home"));
     // pytest and the MCP SDK come from setup's packages, after the environment's own
@@ -73,6 +76,8 @@ fn the_wheel_installs_alone_and_its_python_api_drives_a_faulty_app() {
         .env("DEFT_FIXTURE_LOG", app.log_path())
         .env("DEFT_FIXTURE_PID", app.pid().to_string())
         .env("DEFT_WHEEL", &wheel)
+        .env("DEFT_TEST_MODEL_URL", model.base_url())
+        .env("DEFT_TEST_MODEL_NAME", MODEL_NAME)
         .env("DEFT_UV", python_packages_dir().join("bin/uv"))
         .env("UV_CACHE_DIR", scratch("uv-cache"))
         .env("UV_PYTHON", python())
@@ -80,8 +85,12 @@ fn the_wheel_installs_alone_and_its_python_api_drives_a_faulty_app() {
         .args(["-m", "pytest", "-p", "no:cacheprovider", "-q", "test_desktop.py"]);
     let r: Run = run(cmd);
     assert_eq!(r.code, 0, "pytest failed:\n{}\n{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("9 passed"), "{}", r.stdout);
+    assert!(r.stdout.contains("11 passed"), "{}", r.stdout);
     app.check_alive(&desktop, Duration::from_secs(5)).unwrap_or_else(|e| panic!("the app was harmed: {e}"));
     // The whole suite pressed "Submit order" once (its first press dropped and recovered).
     assert_eq!(app.count("order_submitted", None), 1, "{:?}", app.events());
+    // The example agent's model calls went to the test model (and carried no other key).
+    let received = model.received();
+    assert!(received.len() >= 3, "the example agent asked the test model {} times", received.len());
+    assert!(received.iter().all(|r| r.credential.as_deref() == Some("test-key-not-a-secret")));
 }

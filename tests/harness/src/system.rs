@@ -376,6 +376,25 @@ pub const PIP: &[PipRequirement] = &[
         why: "checks the Python API's type hints (strict) in `cargo xtask dist`",
     },
     PipRequirement {
+        package: "langchain-core",
+        // 1.8 needs a langchain-protocol newer than the index serves.
+        version: "1.7.7",
+        module: "langchain_core",
+        why: "the Python API's LangChain tools (deft.langchain), typed and tested",
+    },
+    PipRequirement {
+        package: "langgraph",
+        version: "1.2.24",
+        module: "langgraph",
+        why: "the example LangGraph agent (examples/langgraph_agent.py), run against the test model",
+    },
+    PipRequirement {
+        package: "langchain-openai",
+        version: "1.7.4",
+        module: "langchain_openai",
+        why: "the example agent's chat model, on the OpenAI wire the test model speaks",
+    },
+    PipRequirement {
         package: "uv",
         version: "0.13.9",
         module: "uv",

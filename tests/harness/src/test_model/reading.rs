@@ -325,6 +325,14 @@ impl Past {
     /// the arrow of one shrunk to a line (`click [e5] … → ok, verified; observed …`).
     pub fn status(&self) -> &str {
         let first = self.result.lines().next().unwrap_or_default().trim_start_matches("[error] ");
+        // An outcome as MCP's tool results word it (`✓ type text "Email" verified: ...`),
+        // for agents that call Deft over MCP or its Python API rather than Deft's own loop.
+        if first.starts_with("✓ ") {
+            return "ok (✓)";
+        }
+        if first.starts_with("✗ ") {
+            return "failed (✗)";
+        }
         match first.strip_prefix("status: ") {
             Some(s) => s,
             None => first.split_once(" → ").map_or(first, |(_, s)| s),
