@@ -1,4 +1,4 @@
-"""The Python API's side of `cargo bench -p agent-cli --bench mcp`: one `deft.Desktop`
+"""The Python API's side of `cargo bench -p deft-desktop --bench mcp`: one `deft.Desktop`
 for the process's life; each stdin line is `[tool, {arguments}]`, answered with `ok` or
 `fail` once the method returned (the bench times the round trip)."""
 

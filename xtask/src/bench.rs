@@ -40,7 +40,7 @@ const SUITES: &[(&str, &[Target])] = &[
     ("verify", &[target("deft-verify", "overhead", &[])]),
     ("failfast", &[target("deft-verify", "failfast", &[])]),
     ("toolbelt", &[target("deft-toolbelt", "outline", &[])]),
-    ("mcp", &[target("agent-cli", "mcp", &[])]),
+    ("mcp", &[target("deft-desktop", "mcp", &[])]),
     ("agent", &[target("deft-agent", "agent", &[])]),
 ];
 

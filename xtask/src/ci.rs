@@ -36,6 +36,8 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     step("deb", &|| crate::dist::run(&["--try-deb".into()]))?;
     // --no-fail-fast: one failing test binary must not hide how the others did.
     step("test", &|| run_step("cargo", &["test", "--workspace", "--all-features", "--locked", "--no-fail-fast"]))?;
+    // What `cargo install deft-desktop` would build: every crate from its package alone.
+    step("crates", &|| crate::dist::run(&["--crates".into()]))?;
     // The matrix in docs/ is this run's: every campaign recorded its cells.
     step("evidence", &|| crate::evidence::run(&["--check".to_string()]))?;
     println!("\n==> ci: all steps passed in {:.0?}", start.elapsed());

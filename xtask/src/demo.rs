@@ -46,7 +46,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     };
     crate::setup::ensure_packages()?;
     println!("==> demo: building agent-cli");
-    run_step("cargo", &["build", "--locked", "-p", "agent-cli"])?;
+    run_step("cargo", &["build", "--locked", "-p", "deft-desktop"])?;
     let binary = root().join("target/debug/agent-cli");
     let traces = root().join("target/demo-traces");
     // The report at the end is of this run only.

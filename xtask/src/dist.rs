@@ -10,8 +10,11 @@
 //! Before packing, `python/deft/_tools.py` is generated from the tools this binary lists
 //! (`--check`: fail if the committed one differs) and the package's type hints are checked
 //! with mypy (strict). `--try-deb` installs the built .deb into this machine, runs it and
-//! removes it again (root). `--profile dev` packs the test build's profile, as `cargo xtask ci`
-//! does (a release build of every crate again: 6 minutes on 2 cores); the default is `release`.
+//! removes it again (root). `--crates` packages every crate `cargo install deft-desktop`
+//! would fetch and builds each from its package alone (cargo's own verification, with the
+//! others from a local overlay), as the registry would serve them. `--profile dev` packs
+//! the test build's profile, as `cargo xtask ci` does (a release build of every crate
+//! again: 6 minutes on 2 cores); the default is `release`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,7 +24,8 @@ use deft_harness::system::python_packages_dir;
 
 use crate::root;
 
-/// The distribution's name on PyPI and in Debian (both free when checked, 2026-11-29).
+/// The distribution's name on PyPI, in the Rust crate registry and in Debian (free when
+/// checked, 2026-11-29).
 pub const PACKAGE: &str = "deft-desktop";
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
@@ -33,14 +37,17 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             "--profile" => profile = it.next().context("--profile needs a value: dev or release")?.clone(),
             "--check" => check = true,
             "--try-deb" => return try_deb(),
-            other => bail!("`cargo xtask dist` takes --profile dev|release, --check and --try-deb, got `{other}`"),
+            "--crates" => return crates(),
+            other => {
+                bail!("`cargo xtask dist` takes --profile dev|release, --check, --try-deb and --crates, got `{other}`")
+            }
         }
     }
     ensure!(matches!(profile.as_str(), "dev" | "release"), "--profile is dev or release, got `{profile}`");
     let out = root().join("target/dist");
     std::fs::create_dir_all(&out)?;
 
-    crate::run_step("cargo", &["build", "-p", "agent-cli", "--locked", "--profile", &profile])?;
+    crate::run_step("cargo", &["build", "-p", "deft-desktop", "--locked", "--profile", &profile])?;
     let binary = root().join("target").join(if profile == "dev" { "debug" } else { "release" }).join("agent-cli");
     generate(&binary, check)?;
     typecheck()?;
@@ -196,4 +203,23 @@ fn try_deb() -> anyhow::Result<()> {
     })();
     crate::run_step("apt-get", &["remove", "-y", PACKAGE])?;
     result
+}
+
+/// The crates of `cargo install deft-desktop`, packaged and each built from its package
+/// (everything but the repository's own tooling and tests).
+fn crates() -> anyhow::Result<()> {
+    crate::run_step(
+        "cargo",
+        &[
+            "package",
+            "--workspace",
+            "--exclude",
+            "xtask",
+            "--exclude",
+            "deft-harness",
+            "--exclude",
+            "deft-e2e",
+            "--locked",
+        ],
+    )
 }

@@ -16,7 +16,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let all = deft_harness::evidence::read_all(&dir).map_err(anyhow::Error::msg)?;
     if all.is_empty() {
         bail!(
-            "no campaign results in {}: run the campaigns first (cargo test -p agent-cli --test tests every_fault_once)",
+            "no campaign results in {}: run the campaigns first (cargo test -p deft-desktop --test tests every_fault_once)",
             dir.display()
         );
     }

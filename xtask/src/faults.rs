@@ -38,7 +38,7 @@ pub fn agent_cli_binary() -> anyhow::Result<std::path::PathBuf> {
     match std::env::var_os("DEFT_FAULTS_BINARY") {
         Some(path) => Ok(std::path::PathBuf::from(path)),
         None => {
-            run_step("cargo", &["build", "--release", "--locked", "-p", "agent-cli"])?;
+            run_step("cargo", &["build", "--release", "--locked", "-p", "deft-desktop"])?;
             Ok(root().join("target/release/agent-cli"))
         }
     }

@@ -27,9 +27,10 @@ usage: cargo xtask <command> [args]
 commands:
   setup              install the system packages and tools Deft needs (as root on Debian/Ubuntu)
   ci                 the test command: setup, fmt, clippy, layering, Windows check, cargo-deny, all tests
-  dist [--profile dev|release] [--check] [--try-deb]
+  dist [--profile dev|release] [--check] [--try-deb] [--crates]
                      the deft-desktop wheel (agent-cli and the Python API) and .deb in target/dist
-                     (--try-deb: install the .deb here with apt-get, run it, remove it; root)
+                     (--try-deb: install the .deb here with apt-get, run it, remove it; root;
+                     --crates: package the crates of `cargo install deft-desktop`, build each alone)
   desktop -- CMD...  run CMD on a fresh headless desktop (Xvfb, D-Bus, AT-SPI, openbox; --wayland sway: on sway)
   evidence [--check] write docs/EVIDENCE.md from the fault campaigns the last test run recorded, or check it
   layers             check that no crate depends on a crate of a higher layer

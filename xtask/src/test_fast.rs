@@ -34,5 +34,5 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     }
     run_step("cargo", &integration)?;
     // The CLI's argument tests run the binary without a desktop.
-    run_step("cargo", &["test", "-p", "agent-cli", "--all-features", "--locked", "--test", "tests", "--", "args::"])
+    run_step("cargo", &["test", "-p", "deft-desktop", "--all-features", "--locked", "--test", "tests", "--", "args::"])
 }

@@ -1,7 +1,7 @@
 //! Per-call latency over one `agent-cli mcp` session against one `agent-cli` process per
 //! call, on the same fresh headless desktop with the fixture app, in one run.
 //!
-//! `cargo bench -p agent-cli --bench mcp` (or `cargo xtask bench mcp`). Cases, each a
+//! `cargo bench -p deft-desktop --bench mcp` (or `cargo xtask bench mcp`). Cases, each a
 //! warm-up then `DEFT_BENCH_SAMPLES` (default 21) samples, 300 ms of pacing between calls
 //! (not timed):
 //!

@@ -10,6 +10,7 @@ use deft_input::{WindowQuery, X11Windows};
 use serde::Serialize;
 
 use crate::desktop::{Desktop, DesktopConfig, Session};
+use crate::distro::{Distro, Need};
 
 /// One part of the desktop: whether Deft can use it, what it found, and the fix when not.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -93,8 +94,15 @@ impl Diagnosis {
 }
 
 /// How to start an X server when there is none, in one place for every part that needs one.
-const START_X: &str = "start a headless X server (`Xvfb :99 -screen 0 1280x800x24 &`, then \
-    `export DISPLAY=:99`), or run inside the desktop session";
+/// Start a headless X server, with how to install it on this distribution.
+fn start_x() -> String {
+    format!(
+        "start a headless X server (`Xvfb :99 -screen 0 1280x800x24 &`, then `export DISPLAY=:99`; \
+         Xvfb on {}: {}), or run inside the desktop session",
+        Distro::here().name,
+        Distro::here().install(Need::Xvfb)
+    )
+}
 
 /// A part's check from what connecting it gave: its detail, or what went wrong and the
 /// fix (none when another line's fix covers it).
@@ -122,8 +130,8 @@ impl Desktop {
         };
         // What to do about a part the session lacks: on Wayland, run the app under X11.
         let fix = match &session {
-            Session::Wayland(_) => crate::desktop::UNDER_X11,
-            _ => START_X,
+            Session::Wayland(_) => crate::desktop::UNDER_X11.to_string(),
+            _ => start_x(),
         };
         let input = acting.clone().and_then(|()| {
             Desktop::input_in(&session, config).map(|(_, words)| words).map_err(|e| (e, fix.to_string()))
@@ -132,11 +140,11 @@ impl Desktop {
         let capture = acting.clone().and_then(|()| {
             Desktop::capture_in(&session, config)
                 .map(|c| c.backend_name().to_string())
-                .map_err(|e| (e.to_string(), fix.into()))
+                .map_err(|e| (e.to_string(), fix.clone()))
         });
         parts.push(part("capture", capture));
         let windows =
-            acting.and_then(|()| Desktop::windows_in(&session, config).map_err(|e| (e.to_string(), fix.into())));
+            acting.and_then(|()| Desktop::windows_in(&session, config).map_err(|e| (e.to_string(), fix.clone())));
         let listed = windows.as_ref().ok().and_then(|w| w.windows(&WindowQuery::default()).ok());
         let source = match crate::desktop::views_in(&session, config) {
             Some(views) => views.name(),
@@ -144,7 +152,7 @@ impl Desktop {
         };
         let geometry = match (&windows, &listed) {
             (Ok(_), Some(l)) => Ok(format!("{} top-level windows ({source})", l.len())),
-            (Ok(_), None) => Err(("the window list could not be read".into(), START_X.into())),
+            (Ok(_), None) => Err(("the window list could not be read".into(), start_x())),
             (Err(e), _) => Err(e.clone()),
         };
         parts.push(part("window geometry", geometry));
@@ -157,32 +165,39 @@ impl Desktop {
                         applications.push(app_check(&a11y, app).await);
                     }
                 }
-                Err(e) => parts.push(part("accessibility bus", Err((e.to_string(), BUS_FIX.into())))),
+                Err(e) => parts.push(part("accessibility bus", Err((e.to_string(), bus_fix())))),
             },
-            Err(e) => parts.push(part("accessibility bus", Err((e.to_string(), BUS_FIX.into())))),
+            Err(e) => parts.push(part("accessibility bus", Err((e.to_string(), bus_fix())))),
         }
         applications.extend(absent_from_the_bus(&applications, listed.as_deref().unwrap_or_default()));
         Diagnosis { parts, applications }
     }
 }
 
-const BUS_FIX: &str = "run inside a D-Bus session with the accessibility bus: `dbus-run-session -- sh`, \
-    then `/usr/libexec/at-spi-bus-launcher --launch-immediately &` (Debian package at-spi2-core); \
-    set DBUS_SESSION_BUS_ADDRESS if the session bus is elsewhere";
+/// Start the accessibility bus, with how to install it on this distribution.
+fn bus_fix() -> String {
+    format!(
+        "run inside a D-Bus session with the accessibility bus: `dbus-run-session -- sh`, then \
+         `at-spi-bus-launcher --launch-immediately &` (in /usr/libexec, /usr/lib/at-spi2-core or /usr/lib; on {}: {}); \
+         set DBUS_SESSION_BUS_ADDRESS if the session bus is elsewhere",
+        Distro::here().name,
+        Distro::here().install(Need::AccessibilityBus)
+    )
+}
 
 fn session_words(session: &Session) -> Result<String, (String, String)> {
     match session {
         Session::X11 { display } => match display.clone().or_else(|| std::env::var("DISPLAY").ok()) {
             Some(d) if !d.is_empty() => match X11Windows::connect(Some(&d)) {
                 Ok(_) => Ok(format!("X11, display {d}")),
-                Err(e) => Err((format!("X11, display {d}, which does not answer: {e}"), START_X.into())),
+                Err(e) => Err((format!("X11, display {d}, which does not answer: {e}"), start_x())),
             },
-            _ => Err(("no display: DISPLAY is not set and no Wayland compositor is named".into(), START_X.into())),
+            _ => Err(("no display: DISPLAY is not set and no Wayland compositor is named".into(), start_x())),
         },
         Session::Wayland(registry) => {
             Ok(format!("Wayland with no X display: {}", crate::desktop::wayland_words(registry)))
         }
-        Session::Unreachable { why } => Err((why.clone(), START_X.into())),
+        Session::Unreachable { why } => Err((why.clone(), start_x())),
     }
 }
 

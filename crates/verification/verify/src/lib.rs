@@ -55,6 +55,7 @@ mod condition;
 mod config;
 mod desktop;
 mod dismiss;
+mod distro;
 mod doctor;
 mod editor_inside;
 mod elsewhere;
