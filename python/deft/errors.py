@@ -1,6 +1,16 @@
-"""What a call raises: `ActionFailed` carries the outcome of an action that was carried out
-and failed (or a wait that timed out); `ToolError` a call that could not be carried out
-(bad parameters, nothing found, no desktop); `DeftError` the server itself."""
+"""What a call raises.
+
+- `ActionFailed`: an action was carried out as far as it could be and failed, or a wait
+  timed out; `.outcome` says what was expected, what was observed and every attempt. A
+  target that never appeared (after the action's wait) is one: its outcome's
+  `failure.candidates` are the closest elements. With `check=False` the outcome is
+  returned instead.
+- `ToolError`: the call could not be carried out at all, and nothing was sent: bad
+  parameters, no desktop, a stale ref, a `find` or `read` that matched nothing. Raised
+  whatever `check` says (there is no outcome to return).
+- `DeftError`: the server itself could not be started or ended (its last messages are in
+  the text).
+"""
 
 from __future__ import annotations
 
@@ -16,7 +26,8 @@ class DeftError(Exception):
 
 
 class ToolError(DeftError):
-    """A call that could not be carried out: nothing was sent to the desktop.
+    """A call that could not be carried out: nothing was sent to the desktop (raised
+    whatever `check` says).
 
     `kind` is the server's class of error (`usage`, `not_found`, `ambiguous`, `stale_ref`,
     `unavailable`, `failed`), `message` says what was wrong and what to do."""

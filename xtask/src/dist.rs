@@ -30,31 +30,86 @@ pub const PACKAGE: &str = "deft-desktop";
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     let mut profile = "release".to_string();
+    let mut target: Option<String> = None;
     let mut check = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--profile" => profile = it.next().context("--profile needs a value: dev or release")?.clone(),
+            "--target" => {
+                target = Some(it.next().context("--target needs a value, e.g. aarch64-unknown-linux-gnu")?.clone())
+            }
             "--check" => check = true,
             "--try-deb" => return try_deb(),
             "--crates" => return crates(),
-            other => {
-                bail!("`cargo xtask dist` takes --profile dev|release, --check, --try-deb and --crates, got `{other}`")
-            }
+            other => bail!(
+                "`cargo xtask dist` takes --profile dev|release, --target TRIPLE, --check, --try-deb and --crates, got `{other}`"
+            ),
         }
     }
     ensure!(matches!(profile.as_str(), "dev" | "release"), "--profile is dev or release, got `{profile}`");
+    let cross = target.as_deref().map(Cross::of).transpose()?;
     let out = root().join("target/dist");
     std::fs::create_dir_all(&out)?;
+    let dir = if profile == "dev" { "debug" } else { "release" };
 
+    // The methods are generated from what a binary of this host lists (the same tools).
     crate::run_step("cargo", &["build", "-p", "deft-desktop", "--locked", "--profile", &profile])?;
-    let binary = root().join("target").join(if profile == "dev" { "debug" } else { "release" }).join("agent-cli");
-    generate(&binary, check)?;
+    generate(&root().join("target").join(dir).join("agent-cli"), check)?;
     typecheck()?;
-    let wheel = wheel(&profile, &out)?;
-    let deb = deb(&binary, &out)?;
+    let binary = match &cross {
+        None => root().join("target").join(dir).join("agent-cli"),
+        Some(c) => {
+            let mut cmd = Command::new("cargo");
+            cmd.args(["build", "-p", "deft-desktop", "--locked", "--profile", &profile, "--target", c.triple])
+                .env(c.linker_var(), c.linker)
+                .current_dir(root());
+            let status = cmd.status().context("could not run cargo")?;
+            ensure!(status.success(), "cargo build --target {} failed ({status})", c.triple);
+            root().join("target").join(c.triple).join(dir).join("agent-cli")
+        }
+    };
+    let wheel = wheel(&profile, cross.as_ref(), &out)?;
+    let deb = deb(&binary, cross.as_ref(), &out)?;
     println!("dist: {}\ndist: {}", wheel.display(), deb.display());
     Ok(())
+}
+
+/// A target other than this host's: built with the Debian cross toolchain
+/// (`gcc-aarch64-linux-gnu`; `rustup target add aarch64-unknown-linux-gnu`).
+struct Cross {
+    triple: &'static str,
+    linker: &'static str,
+    strip: &'static str,
+    deb_arch: &'static str,
+    wheel_arch: &'static str,
+}
+
+impl Cross {
+    fn of(triple: &str) -> anyhow::Result<Cross> {
+        ensure!(
+            triple == "aarch64-unknown-linux-gnu",
+            "--target {triple}: only aarch64-unknown-linux-gnu is set up (this host builds x86_64 without --target)"
+        );
+        let cross = Cross {
+            triple: "aarch64-unknown-linux-gnu",
+            linker: "aarch64-linux-gnu-gcc",
+            strip: "aarch64-linux-gnu-strip",
+            deb_arch: "arm64",
+            wheel_arch: "aarch64",
+        };
+        ensure!(
+            Path::new("/usr/bin").join(cross.linker).exists(),
+            "{} is missing: `sudo apt-get install gcc-aarch64-linux-gnu` and `rustup target add {}`",
+            cross.linker,
+            cross.triple
+        );
+        Ok(cross)
+    }
+
+    fn linker_var(&self) -> String {
+        format!("CARGO_TARGET_{}_LINKER", self.triple.to_uppercase().replace('-', "_"))
+    }
 }
 
 /// A command from the Python packages `cargo xtask setup` installs (`system::PIP`).
@@ -96,16 +151,21 @@ fn typecheck() -> anyhow::Result<()> {
     Ok(())
 }
 
-fn wheel(profile: &str, out: &Path) -> anyhow::Result<PathBuf> {
-    for old in list(out, ".whl")? {
+fn wheel(profile: &str, cross: Option<&Cross>, out: &Path) -> anyhow::Result<PathBuf> {
+    let arch = cross.map_or(std::env::consts::ARCH, |c| c.wheel_arch);
+    let ending = format!("_{arch}.whl");
+    for old in list(out, &ending)? {
         std::fs::remove_file(old)?;
     }
     let mut cmd = Command::new(tool("maturin")?);
     python_env(&mut cmd).args(["build", "--locked", "--profile", profile, "--out"]).arg(out);
+    if let Some(c) = cross {
+        cmd.args(["--target", c.triple]).env(c.linker_var(), c.linker);
+    }
     let status = cmd.status().context("could not run maturin")?;
     ensure!(status.success(), "maturin build failed ({status})");
-    let mut wheels = list(out, ".whl")?;
-    ensure!(wheels.len() == 1, "maturin left {} wheels in {}", wheels.len(), out.display());
+    let mut wheels = list(out, &ending)?;
+    ensure!(wheels.len() == 1, "maturin left {} {arch} wheels in {}", wheels.len(), out.display());
     Ok(wheels.remove(0))
 }
 
@@ -123,7 +183,8 @@ fn list(dir: &Path, ending: &str) -> anyhow::Result<Vec<PathBuf>> {
 /// A Debian package built with dpkg-deb alone: `/usr/bin/agent-cli`, its documentation,
 /// and the dependencies a user's desktop needs for it (the C library version its symbols
 /// ask for, the accessibility bus, a session bus).
-fn deb(binary: &Path, out: &Path) -> anyhow::Result<PathBuf> {
+fn deb(binary: &Path, cross: Option<&Cross>, out: &Path) -> anyhow::Result<PathBuf> {
+    let arch = cross.map_or("amd64", |c| c.deb_arch);
     let version = env!("CARGO_PKG_VERSION");
     let stage = root().join("target/dist/deb-root");
     if stage.exists() {
@@ -134,7 +195,7 @@ fn deb(binary: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(&bin)?;
     std::fs::create_dir_all(&docs)?;
     std::fs::create_dir_all(stage.join("DEBIAN"))?;
-    let status = Command::new("strip")
+    let status = Command::new(cross.map_or("strip", |c| c.strip))
         .arg("--strip-debug")
         .arg("-o")
         .arg(bin.join("agent-cli"))
@@ -147,7 +208,7 @@ fn deb(binary: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     let kib = (std::fs::metadata(bin.join("agent-cli"))?.len() + std::fs::metadata(docs.join("README.md"))?.len())
         .div_ceil(1024);
     let control = format!(
-        "Package: {PACKAGE}\nVersion: {version}\nArchitecture: amd64\nMaintainer: Deft developers <deft@example.invalid>\n\
+        "Package: {PACKAGE}\nVersion: {version}\nArchitecture: {arch}\nMaintainer: Deft developers <deft@example.invalid>\n\
          Section: utils\nPriority: optional\nInstalled-Size: {kib}\nDepends: libc6 (>= {glibc}), at-spi2-core, dbus\n\
          Recommends: xvfb\nSuggests: gstreamer1.0-pipewire, gstreamer1.0-tools\n\
          Description: desktop actions that check their own effect (agent-cli)\n \
@@ -156,7 +217,7 @@ fn deb(binary: &Path, out: &Path) -> anyhow::Result<PathBuf> {
          did nothing, and serves its tools to other agents over MCP (agent-cli mcp).\n"
     );
     std::fs::write(stage.join("DEBIAN/control"), control)?;
-    let deb = out.join(format!("{PACKAGE}_{version}_amd64.deb"));
+    let deb = out.join(format!("{PACKAGE}_{version}_{arch}.deb"));
     let status = Command::new("dpkg-deb")
         .args(["--root-owner-group", "--build"])
         .arg(&stage)
@@ -187,8 +248,8 @@ fn glibc_needed(binary: &Path) -> anyhow::Result<String> {
 /// Install the Debian package into this machine as a user would (`apt-get install
 /// ./FILE.deb`, root), run the installed `agent-cli --version`, then remove it again.
 fn try_deb() -> anyhow::Result<()> {
-    let debs = list(&root().join("target/dist"), ".deb")?;
-    let [deb] = debs.as_slice() else { bail!("expected one .deb in target/dist: run `cargo xtask dist`") };
+    let debs = list(&root().join("target/dist"), "_amd64.deb")?;
+    let [deb] = debs.as_slice() else { bail!("expected one amd64 .deb in target/dist: run `cargo xtask dist`") };
     crate::run_step("apt-get", &["install", "-y", "--no-install-recommends", &deb.to_string_lossy()])?;
     let result = (|| {
         let out = Command::new("/usr/bin/agent-cli").arg("--version").output().context("the installed agent-cli")?;

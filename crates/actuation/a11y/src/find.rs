@@ -413,7 +413,9 @@ mod tests {
         assert_eq!(running.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["deft-fixture"]);
         let said = err.to_string();
         assert!(said.contains("`app=xcalc` is on the accessibility bus"), "{said}");
-        assert!(said.contains("--at X,Y") && said.contains("--text"), "what to do instead: {said}");
+        // In words every face shares (no command-line flags: MCP and Python callers read it too).
+        assert!(said.contains("by the text it shows") && said.contains("screen point"), "what to do instead: {said}");
+        assert!(!said.contains("--"), "{said}");
         // A window that matches nothing is still "not found", with its near windows.
         let sel = Selector { app: exact("deft-fixture"), window: exact("Nothing"), ..Selector::default() };
         let m = Matcher::new(&sel).unwrap();

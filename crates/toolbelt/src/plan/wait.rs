@@ -29,15 +29,34 @@ impl Planner<'_> {
                 !flags
             };
             if !others {
+                // Name what was given beside it, so the caller knows what to drop.
+                let given: Vec<String> = [
+                    ("target", !from_target && t.target.is_some()),
+                    ("name", t.name.is_some()),
+                    ("role", t.role.is_some()),
+                    ("id", t.id.is_some()),
+                    ("app", t.app.is_some()),
+                    ("window", t.window.is_some()),
+                    ("index", t.index.is_some()),
+                    ("at", t.at.is_some()),
+                    ("gone", w.gone.is_some()),
+                    ("state", w.state.is_some()),
+                    ("value", w.value.is_some()),
+                    ("title", w.title.is_some()),
+                ]
+                .iter()
+                .filter(|(_, g)| *g)
+                .map(|(f, _)| self.f(f))
+                .collect();
                 return Err(ToolError::usage(format!(
-                    "`{c}` already names the condition; {}, {}, {}, {}, {} and {} are another way to say it: use \
-                     one or the other",
-                    self.f("name"),
-                    self.f("role"),
+                    "`{c}` is a whole condition, so it takes none of {}: drop {}, or leave out the condition \
+                     and give the element with {}, {} or {} (a condition's own selector can name the app: \
+                     exists:app=NAME name=\"OK\")",
+                    given.join(", "),
+                    if given.len() == 1 { "it" } else { "them" },
                     self.f("gone"),
                     self.f("state"),
-                    self.f("value"),
-                    self.f("title")
+                    self.f("value")
                 )));
             }
             return parse_condition(c)

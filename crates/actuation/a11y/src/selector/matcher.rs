@@ -112,15 +112,17 @@ fn no_app(app: &str, running: &[Candidate]) -> String {
     let there = match running {
         [] => "it lists none at all".to_string(),
         // A name mistyped is likelier than an app without accessibility.
-        [c, ..] if c.similarity >= 60 => format!("did you mean {:?}? those that are, are listed", c.name),
-        _ => "those that are, are listed".to_string(),
+        [c, ..] if c.similarity >= 60 => {
+            format!("did you mean {:?}? the applications on it are the candidates given with this error", c.name)
+        }
+        _ => "the applications on it are the candidates given with this error".to_string(),
     };
     format!(
         "no application {app} is on the accessibility bus ({there}). If it is running, it gives no accessibility \
          (X toolkit programs like xcalc and xterm, most games) or has it turned off (GTK 2: \
          GTK_MODULES=gail:atk-bridge; Qt 5: QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1; Java: the ATK wrapper): leave out the \
-         app and name the target by the text it shows (--text, found on screen by OCR; `ocr` lists what it reads), \
-         or give its point (--at X,Y)"
+         app and name the target by the text it shows (found on screen by OCR; `ocr` lists what it reads), \
+         or give its screen point (x, y)"
     )
 }
 
