@@ -3,7 +3,8 @@
 //! GTK 4 label inside its button, which has no name of its own; the pointer press missed,
 //! and the accessibility fallback, finding no action on the label, gave up). The fallback
 //! presses that control: the nearest button-like ancestor that holds the target's place,
-//! never a row or a cell (their `activate` is a double click's, not a press's).
+//! never a row or a cell (their `activate` is a double click's, not a press's). The
+//! `action` tool does the same for a named action the element lacks and that control has.
 
 use deft_a11y::{Accessibility, Scope, SnapshotOptions};
 use deft_types::Element;

@@ -183,12 +183,24 @@ impl Executor {
                 Ok(format!("{ACTION_ACCEPTED}{name:?}{of}"))
             }
             (Method::A11yAction, Action::Invoke { name, .. }) => {
+                // An element without the named action, inside a control with it: the
+                // control (a label's text named a button's press; `around.rs`).
+                let offers = |t: &Resolved| {
+                    t.element.as_ref().is_some_and(|e| e.actions.iter().any(|a| a.eq_ignore_ascii_case(name)))
+                };
+                let around = match target {
+                    Some(t) if !offers(t) => self.control_around(t).await.filter(|c| offers(c)),
+                    _ => None,
+                };
+                let of = around.as_ref().and_then(|c| c.element.as_ref());
+                let of = of.map(|c| format!(" of {}, which holds the target", c.describe())).unwrap_or_default();
+                let target = around.as_ref().or(target);
                 let (id, _) = element_of(target)?;
                 if let Some(done) = self.activate_by_pointer(target, name).await {
-                    return done;
+                    return done.map(|words| format!("{words}{of}"));
                 }
                 self.a11y.do_action(&id, name).await.map_err(a11y_failed)?;
-                Ok(format!("{ACTION_ACCEPTED}{name:?}"))
+                Ok(format!("{ACTION_ACCEPTED}{name:?}{of}"))
             }
             (Method::Keystrokes, Action::Type { text, .. }) => self.type_keys(target, text, None).await.0,
             (Method::FocusSelectAllKeystrokes | Method::A11ySet, Action::Type { .. })

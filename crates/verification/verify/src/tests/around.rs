@@ -3,7 +3,7 @@
 //! the button around it, once; a label in no control gets no press.
 
 use deft_a11y::{Operation, Tree, TreeBuilder, element};
-use deft_types::{ElementId, Method, State};
+use deft_types::{Action, ElementId, Method, Selector, State, Target, TextMatch};
 
 use super::{click, fixture, placed};
 
@@ -30,6 +30,19 @@ async fn a_label_without_a_press_is_pressed_through_the_button_around_it() {
     assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
     let methods: Vec<Method> = outcome.attempts.iter().map(|a| a.method).collect();
     assert_eq!(methods, [Method::CoordinateClick, Method::A11yAction], "{outcome:#?}");
+    let performed = f.ui.fake.performed();
+    assert_eq!(performed, [(ElementId("seven".into()), Operation::Action("click".into()))], "the button, once");
+}
+
+#[tokio::test]
+async fn a_named_action_on_a_label_goes_to_the_button_around_it() {
+    // `action("7", name="click")`: the label has no click; the button it lies in has.
+    let f = fixture(keypad("0"), |c| c);
+    f.ui.on_action.lock().unwrap().push((ElementId("seven".into()), keypad("7")));
+    let seven = Selector { name: Some(TextMatch::Exact("7".into())), ..Selector::default() };
+    let invoke = Action::Invoke { target: Target::Selector(seven), name: "click".into() };
+    let outcome = f.exec.perform(&invoke).await;
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
     let performed = f.ui.fake.performed();
     assert_eq!(performed, [(ElementId("seven".into()), Operation::Action("click".into()))], "the button, once");
 }
