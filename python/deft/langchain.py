@@ -42,28 +42,18 @@ def tools(desktop: Union[Desktop, AsyncDesktop], *, names: Optional[Sequence[str
         schema = dict(spec.get("inputSchema") or {"type": "object", "properties": {}})
         schema.setdefault("title", name)
         schema.setdefault("description", spec.get("description", ""))
-        if isinstance(desktop, AsyncDesktop):
-            out.append(
-                StructuredTool.from_function(
-                    coroutine=_async_call(desktop, name),
-                    name=name,
-                    description=spec.get("description", ""),
-                    args_schema=schema,
-                    response_format="content_and_artifact",
-                    infer_schema=False,
-                )
+        # Async tools for an AsyncDesktop (`ainvoke`), sync ones for a Desktop.
+        run = {"coroutine": _async_call(desktop, name)} if isinstance(desktop, AsyncDesktop) else {"func": _call(desktop, name)}
+        out.append(
+            StructuredTool.from_function(
+                name=name,
+                description=spec.get("description", ""),
+                args_schema=schema,
+                response_format="content_and_artifact",
+                infer_schema=False,
+                **run,
             )
-        else:
-            out.append(
-                StructuredTool.from_function(
-                    func=_call(desktop, name),
-                    name=name,
-                    description=spec.get("description", ""),
-                    args_schema=schema,
-                    response_format="content_and_artifact",
-                    infer_schema=False,
-                )
-            )
+        )
     return out
 
 
