@@ -19,12 +19,19 @@ fn wheel() -> PathBuf {
     let dist = workspace_root().join("target/dist");
     let wheels: Vec<PathBuf> = std::fs::read_dir(&dist)
         .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "whl")).collect()
+            // This machine's wheel (dist --target may have left another architecture's).
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.to_string_lossy().ends_with(&format!("_{}.whl", std::env::consts::ARCH)))
+                .collect()
         })
         .unwrap_or_default();
     match wheels.as_slice() {
         [one] => one.clone(),
-        _ => panic!("expected one wheel in {}, found {wheels:?}: run `cargo xtask dist --profile dev`", dist.display()),
+        _ => panic!(
+            "expected one {} wheel in {}, found {wheels:?}: run `cargo xtask dist --profile dev`",
+            std::env::consts::ARCH,
+            dist.display()
+        ),
     }
 }
 
