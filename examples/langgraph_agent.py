@@ -81,7 +81,9 @@ def main() -> int:
     final = None
     for message in state["messages"]:
         for call in getattr(message, "tool_calls", None) or []:
-            print(f"-> {call['name']} {json.dumps(call['args'])}")
+            # Typed text and set values may be secrets: shown by length only.
+            shown = {k: (f"<{len(str(v))} characters>" if k in ("text", "value") else v) for k, v in call["args"].items()}
+            print(f"-> {call['name']} {json.dumps(shown)}")
             if call["name"] == "done":
                 final = call["args"]
         if message.type == "tool":

@@ -33,7 +33,7 @@ RESULT_NAMES = {
 def list_tools(binary: str) -> List[Dict[str, Any]]:
     """The tools as an MCP client sees them (initialize, then tools/list)."""
     proc = subprocess.Popen(
-        [binary, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        [binary, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None, text=True
     )
     assert proc.stdin is not None and proc.stdout is not None
 
@@ -104,7 +104,11 @@ class Types:
             joined = parts[0] if len(parts) == 1 else "Union[" + ", ".join(parts) + "]"
             return f"Optional[{joined}]" if nullable and joined != "Any" else joined
         if "enum" in schema:
-            return "Literal[" + ", ".join(json.dumps(c) for c in schema["enum"]) + "]"
+            values = [v for v in schema["enum"] if v is not None]
+            if not values or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in values):
+                return "Any"
+            literal = "Literal[" + ", ".join(json.dumps(v) for v in values) + "]"
+            return f"Optional[{literal}]" if None in schema["enum"] else literal
         if kind == "string":
             return "str"
         if kind == "integer":
@@ -182,11 +186,15 @@ def generate(tools: List[Dict[str, Any]]) -> str:
         schema = tool["inputSchema"]
         props: Dict[str, Any] = schema.get("properties", {})
         required = list(schema.get("required", []))
+        for key in props:
+            if key in ("self", "check"):
+                raise SystemExit(f"tool {name}: a parameter named {key!r} would clash with the method's own")
+        arg = {k: (k + "_" if keyword.iskeyword(k) else k) for k in props}  # `class` → `class_`
         positional = required or (["target"] if "target" in props else [])
         params = []
         for key in positional:
             hint = types.of(props[key], key)
-            params.append(f"{key}: {hint}" if key in required else f"{key}: Optional[{hint}] = None")
+            params.append(f"{arg[key]}: {hint}" if key in required else f"{arg[key]}: Optional[{hint}] = None")
         params.append("*")
         for key in props:
             if key in positional:
@@ -194,9 +202,9 @@ def generate(tools: List[Dict[str, Any]]) -> str:
             hint = types.of(props[key], key)
             if hint == "List[int]":
                 hint = "Sequence[int]"
-            params.append(f"{key}: Optional[{hint}] = None")
+            params.append(f"{arg[key]}: Optional[{hint}] = None")
         params.append("check: Optional[bool] = None")
-        args = ", ".join(f'"{k}": {k}' for k in props)
+        args = ", ".join(f'"{k}": {arg[k]}' for k in props)
         doc_lines = [tool.get("description", "").strip(), ""]
         if props:
             doc_lines.append("Args:")

@@ -25,12 +25,13 @@ from ._tools import (
     Screenshot,
     WaitResult,
 )
-from .errors import ActionFailed, DeftError, ToolError
+from .errors import ActionFailed, CallTimeout, DeftError, ToolError
 
 __all__ = [
     "TOOL_NAMES",
     "ActionFailed",
     "AsyncDesktop",
+    "CallTimeout",
     "Attempt",
     "DeftError",
     "Desktop",

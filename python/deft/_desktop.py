@@ -41,6 +41,11 @@ class _Base:
         """The `agent-cli mcp` process's id."""
         return self._session.pid
 
+    @property
+    def returncode(self) -> Optional[int]:
+        """The server's exit status once closed (0: it ended by itself when its input closed)."""
+        return self._session.returncode
+
     def list_tools(self) -> List[Dict[str, Any]]:
         """The tools as the server lists them over MCP (name, description, input and output
         schemas, annotations): what the methods of this class were generated from."""
@@ -48,10 +53,14 @@ class _Base:
             self._tools = list(self._session.request("tools/list", {}, self.timeout).get("tools", []))
         return self._tools
 
-    def _call_now(self, tool: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
+    @staticmethod
+    def _params(tool: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
         # None means "not given": the server applies its own default.
         given = {k: (list(v) if isinstance(v, tuple) else v) for k, v in arguments.items() if v is not None}
-        reply = self._session.request("tools/call", {"name": tool, "arguments": given}, self.timeout)
+        return {"name": tool, "arguments": given}
+
+    def _call_now(self, tool: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        reply = self._session.request("tools/call", self._params(tool, arguments), self.timeout)
         reply["_tool"] = tool
         return reply
 
@@ -98,15 +107,31 @@ class Desktop(_Base, SyncTools):
 
 
 class AsyncDesktop(_Base, AsyncTools):
-    """`Desktop` for asyncio: the same methods as coroutines.
+    """`Desktop` for asyncio: the same methods as coroutines; cancelling one cancels its
+    request. `await AsyncDesktop.open(...)` starts the server off the event loop.
 
-        async with deft.AsyncDesktop() as d:
+        async with await deft.AsyncDesktop.open() as d:
             await d.click("Submit")
     """
 
-    async def _call(self, tool: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
+    @classmethod
+    async def open(cls, **options: Any) -> "AsyncDesktop":
+        """`AsyncDesktop(**options)` with the server's start off the event loop."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(None, functools.partial(self._call_now, tool, arguments))
+        return await loop.run_in_executor(None, functools.partial(cls, **options))
+
+    async def _call(self, tool: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
+        ident, pending = self._session.start("tools/call", self._params(tool, arguments))
+        loop = asyncio.get_running_loop()
+        wait = functools.partial(self._session.wait, ident, pending, "tools/call", self.timeout)
+        try:
+            reply = await loop.run_in_executor(None, wait)
+        except asyncio.CancelledError:
+            # The task was cancelled: so is the request (the waiting thread wakes at once).
+            self._session.cancel(ident)
+            raise
+        reply["_tool"] = tool
+        return reply
 
     async def aclose(self) -> None:
         """End the session and wait for the server to exit."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import sys
 import typing
 from typing import Any, Dict, List, Optional, Type, TypeVar, Union
@@ -46,6 +47,12 @@ def build(kind: Type[T], reply: Dict[str, Any]) -> T:
     return typing.cast(T, value)
 
 
+@functools.lru_cache(maxsize=None)
+def _hints(kind: type) -> Dict[str, Any]:
+    """A dataclass's field types, resolved once (its annotations are strings)."""
+    return typing.get_type_hints(kind, vars(sys.modules[kind.__module__]))
+
+
 def convert(hint: Any, value: Any) -> Any:
     """`value` (parsed JSON) as the type `hint` names: dataclasses field by field (unknown
     keys ignored, so a newer server does not break an older client), lists item by item,
@@ -55,15 +62,17 @@ def convert(hint: Any, value: Any) -> Any:
     origin = typing.get_origin(hint)
     if origin is Union:
         args = [a for a in typing.get_args(hint) if a is not type(None)]
-        for arg in args:
-            if dataclasses.is_dataclass(arg) and isinstance(value, dict):
-                return convert(arg, value)
+        shapes = [a for a in args if isinstance(a, type) and dataclasses.is_dataclass(a)]
+        if shapes and isinstance(value, dict):
+            # The shape whose fields the value has most of.
+            best = max(shapes, key=lambda a: sum(f.metadata.get("json", f.name) in value for f in dataclasses.fields(a)))
+            return convert(best, value)
         return convert(args[0], value) if len(args) == 1 else value
     if origin in (list, List) and isinstance(value, list):
         (item,) = typing.get_args(hint) or (Any,)
         return [convert(item, v) for v in value]
     if isinstance(hint, type) and dataclasses.is_dataclass(hint) and isinstance(value, dict):
-        hints = typing.get_type_hints(hint, vars(sys.modules[hint.__module__]))
+        hints = _hints(hint)
         kwargs = {}
         for f in dataclasses.fields(hint):
             key = f.metadata.get("json", f.name)

@@ -5,9 +5,12 @@
   target that never appeared (after the action's wait) is one: its outcome's
   `failure.candidates` are the closest elements. With `check=False` the outcome is
   returned instead.
-- `ToolError`: the call could not be carried out at all, and nothing was sent: bad
-  parameters, no desktop, a stale ref, a `find` or `read` that matched nothing. Raised
-  whatever `check` says (there is no outcome to return).
+- `ToolError`: the call could not be carried out: bad parameters, no desktop, a stale
+  ref, a `find` or `read` that matched nothing (nothing was sent), or, with `kind`
+  `failed`, the server failing while it carried the call out (input may have been sent).
+  Raised whatever `check` says (there is no outcome to return).
+- `CallTimeout`: no answer within the Desktop's `timeout`; the request was cancelled, but
+  an action the server had already started may still complete (look before repeating it).
 - `DeftError`: the server itself could not be started or ended (its last messages are in
   the text).
 """
@@ -26,8 +29,8 @@ class DeftError(Exception):
 
 
 class ToolError(DeftError):
-    """A call that could not be carried out: nothing was sent to the desktop (raised
-    whatever `check` says).
+    """A call that could not be carried out (raised whatever `check` says): nothing was
+    sent to the desktop, unless `kind` is `failed` (the server failed mid-call).
 
     `kind` is the server's class of error (`usage`, `not_found`, `ambiguous`, `stale_ref`,
     `unavailable`, `failed`), `message` says what was wrong and what to do."""
@@ -50,3 +53,8 @@ class ActionFailed(DeftError):
         self.outcome = outcome
         first = outcome.text.strip().splitlines()[0] if outcome.text.strip() else "failed"
         super().__init__(f"{tool}: {first}")
+
+
+class CallTimeout(DeftError):
+    """No answer within the Desktop's `timeout`. The request was cancelled, but an action
+    the server had already started may still complete: look before repeating it."""

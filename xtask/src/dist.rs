@@ -1,9 +1,9 @@
 //! `cargo xtask dist`: the installable artifacts in `target/dist/`, from one build of
 //! `agent-cli` (default features: no xcap, so it links only the C library):
 //!
-//! - the `deft-desktop` wheel (maturin's binary packaging): the binary, the `deft` Python
-//!   package over it, and a `deft-desktop` command, manylinux-tagged by maturin's own
-//!   audit of the binary's symbols;
+//! - the `deft-desktop` wheel (maturin's binary packaging): the binary (as `agent-cli`) and
+//!   the `deft` Python package over it, manylinux-tagged by maturin's own audit of the
+//!   binary's symbols;
 //! - a Debian package that installs `/usr/bin/agent-cli` and depends on what it needs at
 //!   run time.
 //!
@@ -184,7 +184,13 @@ fn list(dir: &Path, ending: &str) -> anyhow::Result<Vec<PathBuf>> {
 /// and the dependencies a user's desktop needs for it (the C library version its symbols
 /// ask for, the accessibility bus, a session bus).
 fn deb(binary: &Path, cross: Option<&Cross>, out: &Path) -> anyhow::Result<PathBuf> {
-    let arch = cross.map_or("amd64", |c| c.deb_arch);
+    let arch = match cross {
+        Some(c) => c.deb_arch,
+        None => host_deb_arch()?,
+    };
+    for old in list(out, &format!("_{arch}.deb"))? {
+        std::fs::remove_file(old)?;
+    }
     let version = env!("CARGO_PKG_VERSION");
     let stage = root().join("target/dist/deb-root");
     if stage.exists() {
@@ -229,27 +235,37 @@ fn deb(binary: &Path, cross: Option<&Cross>, out: &Path) -> anyhow::Result<PathB
     Ok(deb)
 }
 
-/// The newest `GLIBC_2.N` symbol version the binary asks for, as Debian's libc6 version.
+/// This host's architecture as Debian names it.
+fn host_deb_arch() -> anyhow::Result<&'static str> {
+    Ok(match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        other => bail!("no Debian architecture name is known here for {other}"),
+    })
+}
+
+/// The newest `GLIBC_2.N` version the binary's symbol versions need (its version-needs
+/// section, as `readelf -V` lists it), as Debian's libc6 version.
 fn glibc_needed(binary: &Path) -> anyhow::Result<String> {
-    let bytes = std::fs::read(binary)?;
-    let needle = b"GLIBC_2.";
-    let mut newest = 0u32;
-    for (i, w) in bytes.windows(needle.len()).enumerate() {
-        if w == needle {
-            let digits: String =
-                bytes[i + needle.len()..].iter().take_while(|b| b.is_ascii_digit()).map(|&b| b as char).collect();
-            newest = newest.max(digits.parse().unwrap_or(0));
-        }
-    }
-    ensure!(newest > 0, "{} asks for no GLIBC symbol version: not a glibc binary?", binary.display());
+    let out = Command::new("readelf").arg("-V").arg(binary).output().context("could not run readelf (binutils)")?;
+    ensure!(out.status.success(), "readelf -V {} failed", binary.display());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let newest = text
+        .split_whitespace()
+        .filter_map(|w| w.strip_prefix("GLIBC_2."))
+        .filter_map(|v| v.split('.').next()?.parse::<u32>().ok())
+        .max();
+    let newest =
+        newest.with_context(|| format!("{} needs no GLIBC symbol version: not a glibc binary?", binary.display()))?;
     Ok(format!("2.{newest}"))
 }
 
 /// Install the Debian package into this machine as a user would (`apt-get install
 /// ./FILE.deb`, root), run the installed `agent-cli --version`, then remove it again.
 fn try_deb() -> anyhow::Result<()> {
-    let debs = list(&root().join("target/dist"), "_amd64.deb")?;
-    let [deb] = debs.as_slice() else { bail!("expected one amd64 .deb in target/dist: run `cargo xtask dist`") };
+    let arch = host_deb_arch()?;
+    let debs = list(&root().join("target/dist"), &format!("_{arch}.deb"))?;
+    let [deb] = debs.as_slice() else { bail!("expected one {arch} .deb in target/dist: run `cargo xtask dist`") };
     crate::run_step("apt-get", &["install", "-y", "--no-install-recommends", &deb.to_string_lossy()])?;
     let result = (|| {
         let out = Command::new("/usr/bin/agent-cli").arg("--version").output().context("the installed agent-cli")?;

@@ -427,7 +427,7 @@ mod tests {
     #[test]
     fn wait_mistakes() {
         check_err("wait", "`wait` needs a condition");
-        check_err("wait gone:name=x --name y", "use one or the other");
+        check_err("wait gone:name=x --name y", "takes none of --name: drop it");
         check_err("wait 'text:'", "expected a text");
         check_err("wait --name x --state bogus", "--state: unknown state 'bogus'");
         check_err("wait --title A --gone", "cannot be combined");
