@@ -151,6 +151,21 @@ def test_the_langchain_tools_are_the_server_s(desktop: deft.Desktop, app_alive) 
     assert failed.artifact["is_error"] is True and "Never shown" in failed.content, failed
 
 
+def test_the_langchain_tools_of_an_async_desktop_are_async(app_alive) -> None:
+    import deft.langchain
+
+    async def main() -> None:
+        async with await deft.AsyncDesktop.open() as d:
+            tools = {t.name: t for t in deft.langchain.tools(d, names=["find"])}
+            assert list(tools) == ["find"]
+            message = await tools["find"].ainvoke(
+                {"type": "tool_call", "id": "call-3", "name": "find", "args": {"target": "Name", "app": APP}}
+            )
+            assert message.artifact["is_error"] is False and message.artifact["result"]["count"] >= 1, message
+
+    asyncio.run(main())
+
+
 def test_the_example_langgraph_agent_does_a_task_with_the_test_model(app_log: AppLog, app_alive) -> None:
     """examples/langgraph_agent.py, driven by Deft's test model (a scripted stand-in on
     the OpenAI wire, not a real model), judged by the app's log."""
