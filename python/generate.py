@@ -216,9 +216,9 @@ def generate(tools: List[Dict[str, Any]]) -> str:
         doc = docstring("\n".join(doc_lines), "        ")
         ret = results[name]
         signature = ", ".join(["self"] + params)
-        body = f'        return self._result({ret}, self._call("{name}", {{{args}}}), check)'
+        body = f'        return self._result("{name}", {ret}, self._call("{name}", {{{args}}}), check)'
         methods_sync.append(f"    def {name}({signature}) -> {ret}:\n{doc}\n{body}\n")
-        abody = f'        return self._result({ret}, await self._call("{name}", {{{args}}}), check)'
+        abody = f'        return self._result("{name}", {ret}, await self._call("{name}", {{{args}}}), check)'
         methods_async.append(f"    async def {name}({signature}) -> {ret}:\n{doc}\n{abody}\n")
 
     classes = []
@@ -252,7 +252,7 @@ TOOL_NAMES = ('''
     def _call(self, tool: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
         raise NotImplementedError
 
-    def _result(self, kind: Type[R], reply: Dict[str, Any], check: Optional[bool]) -> R:
+    def _result(self, tool: str, kind: Type[R], reply: Dict[str, Any], check: Optional[bool]) -> R:
         raise NotImplementedError
 
 '''
@@ -262,7 +262,7 @@ TOOL_NAMES = ('''
     def _call(self, tool: str, arguments: Dict[str, Any]) -> Awaitable[Dict[str, Any]]:
         raise NotImplementedError
 
-    def _result(self, kind: Type[R], reply: Dict[str, Any], check: Optional[bool]) -> R:
+    def _result(self, tool: str, kind: Type[R], reply: Dict[str, Any], check: Optional[bool]) -> R:
         raise NotImplementedError
 
 '''

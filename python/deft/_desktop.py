@@ -8,7 +8,7 @@ from types import TracebackType
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Type, TypeVar
 
 from ._binary import agent_cli
-from ._result import ToolResult, build
+from ._result import ToolResult, build, content
 from ._session import Session
 from ._tools import AsyncTools, SyncTools
 from .errors import ActionFailed, ToolError
@@ -60,15 +60,11 @@ class _Base:
         return {"name": tool, "arguments": given}
 
     def _call_now(self, tool: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
-        reply = self._session.request("tools/call", self._params(tool, arguments), self.timeout)
-        reply["_tool"] = tool
-        return reply
+        return self._session.request("tools/call", self._params(tool, arguments), self.timeout)
 
-    def _result(self, kind: Type[R], reply: Dict[str, Any], check: Optional[bool]) -> R:
-        tool = str(reply.pop("_tool", "?"))
+    def _result(self, tool: str, kind: Type[R], reply: Dict[str, Any], check: Optional[bool]) -> R:
         if reply.get("isError") and not isinstance(reply.get("structuredContent"), dict):
-            texts = [b.get("text", "") for b in reply.get("content") or [] if b.get("type") == "text"]
-            raise ToolError(tool, "\n".join(texts))
+            raise ToolError(tool, content(reply)[0])
         result = build(kind, reply)
         if result.is_error and (self.check if check is None else check):
             raise ActionFailed(tool, result)
@@ -130,7 +126,6 @@ class AsyncDesktop(_Base, AsyncTools):
             # The task was cancelled: so is the request (the waiting thread wakes at once).
             self._session.cancel(ident)
             raise
-        reply["_tool"] = tool
         return reply
 
     async def aclose(self) -> None:

@@ -8,7 +8,7 @@ import dataclasses
 import functools
 import sys
 import typing
-from typing import Any, Dict, List, Optional, Type, TypeVar, Union
+from typing import Any, Dict, List, Optional, Tuple, Type, TypeVar, Union
 
 T = TypeVar("T")
 
@@ -35,16 +35,24 @@ def build(kind: Type[T], reply: Dict[str, Any]) -> T:
         value: Any = convert(kind, data)
     else:
         value = kind()
-    texts: List[str] = []
-    for block in reply.get("content") or []:
-        if block.get("type") == "text":
-            texts.append(block.get("text", ""))
-        elif block.get("type") == "image" and block.get("mimeType") == "image/png":
-            value.png = base64.b64decode(block.get("data", ""))
-    value.text = "\n".join(texts)
+    value.text, image = content(reply)
+    if image is not None and image.get("mimeType") == "image/png":
+        value.png = base64.b64decode(image.get("data", ""))
     value.data = data
     value.is_error = bool(reply.get("isError"))
     return typing.cast(T, value)
+
+
+def content(reply: Dict[str, Any]) -> Tuple[str, Optional[Dict[str, Any]]]:
+    """A tool result's text blocks joined (what a model reads) and its image block, if any."""
+    texts: List[str] = []
+    image: Optional[Dict[str, Any]] = None
+    for block in reply.get("content") or []:
+        if block.get("type") == "text":
+            texts.append(block.get("text", ""))
+        elif block.get("type") == "image":
+            image = block
+    return "\n".join(texts), image
 
 
 @functools.lru_cache(maxsize=None)

@@ -401,7 +401,7 @@ class SyncTools:
     def _call(self, tool: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
         raise NotImplementedError
 
-    def _result(self, kind: Type[R], reply: Dict[str, Any], check: Optional[bool]) -> R:
+    def _result(self, tool: str, kind: Type[R], reply: Dict[str, Any], check: Optional[bool]) -> R:
         raise NotImplementedError
 
     def click(self, target: Optional[str] = None, *, app: Optional[str] = None, at: Optional[Sequence[int]] = None, button: Optional[Literal["left", "middle", "right"]] = None, double: Optional[bool] = None, expect: Optional[str] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, max_retries: Optional[int] = None, name: Optional[str] = None, role: Optional[str] = None, timeout_ms: Optional[int] = None, verify: Optional[bool] = None, verify_delay_ms: Optional[int] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Outcome:
@@ -426,7 +426,7 @@ class SyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Outcome, self._call("click", {"app": app, "at": at, "button": button, "double": double, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
+        return self._result("click", Outcome, self._call("click", {"app": app, "at": at, "button": button, "double": double, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
 
     def type(self, text: str, *, app: Optional[str] = None, at: Optional[Sequence[int]] = None, expect: Optional[str] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, max_retries: Optional[int] = None, name: Optional[str] = None, role: Optional[str] = None, target: Optional[str] = None, timeout_ms: Optional[int] = None, verify: Optional[bool] = None, verify_delay_ms: Optional[int] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Outcome:
         """Insert text, keeping what the field holds: into a named element after its text (typing "carol" into a field holding "carol" gives "carolcarol"); with no target at the caret of the focused element, where a click or a key left it. Never over selected text. Verified: the text before with the typed text inserted; falls back to inserting it through accessibility. To replace a field's text, use fill.
@@ -449,7 +449,7 @@ class SyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Outcome, self._call("type", {"app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "text": text, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
+        return self._result("type", Outcome, self._call("type", {"app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "text": text, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
 
     def fill(self, text: str, *, app: Optional[str] = None, at: Optional[Sequence[int]] = None, expect: Optional[str] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, max_retries: Optional[int] = None, name: Optional[str] = None, role: Optional[str] = None, target: Optional[str] = None, timeout_ms: Optional[int] = None, verify: Optional[bool] = None, verify_delay_ms: Optional[int] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Outcome:
         """Replace a field's whole text with the given text (what a form filler means). Verified: the field holds exactly that text; set through accessibility, falling back to select-all and typing.
@@ -472,7 +472,7 @@ class SyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Outcome, self._call("fill", {"app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "text": text, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
+        return self._result("fill", Outcome, self._call("fill", {"app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "text": text, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
 
     def set_value(self, value: str, *, app: Optional[str] = None, at: Optional[Sequence[int]] = None, expect: Optional[str] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, max_retries: Optional[int] = None, name: Optional[str] = None, role: Optional[str] = None, target: Optional[str] = None, timeout_ms: Optional[int] = None, verify: Optional[bool] = None, verify_delay_ms: Optional[int] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Outcome:
         """Set a field's text or a slider's value directly through accessibility, falling back to typing it.
@@ -495,7 +495,7 @@ class SyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Outcome, self._call("set_value", {"app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "value": value, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
+        return self._result("set_value", Outcome, self._call("set_value", {"app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "value": value, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
 
     def action(self, target: Optional[str] = None, *, action: Optional[str] = None, app: Optional[str] = None, at: Optional[Sequence[int]] = None, expect: Optional[str] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, max_retries: Optional[int] = None, name: Optional[str] = None, role: Optional[str] = None, timeout_ms: Optional[int] = None, verify: Optional[bool] = None, verify_delay_ms: Optional[int] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Outcome:
         """Invoke an element's accessibility action (click, press, activate, toggle, expand...).
@@ -518,7 +518,7 @@ class SyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Outcome, self._call("action", {"action": action, "app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
+        return self._result("action", Outcome, self._call("action", {"action": action, "app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
 
     def key(self, keys: str, *, app: Optional[str] = None, expect: Optional[str] = None, max_retries: Optional[int] = None, timeout_ms: Optional[int] = None, verify: Optional[bool] = None, verify_delay_ms: Optional[int] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Outcome:
         """Press a key or chord in the focused window, or in app/window (activated first); verified only against `expect`.
@@ -534,7 +534,7 @@ class SyncTools:
             window: Send to this top-level window (its title), activated first.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Outcome, self._call("key", {"app": app, "expect": expect, "keys": keys, "max_retries": max_retries, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
+        return self._result("key", Outcome, self._call("key", {"app": app, "expect": expect, "keys": keys, "max_retries": max_retries, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
 
     def scroll(self, direction: Literal["up", "down", "left", "right"], *, amount: Optional[int] = None, app: Optional[str] = None, at: Optional[Sequence[int]] = None, expect: Optional[str] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, max_retries: Optional[int] = None, name: Optional[str] = None, role: Optional[str] = None, target: Optional[str] = None, timeout_ms: Optional[int] = None, verify: Optional[bool] = None, verify_delay_ms: Optional[int] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Outcome:
         """Scroll an element or point with the wheel, falling back to accessibility.
@@ -558,7 +558,7 @@ class SyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Outcome, self._call("scroll", {"amount": amount, "app": app, "at": at, "direction": direction, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
+        return self._result("scroll", Outcome, self._call("scroll", {"amount": amount, "app": app, "at": at, "direction": direction, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
 
     def wait_for(self, target: Optional[str] = None, *, app: Optional[str] = None, at: Optional[Sequence[int]] = None, condition: Optional[str] = None, gone: Optional[bool] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, name: Optional[str] = None, role: Optional[str] = None, state: Optional[str] = None, timeout_ms: Optional[int] = None, title: Optional[str] = None, value: Optional[str] = None, window: Optional[str] = None, check: Optional[bool] = None) -> WaitResult:
         """Wait until a condition holds (text shown or gone, element exists/gone/state/value, window title), following the app's events; returns the evidence or what was last seen.
@@ -581,7 +581,7 @@ class SyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(WaitResult, self._call("wait_for", {"app": app, "at": at, "condition": condition, "gone": gone, "id": id, "index": index, "match": match, "name": name, "role": role, "state": state, "target": target, "timeout_ms": timeout_ms, "title": title, "value": value, "window": window}), check)
+        return self._result("wait_for", WaitResult, self._call("wait_for", {"app": app, "at": at, "condition": condition, "gone": gone, "id": id, "index": index, "match": match, "name": name, "role": role, "state": state, "target": target, "timeout_ms": timeout_ms, "title": title, "value": value, "window": window}), check)
 
     def read(self, target: Optional[str] = None, *, app: Optional[str] = None, at: Optional[Sequence[int]] = None, depth: Optional[int] = None, hidden: Optional[bool] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, name: Optional[str] = None, role: Optional[str] = None, window: Optional[str] = None, check: Optional[bool] = None) -> ReadResult:
         """The accessibility outline of the desktop, an app, a window or an element: one element per line with a ref to aim at.
@@ -600,7 +600,7 @@ class SyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(ReadResult, self._call("read", {"app": app, "at": at, "depth": depth, "hidden": hidden, "id": id, "index": index, "match": match, "name": name, "role": role, "target": target, "window": window}), check)
+        return self._result("read", ReadResult, self._call("read", {"app": app, "at": at, "depth": depth, "hidden": hidden, "id": id, "index": index, "match": match, "name": name, "role": role, "target": target, "window": window}), check)
 
     def find(self, target: Optional[str] = None, *, app: Optional[str] = None, at: Optional[Sequence[int]] = None, hidden: Optional[bool] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, name: Optional[str] = None, role: Optional[str] = None, window: Optional[str] = None, check: Optional[bool] = None) -> FindResult:
         """Every element matching a target, numbered for `index`, each with its ref and a selector that picks it.
@@ -618,7 +618,7 @@ class SyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(FindResult, self._call("find", {"app": app, "at": at, "hidden": hidden, "id": id, "index": index, "match": match, "name": name, "role": role, "target": target, "window": window}), check)
+        return self._result("find", FindResult, self._call("find", {"app": app, "at": at, "hidden": hidden, "id": id, "index": index, "match": match, "name": name, "role": role, "target": target, "window": window}), check)
 
     def screenshot(self, *, monitor: Optional[str] = None, region: Optional[Sequence[int]] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Screenshot:
         """A PNG of the screen, a window, a region or a monitor.
@@ -629,7 +629,7 @@ class SyncTools:
             window: A window, by title or X id (0x2a00007).
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Screenshot, self._call("screenshot", {"monitor": monitor, "region": region, "window": window}), check)
+        return self._result("screenshot", Screenshot, self._call("screenshot", {"monitor": monitor, "region": region, "window": window}), check)
 
     def ocr(self, *, find: Optional[str] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, monitor: Optional[str] = None, region: Optional[Sequence[int]] = None, window: Optional[str] = None, check: Optional[bool] = None) -> OcrResult:
         """The text on the screen (or a window/region) by OCR, line by line with boxes; with `find`, where that text is.
@@ -642,14 +642,14 @@ class SyncTools:
             window: A window, by title or X id (0x2a00007).
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(OcrResult, self._call("ocr", {"find": find, "match": match, "monitor": monitor, "region": region, "window": window}), check)
+        return self._result("ocr", OcrResult, self._call("ocr", {"find": find, "match": match, "monitor": monitor, "region": region, "window": window}), check)
 
     def doctor(self, *, check: Optional[bool] = None) -> DoctorReport:
         """What this desktop lets Deft do: the session (X11 or Wayland), input, capture, window geometry, the accessibility bus and each application with its toolkit, with what to do about each gap.
         
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(DoctorReport, self._call("doctor", {}), check)
+        return self._result("doctor", DoctorReport, self._call("doctor", {}), check)
 
     def run_task(self, *, answer: Optional[str] = None, app: Optional[str] = None, goal: Optional[str] = None, run_id: Optional[str] = None, check: Optional[bool] = None) -> ToolResult:
         """Pursue a goal with Deft's agent: it reads the screen, acts through the verified tools step by step and asks the person (through you) when it is unsure; returns how it ended. Needs a model configured for the server.
@@ -661,7 +661,7 @@ class SyncTools:
             run_id: Continue a paused run: the run_id its needs_input result gave.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(ToolResult, self._call("run_task", {"answer": answer, "app": app, "goal": goal, "run_id": run_id}), check)
+        return self._result("run_task", ToolResult, self._call("run_task", {"answer": answer, "app": app, "goal": goal, "run_id": run_id}), check)
 
 
 class AsyncTools:
@@ -670,7 +670,7 @@ class AsyncTools:
     def _call(self, tool: str, arguments: Dict[str, Any]) -> Awaitable[Dict[str, Any]]:
         raise NotImplementedError
 
-    def _result(self, kind: Type[R], reply: Dict[str, Any], check: Optional[bool]) -> R:
+    def _result(self, tool: str, kind: Type[R], reply: Dict[str, Any], check: Optional[bool]) -> R:
         raise NotImplementedError
 
     async def click(self, target: Optional[str] = None, *, app: Optional[str] = None, at: Optional[Sequence[int]] = None, button: Optional[Literal["left", "middle", "right"]] = None, double: Optional[bool] = None, expect: Optional[str] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, max_retries: Optional[int] = None, name: Optional[str] = None, role: Optional[str] = None, timeout_ms: Optional[int] = None, verify: Optional[bool] = None, verify_delay_ms: Optional[int] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Outcome:
@@ -695,7 +695,7 @@ class AsyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Outcome, await self._call("click", {"app": app, "at": at, "button": button, "double": double, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
+        return self._result("click", Outcome, await self._call("click", {"app": app, "at": at, "button": button, "double": double, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
 
     async def type(self, text: str, *, app: Optional[str] = None, at: Optional[Sequence[int]] = None, expect: Optional[str] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, max_retries: Optional[int] = None, name: Optional[str] = None, role: Optional[str] = None, target: Optional[str] = None, timeout_ms: Optional[int] = None, verify: Optional[bool] = None, verify_delay_ms: Optional[int] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Outcome:
         """Insert text, keeping what the field holds: into a named element after its text (typing "carol" into a field holding "carol" gives "carolcarol"); with no target at the caret of the focused element, where a click or a key left it. Never over selected text. Verified: the text before with the typed text inserted; falls back to inserting it through accessibility. To replace a field's text, use fill.
@@ -718,7 +718,7 @@ class AsyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Outcome, await self._call("type", {"app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "text": text, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
+        return self._result("type", Outcome, await self._call("type", {"app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "text": text, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
 
     async def fill(self, text: str, *, app: Optional[str] = None, at: Optional[Sequence[int]] = None, expect: Optional[str] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, max_retries: Optional[int] = None, name: Optional[str] = None, role: Optional[str] = None, target: Optional[str] = None, timeout_ms: Optional[int] = None, verify: Optional[bool] = None, verify_delay_ms: Optional[int] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Outcome:
         """Replace a field's whole text with the given text (what a form filler means). Verified: the field holds exactly that text; set through accessibility, falling back to select-all and typing.
@@ -741,7 +741,7 @@ class AsyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Outcome, await self._call("fill", {"app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "text": text, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
+        return self._result("fill", Outcome, await self._call("fill", {"app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "text": text, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
 
     async def set_value(self, value: str, *, app: Optional[str] = None, at: Optional[Sequence[int]] = None, expect: Optional[str] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, max_retries: Optional[int] = None, name: Optional[str] = None, role: Optional[str] = None, target: Optional[str] = None, timeout_ms: Optional[int] = None, verify: Optional[bool] = None, verify_delay_ms: Optional[int] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Outcome:
         """Set a field's text or a slider's value directly through accessibility, falling back to typing it.
@@ -764,7 +764,7 @@ class AsyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Outcome, await self._call("set_value", {"app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "value": value, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
+        return self._result("set_value", Outcome, await self._call("set_value", {"app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "value": value, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
 
     async def action(self, target: Optional[str] = None, *, action: Optional[str] = None, app: Optional[str] = None, at: Optional[Sequence[int]] = None, expect: Optional[str] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, max_retries: Optional[int] = None, name: Optional[str] = None, role: Optional[str] = None, timeout_ms: Optional[int] = None, verify: Optional[bool] = None, verify_delay_ms: Optional[int] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Outcome:
         """Invoke an element's accessibility action (click, press, activate, toggle, expand...).
@@ -787,7 +787,7 @@ class AsyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Outcome, await self._call("action", {"action": action, "app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
+        return self._result("action", Outcome, await self._call("action", {"action": action, "app": app, "at": at, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
 
     async def key(self, keys: str, *, app: Optional[str] = None, expect: Optional[str] = None, max_retries: Optional[int] = None, timeout_ms: Optional[int] = None, verify: Optional[bool] = None, verify_delay_ms: Optional[int] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Outcome:
         """Press a key or chord in the focused window, or in app/window (activated first); verified only against `expect`.
@@ -803,7 +803,7 @@ class AsyncTools:
             window: Send to this top-level window (its title), activated first.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Outcome, await self._call("key", {"app": app, "expect": expect, "keys": keys, "max_retries": max_retries, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
+        return self._result("key", Outcome, await self._call("key", {"app": app, "expect": expect, "keys": keys, "max_retries": max_retries, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
 
     async def scroll(self, direction: Literal["up", "down", "left", "right"], *, amount: Optional[int] = None, app: Optional[str] = None, at: Optional[Sequence[int]] = None, expect: Optional[str] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, max_retries: Optional[int] = None, name: Optional[str] = None, role: Optional[str] = None, target: Optional[str] = None, timeout_ms: Optional[int] = None, verify: Optional[bool] = None, verify_delay_ms: Optional[int] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Outcome:
         """Scroll an element or point with the wheel, falling back to accessibility.
@@ -827,7 +827,7 @@ class AsyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Outcome, await self._call("scroll", {"amount": amount, "app": app, "at": at, "direction": direction, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
+        return self._result("scroll", Outcome, await self._call("scroll", {"amount": amount, "app": app, "at": at, "direction": direction, "expect": expect, "id": id, "index": index, "match": match, "max_retries": max_retries, "name": name, "role": role, "target": target, "timeout_ms": timeout_ms, "verify": verify, "verify_delay_ms": verify_delay_ms, "window": window}), check)
 
     async def wait_for(self, target: Optional[str] = None, *, app: Optional[str] = None, at: Optional[Sequence[int]] = None, condition: Optional[str] = None, gone: Optional[bool] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, name: Optional[str] = None, role: Optional[str] = None, state: Optional[str] = None, timeout_ms: Optional[int] = None, title: Optional[str] = None, value: Optional[str] = None, window: Optional[str] = None, check: Optional[bool] = None) -> WaitResult:
         """Wait until a condition holds (text shown or gone, element exists/gone/state/value, window title), following the app's events; returns the evidence or what was last seen.
@@ -850,7 +850,7 @@ class AsyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(WaitResult, await self._call("wait_for", {"app": app, "at": at, "condition": condition, "gone": gone, "id": id, "index": index, "match": match, "name": name, "role": role, "state": state, "target": target, "timeout_ms": timeout_ms, "title": title, "value": value, "window": window}), check)
+        return self._result("wait_for", WaitResult, await self._call("wait_for", {"app": app, "at": at, "condition": condition, "gone": gone, "id": id, "index": index, "match": match, "name": name, "role": role, "state": state, "target": target, "timeout_ms": timeout_ms, "title": title, "value": value, "window": window}), check)
 
     async def read(self, target: Optional[str] = None, *, app: Optional[str] = None, at: Optional[Sequence[int]] = None, depth: Optional[int] = None, hidden: Optional[bool] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, name: Optional[str] = None, role: Optional[str] = None, window: Optional[str] = None, check: Optional[bool] = None) -> ReadResult:
         """The accessibility outline of the desktop, an app, a window or an element: one element per line with a ref to aim at.
@@ -869,7 +869,7 @@ class AsyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(ReadResult, await self._call("read", {"app": app, "at": at, "depth": depth, "hidden": hidden, "id": id, "index": index, "match": match, "name": name, "role": role, "target": target, "window": window}), check)
+        return self._result("read", ReadResult, await self._call("read", {"app": app, "at": at, "depth": depth, "hidden": hidden, "id": id, "index": index, "match": match, "name": name, "role": role, "target": target, "window": window}), check)
 
     async def find(self, target: Optional[str] = None, *, app: Optional[str] = None, at: Optional[Sequence[int]] = None, hidden: Optional[bool] = None, id: Optional[str] = None, index: Optional[int] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, name: Optional[str] = None, role: Optional[str] = None, window: Optional[str] = None, check: Optional[bool] = None) -> FindResult:
         """Every element matching a target, numbered for `index`, each with its ref and a selector that picks it.
@@ -887,7 +887,7 @@ class AsyncTools:
             window: Title of the element's top-level window.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(FindResult, await self._call("find", {"app": app, "at": at, "hidden": hidden, "id": id, "index": index, "match": match, "name": name, "role": role, "target": target, "window": window}), check)
+        return self._result("find", FindResult, await self._call("find", {"app": app, "at": at, "hidden": hidden, "id": id, "index": index, "match": match, "name": name, "role": role, "target": target, "window": window}), check)
 
     async def screenshot(self, *, monitor: Optional[str] = None, region: Optional[Sequence[int]] = None, window: Optional[str] = None, check: Optional[bool] = None) -> Screenshot:
         """A PNG of the screen, a window, a region or a monitor.
@@ -898,7 +898,7 @@ class AsyncTools:
             window: A window, by title or X id (0x2a00007).
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(Screenshot, await self._call("screenshot", {"monitor": monitor, "region": region, "window": window}), check)
+        return self._result("screenshot", Screenshot, await self._call("screenshot", {"monitor": monitor, "region": region, "window": window}), check)
 
     async def ocr(self, *, find: Optional[str] = None, match: Optional[Literal["exact", "contains", "regex"]] = None, monitor: Optional[str] = None, region: Optional[Sequence[int]] = None, window: Optional[str] = None, check: Optional[bool] = None) -> OcrResult:
         """The text on the screen (or a window/region) by OCR, line by line with boxes; with `find`, where that text is.
@@ -911,14 +911,14 @@ class AsyncTools:
             window: A window, by title or X id (0x2a00007).
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(OcrResult, await self._call("ocr", {"find": find, "match": match, "monitor": monitor, "region": region, "window": window}), check)
+        return self._result("ocr", OcrResult, await self._call("ocr", {"find": find, "match": match, "monitor": monitor, "region": region, "window": window}), check)
 
     async def doctor(self, *, check: Optional[bool] = None) -> DoctorReport:
         """What this desktop lets Deft do: the session (X11 or Wayland), input, capture, window geometry, the accessibility bus and each application with its toolkit, with what to do about each gap.
         
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(DoctorReport, await self._call("doctor", {}), check)
+        return self._result("doctor", DoctorReport, await self._call("doctor", {}), check)
 
     async def run_task(self, *, answer: Optional[str] = None, app: Optional[str] = None, goal: Optional[str] = None, run_id: Optional[str] = None, check: Optional[bool] = None) -> ToolResult:
         """Pursue a goal with Deft's agent: it reads the screen, acts through the verified tools step by step and asks the person (through you) when it is unsure; returns how it ended. Needs a model configured for the server.
@@ -930,4 +930,4 @@ class AsyncTools:
             run_id: Continue a paused run: the run_id its needs_input result gave.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result(ToolResult, await self._call("run_task", {"answer": answer, "app": app, "goal": goal, "run_id": run_id}), check)
+        return self._result("run_task", ToolResult, await self._call("run_task", {"answer": answer, "app": app, "goal": goal, "run_id": run_id}), check)

@@ -18,6 +18,7 @@ import base64
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._desktop import AsyncDesktop, Desktop
+from ._result import content
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -72,16 +73,13 @@ def _async_call(desktop: AsyncDesktop, name: str) -> Any:
 
 
 def _content_and_artifact(reply: Dict[str, Any]) -> Tuple[str, Dict[str, Any]]:
-    texts: List[str] = []
+    text, image = content(reply)
     artifact: Dict[str, Any] = {"is_error": bool(reply.get("isError"))}
     structured = reply.get("structuredContent")
     if isinstance(structured, dict):
         artifact["result"] = structured
-    for block in reply.get("content") or []:
-        if block.get("type") == "text":
-            texts.append(block.get("text", ""))
-        elif block.get("type") == "image":
-            # Kept for the program (base64, JSON-safe for checkpointers), not sent as text.
-            artifact["image"] = {"mime_type": block.get("mimeType"), "base64": block.get("data", "")}
-            artifact["image_bytes"] = len(base64.b64decode(block.get("data", "")))
-    return "\n".join(texts).strip() or "(no text)", artifact
+    if image is not None:
+        # Kept for the program (base64, JSON-safe for checkpointers), not sent as text.
+        artifact["image"] = {"mime_type": image.get("mimeType"), "base64": image.get("data", "")}
+        artifact["image_bytes"] = len(base64.b64decode(image.get("data", "")))
+    return text.strip() or "(no text)", artifact
