@@ -77,7 +77,12 @@ impl Session {
         Ok(Session { belt, bus, trace, spinner })
     }
 
-    fn progress(&self, message: String) -> Progress {
+    /// The toolbelt.
+    pub fn belt(&self) -> &Toolbelt {
+        &self.belt
+    }
+
+    pub(crate) fn progress(&self, message: String) -> Progress {
         let spinner = Arc::new(Spinner::start(self.spinner, message));
         let task = self.bus.as_ref().filter(|_| self.spinner).map(|bus| {
             let mut sub = bus.subscribe("progress");
@@ -95,20 +100,25 @@ impl Session {
         Progress { spinner, task }
     }
 
-    fn finish(self) {
+    pub(crate) fn finish(self) {
         if let Some(t) = self.trace {
             t.finish();
         }
     }
 }
 
-struct Progress {
+pub(crate) struct Progress {
     spinner: Arc<Spinner>,
     task: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Progress {
-    fn stop(self) {
+    /// Say this instead of the first message.
+    pub(crate) fn say(&self, message: String) {
+        self.spinner.set_message(message);
+    }
+
+    pub(crate) fn stop(self) {
         self.spinner.stop();
         if let Some(t) = self.task {
             t.abort();
@@ -167,7 +177,7 @@ fn verb_of(call: &ToolCall) -> String {
     deft_toolbelt::Spelling::tool(&AsFlags, call.name().as_str())
 }
 
-fn wait_human(d: &WaitReport, st: &crate::output::Style) -> String {
+pub(crate) fn wait_human(d: &WaitReport, st: &crate::output::Style) -> String {
     let o = &d.outcome;
     let channel = o.channel.map(|c| format!(" (seen through {})", crate::output::snake(&c))).unwrap_or_default();
     let elapsed = st.dim(&format!("[{} ms]", o.elapsed_ms));

@@ -72,6 +72,13 @@ fn flag_layer(cli: &Cli) -> Layer {
         layer.policy_file = m.policy.clone();
         layer.trace_dir = m.trace.clone();
     }
+    if let Verb::Flow(f) = &cli.verb
+        && let crate::flow::FlowVerb::Run(r) = &f.verb
+    {
+        layer.timeout_ms = r.timeout;
+        layer.policy_file = r.policy.clone();
+        layer.trace_dir = r.trace.clone();
+    }
     if let Verb::Run(r) = &cli.verb {
         layer.trace_dir = r.trace.clone();
     }
@@ -98,7 +105,7 @@ fn apply_verify(layer: &mut Layer, v: &VerifyArgs) {
     layer.trace_dir = v.trace.clone();
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         // As the MCP server's: an action's futures nest deep, and a debug build's frames
@@ -133,6 +140,7 @@ fn dispatch(cli: &Cli, config: &Config, out: &Out) -> Result<Exit, CliError> {
         Verb::Run(a) => runtime()?.block_on(crate::run::run(out, config, a)),
         Verb::Calibrate(a) => crate::run::calibrate(out, a),
         Verb::Report(a) => crate::report::report(out, a),
+        Verb::Flow(a) => crate::flow::flow(out, config, a),
         Verb::Completions(a) => {
             let mut cmd = Cli::command();
             let mut buf = Vec::new();

@@ -149,6 +149,9 @@ pub enum Verb {
     /// Pursue a goal with a model: think, act through the verified tools, ask when unsure
     #[command(long_about = crate::run::RUN_ABOUT)]
     Run(RunArgs),
+    /// Replay a flow file (a task written down as tool calls), every step verified, no model
+    #[command(long_about = crate::flow::FLOW_ABOUT)]
+    Flow(crate::flow::FlowArgs),
     /// Suggest a confidence threshold from your own runs' (confidence, outcome) pairs
     Calibrate(CalibrateArgs),
     /// Write one self-contained HTML report of a trace: steps, frames, expected and observed

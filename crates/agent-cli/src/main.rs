@@ -10,7 +10,7 @@
 //! Modules: `cli` (clap), `config` (defaults < file < env < flags), `calls` (a verb's
 //! flags to the toolbelt's tool call), `act` (the toolbelt session for actions and
 //! `wait`), `observe` (read, find, screenshot, ocr), `mcp` (the MCP server on stdio),
-//! `run` (the agent's face: `run` and `calibrate`), `report` (the HTML report of a trace),
+//! `run` (the agent's face: `run` and `calibrate`), `flow` (flow files replayed), `report` (the HTML report of a trace),
 //! `output`, `exit`, `trace`, `spinner`.
 //! What a tool means, how a target is resolved and what a condition says are the
 //! toolbelt's (deft-toolbelt) and below: this crate only presents them.
@@ -21,6 +21,7 @@ mod calls;
 mod cli;
 mod config;
 mod exit;
+mod flow;
 mod mcp;
 mod observe;
 mod output;

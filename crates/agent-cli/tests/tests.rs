@@ -9,6 +9,7 @@ mod campaign;
 mod covering;
 mod desktop;
 mod faces;
+mod flows;
 mod gnome;
 mod impress;
 mod lists;

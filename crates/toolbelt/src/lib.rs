@@ -29,6 +29,7 @@
 mod area;
 mod belt;
 mod error;
+pub mod flow;
 pub mod observe;
 mod outline;
 mod output;

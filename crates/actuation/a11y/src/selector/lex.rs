@@ -181,7 +181,9 @@ pub(crate) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-pub(crate) fn quote(v: &str) -> String {
+/// `v` as one value of a selector or condition: bare when it can be, else quoted with `\"` and
+/// `\\` escaped.
+pub fn quote(v: &str) -> String {
     // `:`, `=` and `~` are quoted too, so that a value inside a condition never reads as
     // the condition's own separators.
     let bare = !v.is_empty() && !v.chars().any(|c| c.is_whitespace() || matches!(c, '"' | '\\' | ':' | '=' | '~'));

@@ -15,7 +15,7 @@ pub use condition::{
     CONDITION_HELP, CONDITION_KINDS, describe_condition, describe_text, format_condition, looks_like_condition,
     parse_condition,
 };
-pub use lex::{Grammar, SyntaxError};
+pub use lex::{Grammar, SyntaxError, quote};
 pub use matcher::{
     CandidateText, MAX_CANDIDATES, Matcher, Pick, ResolveError, candidate_of, closest_candidates, find_all,
     natural_matches, pick, picking_selector, resolve, shows_text_only, similarity_percent, text_similarity,

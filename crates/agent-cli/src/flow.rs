@@ -1,0 +1,222 @@
+//! `flow run` and `flow check`: a flow file read, handed to the toolbelt's flow parser and
+//! runner (deft-toolbelt `flow`), and its outcome shown. What a flow means is the
+//! toolbelt's; this face reads the file and the `--var`s and presents the result.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use deft_toolbelt::ToolOutput;
+use deft_toolbelt::flow::{Flow, FlowReport, StepReport, StepStatus, parse_flow};
+
+use crate::act::{Session, wait_human};
+use crate::config::{Config, Format};
+use crate::exit::{self, CliError, Exit};
+use crate::output::{Out, Style, candidates_human, outcome_human};
+
+/// What `flow` says about itself.
+pub const FLOW_ABOUT: &str = "\
+Replay a task written down as a flow file, every step verified, with no model.
+
+A flow is YAML: `steps:` is a list of tool calls (the tools `agent-cli tools` lists, with
+their parameters), each with an optional `name:` and `expect:` (a condition that must hold
+after it, as `wait` takes them); `vars:` gives defaults for `{{name}}` in any text, and
+`--var name=value` overrides them:
+
+  flow: Submit an order
+  vars: {customer: John}
+  steps:
+    - type: {target: Name, text: \"{{customer}}\"}
+    - click: Submit order
+      expect: text:\"Order submitted\"
+
+The whole file is checked before anything runs (`flow check` only checks it); a problem is
+reported with its line. A step that fails stops the flow with its outcome and the exit code
+of that failure.";
+
+/// `flow`.
+#[derive(Args, Debug, Clone)]
+pub struct FlowArgs {
+    /// What to do with the flow.
+    #[command(subcommand)]
+    pub verb: FlowVerb,
+}
+
+/// `flow run` / `flow check`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum FlowVerb {
+    /// Run every step of a flow file, verified, stopping at the first that fails
+    Run(FlowRunArgs),
+    /// Check a flow file (YAML, tools, parameters, conditions, variables) without running it
+    Check(FlowFileArgs),
+}
+
+/// The flow file and its variables.
+#[derive(Args, Debug, Clone)]
+pub struct FlowFileArgs {
+    /// The flow file (YAML)
+    #[arg(value_name = "FLOW.yaml")]
+    pub file: PathBuf,
+    /// A variable's value: --var customer=John (repeat for several; wins over the flow's `vars:`)
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
+    pub vars: Vec<(String, String)>,
+}
+
+/// `flow run`.
+#[derive(Args, Debug, Clone)]
+pub struct FlowRunArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub flow: FlowFileArgs,
+    /// How long each step's effect may take to show, and the longest wait for its target
+    /// (a step's own timeout_ms wins) [default: 3000; target: 10000]
+    #[arg(long, value_name = "MS")]
+    pub timeout: Option<u64>,
+    /// A retry policy file merged over the built-in policies
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+    /// Record every bus event to DIR/trace-<time>.jsonl (`agent-cli report DIR` renders it)
+    #[arg(long, value_name = "DIR")]
+    pub trace: Option<PathBuf>,
+}
+
+fn parse_var(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        _ => Err(format!("`{s}` is not NAME=VALUE (e.g. --var customer=John)")),
+    }
+}
+
+/// `flow run` or `flow check`.
+pub fn flow(out: &Out, config: &Config, a: &FlowArgs) -> Result<Exit, CliError> {
+    match &a.verb {
+        FlowVerb::Check(f) => {
+            let (path, flow) = load(f)?;
+            let summary = Checked { file: &path, flow: flow.name.as_deref(), steps: flow.steps.len() };
+            out.print(&summary, |st| {
+                format!("{} {} is a flow of {} steps, ready to run\n", st.green("✓"), path.display(), flow.steps.len())
+            })?;
+            Ok(Exit::Ok)
+        }
+        FlowVerb::Run(r) => {
+            // The file is checked before anything touches the desktop.
+            let (_, flow) = load(&r.flow)?;
+            crate::app::runtime()?.block_on(run(out, config, &flow))
+        }
+    }
+}
+
+#[derive(serde::Serialize)]
+struct Checked<'a> {
+    file: &'a Path,
+    flow: Option<&'a str>,
+    steps: usize,
+}
+
+/// Reads and checks the flow file.
+fn load(f: &FlowFileArgs) -> Result<(PathBuf, Flow), CliError> {
+    let text = std::fs::read_to_string(&f.file)
+        .map_err(|e| CliError::usage(format!("cannot read the flow file {}: {e}", f.file.display())))?;
+    let vars: BTreeMap<String, String> = f.vars.iter().cloned().collect();
+    let flow = parse_flow(&text, &vars).map_err(|e| CliError::usage(format!("{}: {e}", f.file.display())))?;
+    Ok((f.file.clone(), flow))
+}
+
+async fn run(out: &Out, config: &Config, flow: &Flow) -> Result<Exit, CliError> {
+    let session = Session::connect(config).await?;
+    let total = flow.steps.len();
+    let progress = session.progress(format!("step 1 of {total}"));
+    let human = out.format == Format::Human;
+    let report = session
+        .belt()
+        .run_flow(flow, |step| {
+            if human {
+                // Each step as it ends: a long flow shows where it is.
+                let _ = out.print(&(), |st| step_human(step, total, st));
+            }
+            progress.say(format!("step {} of {total}", step.step + 1));
+        })
+        .await;
+    // The app may still be handling the keys just sent: never drop its connection then.
+    session.belt().executor().settle().await;
+    progress.stop();
+    session.finish();
+    out.print(&report, |st| summary_human(&report, st))?;
+    Ok(exit_of(&report))
+}
+
+/// One step, for people: its place, then its outcome as the verb would print it.
+fn step_human(s: &StepReport, total: usize, st: &Style) -> String {
+    let mut head = format!("step {} of {total}", s.step);
+    if let Some(l) = s.line {
+        head.push_str(&format!(", line {l}"));
+    }
+    if let Some(n) = &s.name {
+        head.push_str(&format!(" ({n})"));
+    }
+    let body = match (&s.output, &s.error) {
+        (Some(ToolOutput::Action(r)), _) => {
+            let mut text = outcome_human(&r.outcome, &s.asked, st);
+            if let Some(f) = &r.outcome.failure {
+                text.push_str(&candidates_human(&f.candidates, st));
+            }
+            text
+        }
+        (Some(ToolOutput::Wait(w)), _) => wait_human(w, st),
+        (_, Some(e)) => format!("{} {} {}: {}\n", st.red("✗"), s.tool, s.asked, e.message),
+        (Some(_), None) => format!("{} {} {}\n", st.green("✓"), s.tool, s.asked),
+        (None, None) => String::new(),
+    };
+    format!("{} {body}", st.dim(&format!("{head}:")))
+}
+
+fn summary_human(r: &FlowReport, st: &Style) -> String {
+    let name = r.flow.as_deref().map(|n| format!(" {n:?}")).unwrap_or_default();
+    let time = st.dim(&format!("[{} ms]", r.elapsed_ms));
+    if r.ok {
+        return format!("{} flow{name}: {} of {} steps done {time}\n", st.green("✓"), r.steps.len(), r.steps_total);
+    }
+    match r.steps.last() {
+        Some(last) => {
+            let line = last.line.map(|l| format!(" (line {l})")).unwrap_or_default();
+            format!(
+                "{} flow{name} stopped at step {} of {}{line}: {} {time}\n",
+                st.red("✗"),
+                last.step,
+                r.steps_total,
+                if last.status == StepStatus::Failed {
+                    "its effect was not seen"
+                } else {
+                    "it could not be carried out"
+                }
+            )
+        }
+        None => format!("{} flow{name}: no step ran {time}\n", st.red("✗")),
+    }
+}
+
+/// The exit code: 0 when every step was done, else the failed step's, as its verb's.
+fn exit_of(r: &FlowReport) -> Exit {
+    if r.ok {
+        return Exit::Ok;
+    }
+    match r.steps.last() {
+        Some(StepReport { output: Some(ToolOutput::Action(a)), .. }) => exit::of_outcome(&a.outcome),
+        Some(StepReport { output: Some(ToolOutput::Wait(_)), .. }) => Exit::TimedOut,
+        Some(StepReport { error: Some(e), .. }) => CliError::from(e.clone()).exit,
+        _ => Exit::Failed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_var;
+
+    #[test]
+    fn a_var_is_a_name_and_a_value() {
+        assert_eq!(parse_var("who=Ada=B").unwrap(), ("who".into(), "Ada=B".into()));
+        assert_eq!(parse_var("who=").unwrap(), ("who".into(), String::new()));
+        assert!(parse_var("who").unwrap_err().contains("not NAME=VALUE"));
+        assert!(parse_var("=x").is_err());
+    }
+}

@@ -1,0 +1,146 @@
+//! Flows replayed on the fixture app with faults on (a dropped click, a field that ignores
+//! keys, a slow save), judged by the app's own log: every step's effect once, none twice; a
+//! step that fails stops the flow there, and nothing after it runs; a bad flow file is
+//! refused with its line before anything touches the desktop.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use deft_harness::Desktop;
+use deft_harness::fixture::{FixtureApp, FixtureOptions};
+
+use super::desktop::{SETTLE, cli};
+use super::scratch;
+
+const ORDER: &str = r#"flow: Submit an order
+vars:
+  customer: Nobody
+steps:
+  - type: {target: Name, text: "{{customer}}"}
+  - name: submit
+    click: Submit order
+    expect: text:"Order 1 submitted"
+  - click: Save
+  - wait_for: {condition: 'title:"Save complete"', timeout_ms: 10000}
+  - click: {window: Save complete, name: OK}
+"#;
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let path = scratch("flows").join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn faulty(desktop: &Desktop) -> FixtureApp {
+    let opts = FixtureOptions {
+        drop_clicks: 1,
+        ignore_keys: true,
+        save_delay: Some(Duration::from_millis(1500)),
+        ..FixtureOptions::default()
+    };
+    FixtureApp::launch(desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"))
+}
+
+fn names_typed(app: &FixtureApp) -> Vec<String> {
+    let events = app.events();
+    let changed = events.iter().filter(|e| e.is("text_changed", Some("name")));
+    changed.filter_map(|e| e.str("value").map(String::from)).collect()
+}
+
+fn run_flow(desktop: &Desktop, file: &Path, extra: &[&str]) -> super::Run {
+    cli(desktop, &[&["flow", "run", file.to_str().unwrap(), "--json"], extra].concat())
+}
+
+#[test]
+fn a_flow_replays_through_faults_with_every_effect_once() {
+    let _campaigns = super::beside_campaigns();
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let app = faulty(&desktop);
+    let file = write("order.yaml", ORDER);
+    let r = run_flow(&desktop, &file, &["--var", "customer=Ada Lovelace"]);
+    std::thread::sleep(SETTLE);
+    let events = app.events();
+    r.expect_code(0);
+    let report = r.json();
+    assert_eq!(report["ok"], true, "{report:#}");
+    assert_eq!(report["steps"].as_array().map(Vec::len), Some(5), "{report:#}");
+    assert_eq!(report["steps"][1]["line"], 6, "each step says its line: {report:#}");
+    // The truth is the app's log: the name the caller gave (through set-value: the field
+    // ignores keys), one order through the dropped first press, one save, its dialog closed.
+    assert_eq!(names_typed(&app).last().map(String::as_str), Some("Ada Lovelace"), "{events:?}");
+    let faults = |kind: &str| events.iter().filter(|e| e.kind == "fault" && e.str("kind") == Some(kind)).count();
+    assert_eq!(faults("dropped_click"), 1, "{events:?}");
+    assert!(faults("ignored_key") > 0, "{events:?}");
+    assert_eq!(app.count("order_submitted", None), 1, "one order, no double submit: {events:?}");
+    assert_eq!(app.count("button_activated", Some("save")), 1, "one save: {events:?}");
+    assert_eq!(report["steps"][1]["output"]["retried"], true, "the dropped press was retried: {report:#}");
+    app.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
+}
+
+#[test]
+fn a_step_that_fails_stops_the_flow_and_nothing_after_it_runs() {
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let app = FixtureApp::launch(&desktop, &FixtureOptions::default()).expect("fixture app");
+    let flow = "\
+steps:
+  - click: Hello
+  - name: the renamed button
+    click: {name: Send order, role: push_button}
+  - click: Submit order
+";
+    let file = write("renamed.yaml", flow);
+    let r = run_flow(&desktop, &file, &["--timeout", "1500"]);
+    std::thread::sleep(SETTLE);
+    let report = r.json();
+    assert_eq!(r.code, 3, "not found, as the click verb says it: {report:#}");
+    assert_eq!(report["ok"], false);
+    assert_eq!(report["steps_total"], 3);
+    let steps = report["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "the third step never ran: {report:#}");
+    assert_eq!((steps[0]["status"].as_str(), steps[1]["status"].as_str()), (Some("done"), Some("failed")));
+    assert_eq!(steps[1]["line"], 3);
+    assert_eq!(steps[1]["name"], "the renamed button");
+    let observed = steps[1]["output"]["failure"]["kind"].as_str();
+    assert_eq!(observed, Some("not_found"), "{report:#}");
+    assert_eq!(app.count("button_activated", Some("hello")), 1, "{:?}", app.events());
+    assert_eq!(app.count("order_submitted", None), 0, "nothing after the failed step: {:?}", app.events());
+    // People read where it stopped.
+    let human = cli(&desktop, &["flow", "run", file.to_str().unwrap(), "--timeout", "1500"]);
+    assert!(human.stdout.contains("stopped at step 2 of 3 (line 3)"), "{human:#?}");
+    app.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
+}
+
+#[test]
+fn a_bad_flow_is_refused_with_its_line_before_anything_runs() {
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let app = FixtureApp::launch(&desktop, &FixtureOptions::default()).expect("fixture app");
+    let before = app.events().len();
+    let cases = [
+        (
+            "typo.yaml",
+            "steps:\n  - click: Hello\n  - clik: Submit order\n",
+            "line 3 (step 2): `clik` is neither a tool",
+        ),
+        ("var.yaml", "steps:\n  - click: Hello\n  - type: {target: Name, text: \"{{who}}\"}\n", "--var who=VALUE"),
+        ("yaml.yaml", "steps:\n  - click: {name: Hello\n", "not valid YAML"),
+        (
+            "type.yaml",
+            "steps:\n  - click: Hello\n  - scroll: {target: Name, direction: down, amount: lots}\n",
+            "line 3 (step 2): bad",
+        ),
+    ];
+    for (name, text, says) in cases {
+        let file = write(name, text);
+        let r = cli(&desktop, &["flow", "run", file.to_str().unwrap()]);
+        assert_eq!(r.code, 2, "{name}: {r:#?}");
+        assert!(r.stderr.contains(says), "{name}: {}", r.stderr);
+        assert!(r.stderr.contains(file.to_str().unwrap()), "the file is named: {}", r.stderr);
+        let checked = cli(&desktop, &["flow", "check", file.to_str().unwrap()]);
+        assert_eq!((checked.code, checked.stderr.contains(says)), (2, true), "{name}: {checked:#?}");
+    }
+    let ok = cli(&desktop, &["flow", "check", write("order.yaml", ORDER).to_str().unwrap()]);
+    ok.expect_code(0);
+    assert!(ok.stdout.contains("is a flow of 5 steps"), "{ok:#?}");
+    std::thread::sleep(SETTLE);
+    assert_eq!(app.events().len(), before, "nothing ran: {:?}", &app.events()[before..]);
+}

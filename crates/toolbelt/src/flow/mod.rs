@@ -1,0 +1,70 @@
+//! Flows: a task written down once as a list of tool calls, each with what it must have
+//! done, replayed through the verified executor with no model.
+//!
+//! A flow file is YAML. Its steps are the toolbelt's own calls (the same names, parameters
+//! and checks as a CLI verb, an MCP call or a model's tool call: there is no second
+//! vocabulary), so everything a tool does (resolving a target, verifying the effect,
+//! retrying through the fallback chain, never repeating an input whose effect may still
+//! come) a replayed step does too:
+//!
+//! ```yaml
+//! flow: Submit an order          # what the flow is for (optional)
+//! vars:                          # defaults, overridden by the caller's values
+//!   customer: John
+//! steps:
+//!   - type: {target: Name, text: "{{customer}}"}
+//!     expect: value:name=Name={{customer}}
+//!   - name: submit
+//!     click: Submit order        # a tool's main parameter may stand alone
+//!     expect: text:"Order submitted"
+//!   - key: ctrl+s
+//! ```
+//!
+//! A step is one tool key with its parameters (a mapping, or a scalar for the tool's
+//! main parameter: `target`, else its one required parameter), and optionally `name`,
+//! `expect` (the tool's own `expect` parameter, written beside it) and `on_fail`.
+//! `{{var}}` in any text is replaced by the caller's value, else the flow's default. Actions
+//! are verified unless a step says `verify: false`.
+//!
+//! The whole file is checked before anything runs ([`parse_flow`]): YAML, the keys, each
+//! call as its tool parses and plans it, every variable given. A problem is a
+//! [`FlowError`] with its line.
+
+mod parse;
+mod run;
+
+pub use parse::{FlowError, parse_flow};
+pub use run::{FlowReport, StepReport, StepStatus};
+
+use crate::plan::ToolCall;
+
+/// A checked flow, ready to run.
+#[derive(Clone, Debug)]
+pub struct Flow {
+    /// What the flow is for (`flow:` in the file).
+    pub name: Option<String>,
+    /// The steps, in order.
+    pub steps: Vec<FlowStep>,
+}
+
+/// One step: a tool call, where it was written, and what happens when it fails.
+#[derive(Clone, Debug)]
+pub struct FlowStep {
+    /// Its line in the file (where its `-` is), when the file is written in block style.
+    pub line: Option<usize>,
+    /// Its `name:`, if it has one.
+    pub name: Option<String>,
+    /// The call, variables replaced.
+    pub call: ToolCall,
+    /// What to do when it fails.
+    pub on_fail: OnFail,
+}
+
+/// What a failed step does to the flow. `ask` (put it to the person) and `repair` (let the
+/// agent make the step's expectation hold) are refused by name until they exist, rather
+/// than read as `stop`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnFail {
+    /// Stop the flow there, with the step's outcome (the default).
+    Stop,
+}
