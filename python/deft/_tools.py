@@ -11,7 +11,7 @@ from ._result import ToolResult
 
 R = TypeVar("R", bound=ToolResult)
 
-TOOL_NAMES = ("click", "type", "fill", "set_value", "action", "key", "scroll", "wait_for", "read", "find", "screenshot", "ocr", "doctor", "run_task")
+TOOL_NAMES = ("click", "type", "fill", "set_value", "action", "key", "scroll", "wait_for", "read", "find", "screenshot", "ocr", "doctor", "run_flow", "run_task")
 
 
 @dataclass
@@ -651,6 +651,17 @@ class SyncTools:
         """
         return self._result("doctor", DoctorReport, self._call("doctor", {}), check)
 
+    def run_flow(self, *, file: Optional[str] = None, flow: Optional[str] = None, vars: Optional[Dict[str, Any]] = None, check: Optional[bool] = None) -> ToolResult:
+        """Replay a flow (a task written down as a YAML list of these tools' calls, each with an optional expect) with no model: every step verified, stopping at the first that fails; returns each step's outcome.
+        
+        Args:
+            file: The flow file's path (YAML).
+            flow: Or the flow itself, as YAML: steps: [{click: Submit}, ...].
+            vars: Values for the flow's {{variables}}.
+            check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
+        """
+        return self._result("run_flow", ToolResult, self._call("run_flow", {"file": file, "flow": flow, "vars": vars}), check)
+
     def run_task(self, *, answer: Optional[str] = None, app: Optional[str] = None, goal: Optional[str] = None, run_id: Optional[str] = None, check: Optional[bool] = None) -> ToolResult:
         """Pursue a goal with Deft's agent: it reads the screen, acts through the verified tools step by step and asks the person (through you) when it is unsure; returns how it ended. Needs a model configured for the server.
         
@@ -919,6 +930,17 @@ class AsyncTools:
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
         return self._result("doctor", DoctorReport, await self._call("doctor", {}), check)
+
+    async def run_flow(self, *, file: Optional[str] = None, flow: Optional[str] = None, vars: Optional[Dict[str, Any]] = None, check: Optional[bool] = None) -> ToolResult:
+        """Replay a flow (a task written down as a YAML list of these tools' calls, each with an optional expect) with no model: every step verified, stopping at the first that fails; returns each step's outcome.
+        
+        Args:
+            file: The flow file's path (YAML).
+            flow: Or the flow itself, as YAML: steps: [{click: Submit}, ...].
+            vars: Values for the flow's {{variables}}.
+            check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
+        """
+        return self._result("run_flow", ToolResult, await self._call("run_flow", {"file": file, "flow": flow, "vars": vars}), check)
 
     async def run_task(self, *, answer: Optional[str] = None, app: Optional[str] = None, goal: Optional[str] = None, run_id: Optional[str] = None, check: Optional[bool] = None) -> ToolResult:
         """Pursue a goal with Deft's agent: it reads the screen, acts through the verified tools step by step and asks the person (through you) when it is unsure; returns how it ended. Needs a model configured for the server.

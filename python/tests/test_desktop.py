@@ -61,6 +61,21 @@ def test_a_failed_action_raises_with_its_outcome_or_returns_it(desktop: deft.Des
     ), "nothing was pressed"
 
 
+def test_a_flow_replays_its_steps_verified_and_stops_at_the_one_that_fails(
+    desktop: deft.Desktop, app_log: AppLog, app_alive
+) -> None:
+    flow = "steps:\n  - fill: {target: Name, text: '{{who}}', app: deft-fixture}\n  - click: {name: No such button, timeout_ms: 300}\n"
+    with pytest.raises(deft.ActionFailed) as failed:
+        desktop.run_flow(flow=flow, vars={"who": "Grace"})
+    report = failed.value.outcome.data
+    assert report["ok"] is False and report["steps_total"] == 2, report
+    assert [s["status"] for s in report["steps"]] == ["done", "failed"], report
+    assert "step 2 of 2" in failed.value.outcome.text, failed.value.outcome.text
+    app_log.settle()
+    values = [e.get("value") for e in app_log.events() if e.get("event") == "text_changed" and e.get("widget") == "name"]
+    assert values[-1] == "Grace", values
+
+
 def test_a_target_not_found_fails_with_the_closest_candidates(desktop: deft.Desktop, app_alive) -> None:
     with pytest.raises(deft.ActionFailed) as failed:
         desktop.click("No such button anywhere", app=APP, timeout_ms=300)

@@ -135,6 +135,7 @@ async fn run(out: &Out, config: &Config, flow: &Flow) -> Result<Exit, CliError> 
                 let _ = out.print(&(), |st| step_human(step, total, st));
             }
             progress.say(format!("step {} of {total}", step.step + 1));
+            std::ops::ControlFlow::Continue(())
         })
         .await;
     // The app may still be handling the keys just sent: never drop its connection then.

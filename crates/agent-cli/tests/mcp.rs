@@ -62,9 +62,10 @@ fn the_tools_listed_over_mcp_are_the_toolbelt_s() {
         assert_eq!(report["protocol_version"], version, "{report:#}");
         let listed = report["tools"].as_array().unwrap();
         let specs = deft_toolbelt::specs();
-        // The toolbelt's tools, then the agent as one tool.
-        assert_eq!(listed.len(), specs.len() + 1);
-        assert_eq!(listed[specs.len()]["name"], "run_task");
+        // The toolbelt's tools, then a flow replayed and the agent, each as one tool.
+        assert_eq!(listed.len(), specs.len() + 2);
+        assert_eq!(listed[specs.len()]["name"], "run_flow");
+        assert_eq!(listed[specs.len() + 1]["name"], "run_task");
         for (t, s) in listed.iter().zip(&specs) {
             assert_eq!(t["name"], s.name.as_str());
             assert_eq!(t["title"], s.title);

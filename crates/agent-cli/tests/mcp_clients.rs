@@ -59,7 +59,7 @@ fn the_typescript_sdk_accepts_every_tool_and_every_result() {
     assert_eq!(r.code, 0, "tools/list: {r:#?}");
     assert!(!r.stderr.contains("unknown format") && !r.stderr.contains("schema"), "warnings: {}", r.stderr);
     let listed: Value = r.json();
-    assert_eq!(listed["tools"].as_array().map(Vec::len), Some(deft_toolbelt::specs().len() + 1));
+    assert_eq!(listed["tools"].as_array().map(Vec::len), Some(deft_toolbelt::specs().len() + 2));
     for (tool, args) in every_tool() {
         let mut a = vec!["--method".to_string(), "tools/call".into(), "--tool-name".into(), tool.clone()];
         if !args.is_empty() {

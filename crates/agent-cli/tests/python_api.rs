@@ -92,7 +92,7 @@ fn the_wheel_installs_alone_and_its_python_api_drives_a_faulty_app() {
         .args(["-m", "pytest", "-p", "no:cacheprovider", "-q", "test_desktop.py"]);
     let r: Run = run(cmd);
     assert_eq!(r.code, 0, "pytest failed:\n{}\n{}", r.stdout, r.stderr);
-    assert!(r.stdout.contains("13 passed"), "{}", r.stdout);
+    assert!(r.stdout.contains("14 passed"), "{}", r.stdout);
     app.check_alive(&desktop, Duration::from_secs(5)).unwrap_or_else(|e| panic!("the app was harmed: {e}"));
     // The whole suite pressed "Submit order" once (its first press dropped and recovered).
     assert_eq!(app.count("order_submitted", None), 1, "{:?}", app.events());

@@ -9,9 +9,11 @@ use deft_toolbelt::{ToolSpec, specs};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::Value;
 
-/// Every tool, in the toolbelt's order, then `run_task` (the agent as one tool).
+/// Every tool, in the toolbelt's order, then `run_flow` (a flow replayed) and `run_task`
+/// (the agent as one tool).
 pub fn tools() -> Vec<Tool> {
     let mut tools: Vec<Tool> = specs().into_iter().map(tool).collect();
+    tools.push(super::flow::tool());
     tools.push(super::task::tool());
     tools
 }
@@ -55,7 +57,7 @@ mod tests {
     fn every_spec_is_listed_unchanged() {
         let tools = tools();
         let specs = specs();
-        assert_eq!(tools.len(), specs.len() + 1);
+        assert_eq!(tools.len(), specs.len() + 2);
         assert_eq!(tools.last().map(|t| t.name.as_ref()), Some(super::super::task::NAME));
         for (t, s) in tools.iter().zip(&specs) {
             assert_eq!(t.name, s.name.as_str());

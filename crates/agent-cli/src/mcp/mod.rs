@@ -29,10 +29,12 @@
 //!
 //! Modules: `server` (the handler: listing and calling), `catalog` (specs to MCP tools and
 //! their output schemas), `results` (outputs and errors to tool results), `progress`
-//! (executor events and wait ticks to progress notifications), `task` (`run_task`: the
-//! agent as one tool, its questions through elicitation).
+//! (executor events and wait ticks to progress notifications), `flow` (`run_flow`: a flow
+//! file replayed), `task` (`run_task`: the agent as one tool, its questions through
+//! elicitation).
 
 mod catalog;
+mod flow;
 mod progress;
 mod results;
 mod server;
@@ -49,7 +51,8 @@ use crate::exit::{CliError, Exit};
 /// `mcp --help`.
 pub const MCP_ABOUT: &str = "\
 Serve Deft's tools (click, type, set_value, action, key, scroll, wait_for, read, find,
-screenshot, ocr) and run_task (the agent, with the model `run` uses; its questions go to
+screenshot, ocr), run_flow (a flow file replayed, every step verified: `agent-cli flow
+--help`) and run_task (the agent, with the model `run` uses; its questions go to
 the person through the client's elicitation) to an MCP client over stdin/stdout. Actions
 are verified by default and run one at a time; a failed one is a tool result with isError
 and the outcome. stdout carries only the protocol; messages go to stderr. The server

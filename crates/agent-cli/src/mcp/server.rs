@@ -19,7 +19,7 @@ use tokio::sync::Mutex;
 
 use super::progress::{Follow, Progress};
 use super::task::{self, TaskCall, Tasks};
-use super::{catalog, results};
+use super::{catalog, flow, results};
 use crate::config::Config;
 use crate::exit::CliError;
 use crate::trace::Trace;
@@ -198,6 +198,62 @@ impl State {
         self.tasks.call(belt, guard, call, context, cancelled, progress).await
     }
 
+    /// `run_flow`: the flow checked before anything is queued, then its steps one after
+    /// another, holding the action lock for the whole flow. A cancel stops the flow after
+    /// the step in flight (never inside one).
+    pub async fn run_flow(
+        &self,
+        args: Value,
+        cancelled: impl Future<Output = ()>,
+        progress: Option<Arc<Progress>>,
+    ) -> CallToolResult {
+        let flow = match flow::load(args) {
+            Ok(f) => f,
+            Err(e) => return results::of_error(&e),
+        };
+        let cancelled = self.cancellation(cancelled);
+        tokio::pin!(cancelled);
+        let belt = match self.belt().await {
+            Ok(b) => b,
+            Err(e) => return results::of_error(&e),
+        };
+        let guard = tokio::select! {
+            g = Arc::clone(&self.actions).lock_owned() => g,
+            () = &mut cancelled => return results::cancelled(),
+        };
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let mut task = tokio::spawn(async move {
+            let total = flow.steps.len();
+            let report = belt
+                .run_flow(&flow, |step| {
+                    if let Some(p) = &progress {
+                        let (p, m) =
+                            (Arc::clone(p), format!("step {} of {total} {}: {:?}", step.step, step.tool, step.status));
+                        tokio::spawn(async move { p.say(m).await });
+                    }
+                    match stopped.load(std::sync::atomic::Ordering::Relaxed) {
+                        true => std::ops::ControlFlow::Break(()),
+                        false => std::ops::ControlFlow::Continue(()),
+                    }
+                })
+                .await;
+            drop(guard);
+            report
+        });
+        let report = tokio::select! {
+            r = &mut task => r,
+            () = &mut cancelled => {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                task.await
+            }
+        };
+        match report {
+            Ok(r) => flow::result(&r),
+            Err(join) => results::internal(&join.to_string()),
+        }
+    }
+
     /// Completes when the request is cancelled or the client is gone.
     fn cancellation(&self, cancelled: impl Future<Output = ()>) -> impl Future<Output = ()> {
         let mut gone = self.gone.subscribe();
@@ -289,10 +345,15 @@ impl ServerHandler for DeftServer {
             let call = TaskCall { args: request.arguments.map_or(Value::Null, Value::Object), input };
             return Ok(self.state.run_task(call, &context, Progress::of(&context)).await);
         }
+        if request.name == flow::NAME {
+            let args = request.arguments.map_or(Value::Null, Value::Object);
+            let cancelled = context.ct.clone().cancelled_owned();
+            return Ok(self.state.run_flow(args, cancelled, Progress::of(&context)).await.into());
+        }
         // An unknown tool is the one protocol error (the request cannot be routed); bad
         // arguments are tool errors the model reads and corrects.
         if ToolName::parse(&request.name).is_none() {
-            let names: Vec<&str> = ToolName::ALL.iter().map(|t| t.as_str()).chain([task::NAME]).collect();
+            let names: Vec<&str> = ToolName::ALL.iter().map(|t| t.as_str()).chain([flow::NAME, task::NAME]).collect();
             return Err(ErrorData::invalid_params(
                 format!("unknown tool `{}`; the tools are: {}", request.name, names.join(", ")),
                 None,

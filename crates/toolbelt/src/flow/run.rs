@@ -1,6 +1,7 @@
 //! Replaying a flow: each step through the toolbelt as any call is, verified, in order,
 //! stopping at the first that fails.
 
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -77,9 +78,10 @@ impl StepStatus {
 
 impl Toolbelt {
     /// Runs `flow`'s steps in order, each verified unless it says `verify: false`, calling
-    /// `each` as each step ends (a face shows progress with it). Stops at the first step that
-    /// is not done.
-    pub async fn run_flow(&self, flow: &Flow, mut each: impl FnMut(&StepReport)) -> FlowReport {
+    /// `each` as each step ends (a face shows progress with it, and stops the flow there with
+    /// `Break`: a step is never abandoned half sent). Stops at the first step that is not
+    /// done.
+    pub async fn run_flow(&self, flow: &Flow, mut each: impl FnMut(&StepReport) -> ControlFlow<()>) -> FlowReport {
         let started = Instant::now();
         let mut steps = Vec::new();
         for (i, step) in flow.steps.iter().enumerate() {
@@ -107,9 +109,9 @@ impl Toolbelt {
                 output,
                 error,
             };
-            each(&report);
+            let go_on = each(&report);
             steps.push(report);
-            if status != StepStatus::Done && step.on_fail == OnFail::Stop {
+            if (status != StepStatus::Done && step.on_fail == OnFail::Stop) || go_on.is_break() {
                 break;
             }
         }
