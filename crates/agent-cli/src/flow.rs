@@ -49,6 +49,28 @@ pub enum FlowVerb {
     Run(FlowRunArgs),
     /// Check a flow file (YAML, tools, parameters, conditions, variables) without running it
     Check(FlowFileArgs),
+    /// Watch a person do the task on this desktop (X11) and write it as a flow; Ctrl+C ends
+    Record(FlowRecordArgs),
+}
+
+/// `flow record`.
+#[derive(Args, Debug, Clone)]
+pub struct FlowRecordArgs {
+    /// Where to write the flow (YAML); an existing file is kept unless --force
+    #[arg(value_name = "FLOW.yaml")]
+    pub file: PathBuf,
+    /// The application the first keys go to, when the task starts with keys, not a click
+    #[arg(long, value_name = "NAME")]
+    pub app: Option<String>,
+    /// A chord that ends the recording (not recorded), beside Ctrl+C in this terminal
+    #[arg(long, value_name = "CHORD")]
+    pub until: Option<String>,
+    /// The flow's name (`flow:` in the file) [default: the file's name]
+    #[arg(long, value_name = "TEXT")]
+    pub name: Option<String>,
+    /// Replace the file if it exists
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The flow file and its variables.
@@ -98,6 +120,7 @@ pub fn flow(out: &Out, config: &Config, a: &FlowArgs) -> Result<Exit, CliError> 
             })?;
             Ok(Exit::Ok)
         }
+        FlowVerb::Record(r) => crate::app::runtime()?.block_on(record(out, config, r)),
         FlowVerb::Run(r) => {
             // The file is checked before anything touches the desktop.
             let (_, flow) = load(&r.flow)?;
@@ -144,6 +167,72 @@ async fn run(out: &Out, config: &Config, flow: &Flow) -> Result<Exit, CliError> 
     session.finish();
     out.print(&report, |st| summary_human(&report, st))?;
     Ok(exit_of(&report))
+}
+
+async fn record(out: &Out, config: &Config, a: &FlowRecordArgs) -> Result<Exit, CliError> {
+    if a.file.exists() && !a.force {
+        return Err(CliError::usage(format!(
+            "{} exists: give another file, or --force to replace it",
+            a.file.display()
+        )));
+    }
+    let session = Session::connect(config).await?;
+    let stop_words = match &a.until {
+        Some(c) => format!("Ctrl+C here or {c}"),
+        None => "Ctrl+C here".to_string(),
+    };
+    let steps = session
+        .belt()
+        .record_flow(
+            a.app.clone(),
+            a.until.as_deref(),
+            async {
+                crate::mcp::stop_signal().await;
+            },
+            || eprintln!("recording: do the task; {stop_words} ends it"),
+            |step| {
+                eprintln!("recorded: {} {}", step.tool, serde_json::Value::Object(step.params.clone()));
+                std::ops::ControlFlow::Continue(())
+            },
+        )
+        .await;
+    session.finish();
+    let steps = steps?;
+    let name = a
+        .name
+        .clone()
+        .unwrap_or_else(|| a.file.file_stem().map_or_else(|| "recorded".into(), |s| s.to_string_lossy().into_owned()));
+    let text = deft_toolbelt::flow::write_flow(&name, &steps);
+    write_whole(&a.file, &text)?;
+    let secret = text.contains(&format!("{{{{{}}}}}", deft_toolbelt::flow::SECRET_VAR));
+    let written =
+        Recorded { file: &a.file, steps: steps.len(), needs_vars: secret.then_some(deft_toolbelt::flow::SECRET_VAR) };
+    out.print(&written, |st| {
+        let mut s = format!("{} wrote {} steps to {}\n", st.green("✓"), steps.len(), a.file.display());
+        if secret {
+            s.push_str(&format!(
+                "  text typed into a password field was not written: replay with --var {}=...\n",
+                deft_toolbelt::flow::SECRET_VAR
+            ));
+        }
+        s
+    })?;
+    Ok(Exit::Ok)
+}
+
+#[derive(serde::Serialize)]
+struct Recorded<'a> {
+    file: &'a Path,
+    steps: usize,
+    needs_vars: Option<&'a str>,
+}
+
+/// Writes `text` to `path` whole or not at all (a temporary file beside it, renamed).
+fn write_whole(path: &Path, text: &str) -> Result<(), CliError> {
+    let tmp = path.with_extension("yaml.partial");
+    let failed = |e: std::io::Error| CliError::environment(format!("cannot write {}: {e}", path.display()));
+    std::fs::write(&tmp, text).map_err(failed)?;
+    std::fs::rename(&tmp, path).map_err(failed)
 }
 
 /// One step, for people: its place, then its outcome as the verb would print it.

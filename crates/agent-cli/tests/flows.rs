@@ -144,3 +144,110 @@ fn a_bad_flow_is_refused_with_its_line_before_anything_runs() {
     std::thread::sleep(SETTLE);
     assert_eq!(app.events().len(), before, "nothing ran: {:?}", &app.events()[before..]);
 }
+
+/// xdotool on `desktop`: a person's input as real X events (XTEST), not Deft's.
+fn xdotool(desktop: &Desktop, args: &[&str]) {
+    let out = desktop.command("xdotool").args(args).output().expect("xdotool runs");
+    assert!(out.status.success(), "xdotool {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A press as a person makes it: the pointer there, the button down a moment, up.
+fn press_at(desktop: &Desktop, (x, y): (i32, i32)) {
+    let (x, y) = (x.to_string(), y.to_string());
+    xdotool(desktop, &["mousemove", "--sync", &x, &y]);
+    xdotool(desktop, &["mousedown", "1", "sleep", "0.15", "mouseup", "1"]);
+}
+
+/// The centre of the element `find` gives for `args`.
+fn centre_of(desktop: &Desktop, args: &[&str]) -> (i32, i32) {
+    let r = cli(desktop, &[&["find", "--json"], args].concat());
+    let b = &r.json()["matches"][0]["bounds"];
+    let n = |i: usize| b[i].as_i64().unwrap_or_else(|| panic!("{args:?}: {r:#?}")) as i32;
+    (n(0) + n(2) / 2, n(1) + n(3) / 2)
+}
+
+/// The events a task leaves in the app's log, in order, without the faults Deft met.
+fn task_events(app: &FixtureApp) -> Vec<String> {
+    let events = app.events();
+    let mut out: Vec<String> = Vec::new();
+    for e in &events {
+        let what = match e.kind.as_str() {
+            "order_submitted" | "dialog_closed" => e.kind.clone(),
+            "button_activated" => format!("pressed {}", e.widget.as_deref().unwrap_or("?")),
+            _ => continue,
+        };
+        out.push(what);
+    }
+    out
+}
+
+#[test]
+fn a_flow_recorded_from_a_person_s_input_replays_through_faults_with_the_same_log() {
+    let _campaigns = super::beside_campaigns();
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let app = FixtureApp::launch(&desktop, &FixtureOptions::default()).expect("fixture app");
+    let file = scratch("flows").join("recorded.yaml");
+    let _ = std::fs::remove_file(&file);
+    let mut cmd = desktop.command(super::BIN);
+    super::isolate(&mut cmd, &scratch("desktop-home"));
+    cmd.args(["flow", "record", file.to_str().unwrap(), "--app", "deft-fixture"]);
+    cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut recorder = cmd.spawn().expect("flow record starts");
+    let stderr = recorder.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut said = Vec::new();
+    let ready = Duration::from_secs(30);
+    while !said.iter().any(|l: &String| l.starts_with("recording:")) {
+        said.push(rx.recv_timeout(ready).unwrap_or_else(|_| panic!("flow record never said it records: {said:?}")));
+    }
+    // The person: into Name, types, submits, saves, closes the dialog. Each a moment apart,
+    // as a person's are.
+    let pause = || std::thread::sleep(Duration::from_millis(1200));
+    press_at(&desktop, app.ready().widget("name").center());
+    pause();
+    xdotool(&desktop, &["type", "--delay", "60", "Ada Lovelace"]);
+    pause();
+    press_at(&desktop, app.ready().widget("submit").center());
+    pause();
+    press_at(&desktop, app.ready().widget("save").center());
+    app.wait_for(|e| e.kind == "dialog_ready", Duration::from_secs(10)).expect("Save pressed");
+    std::thread::sleep(Duration::from_millis(2000));
+    let ok = centre_of(&desktop, &["--window", "Save complete", "--name", "OK"]);
+    press_at(&desktop, ok);
+    pause();
+    let _ = desktop.command("kill").args(["-INT", &recorder.id().to_string()]).status();
+    let out = recorder.wait_with_output().expect("flow record ends");
+    while let Ok(l) = rx.try_recv() {
+        said.push(l);
+    }
+    assert!(out.status.success(), "flow record: {out:?} {said:#?}");
+    let recorded = task_events(&app);
+    assert_eq!(
+        recorded,
+        ["pressed submit", "order_submitted", "pressed save", "dialog_closed"].map(String::from),
+        "what the person did, by the app's log: {:?}",
+        app.events()
+    );
+    let text = std::fs::read_to_string(&file).expect("the flow was written");
+    assert!(text.contains("text: Ada Lovelace"), "the typed text: {text}");
+    assert!(text.contains("name: Submit order"), "the button by its name: {text}");
+    assert!(text.contains("expect: text:\"Order 1 submitted\""), "what the press changed: {text}");
+    assert!(text.contains("expect: title:\"Save complete\""), "the dialog Save opened: {text}");
+    app.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
+    app.shutdown().expect("the recorded app ends");
+
+    // Replayed on a fresh app that drops the first press, ignores keys and saves slowly.
+    let again = faulty(&desktop);
+    let r = run_flow(&desktop, &file, &[]);
+    std::thread::sleep(SETTLE);
+    assert_eq!(r.code, 0, "{text}\n{r:#?}");
+    assert_eq!(task_events(&again), recorded, "the same effects, once each: {:?}", again.events());
+    assert_eq!(names_typed(&again).last().map(String::as_str), Some("Ada Lovelace"), "{:?}", again.events());
+    again.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
+}

@@ -126,6 +126,11 @@ impl Toolbelt {
         &self.executor
     }
 
+    /// The desktop it acts on.
+    pub(crate) fn desktop(&self) -> &DesktopConfig {
+        &self.desktop
+    }
+
     /// The session's refs.
     pub fn refs(&self) -> &Refs {
         &self.refs

@@ -27,6 +27,7 @@ mod keys;
 pub mod mapping;
 mod recording;
 mod refusing;
+mod watch;
 mod windows;
 
 #[cfg(feature = "enigo")]
@@ -50,6 +51,9 @@ pub use mapping::{ScreenshotMapping, click_point, window_scale};
 pub use mutter_input::MutterInput;
 pub use recording::{Recorded, RecordingInput};
 pub use refusing::RefusingInput;
+#[cfg(all(feature = "x11", unix))]
+pub use watch::X11InputWatch;
+pub use watch::{InputWatch, Watched, chord_of, key_of_keysym};
 #[cfg(feature = "wayland")]
 pub use wayland_windows::WaylandWindows;
 pub use windows::{Handled, WindowGeometry, WindowLocator, WindowQuery};

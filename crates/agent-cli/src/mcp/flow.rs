@@ -62,7 +62,9 @@ pub fn load(args: Value) -> Result<Flow, ToolError> {
         }
         (None, Some(text)) => (text, String::new()),
         _ => {
-            return Err(ToolError::usage(format!("`{NAME}` takes one of `file` (a flow file's path) or `flow` (YAML)")));
+            return Err(ToolError::usage(format!(
+                "`{NAME}` takes one of `file` (a flow file's path) or `flow` (YAML)"
+            )));
         }
     };
     parse_flow(&text, &p.vars.unwrap_or_default()).map_err(|e| ToolError::usage(format!("{whence}{e}")))

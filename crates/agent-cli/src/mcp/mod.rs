@@ -151,7 +151,7 @@ impl tokio::io::AsyncRead for WatchEof {
 }
 
 /// SIGTERM or SIGINT, in words.
-async fn stop_signal() -> &'static str {
+pub(crate) async fn stop_signal() -> &'static str {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
         // Without handlers the default actions stay in force; wait for stdin to close.

@@ -12,14 +12,20 @@
 //!
 //! Beside it, [`selection`]: text offered as the primary selection for a middle-click
 //! paste; [`ping`]: the window manager's ping, a round trip through an application's
-//! own event queue that says it has handled the input sent before it; and
-//! [`input_method`]: whether an input method stands between keys and applications.
+//! own event queue that says it has handled the input sent before it;
+//! [`input_method`]: whether an input method stands between keys and applications; and
+//! [`watch`]: a person's presses and keys as the server sees them, to record a task.
 
 pub mod input_method;
 pub mod ping;
 // It waits on the connection's socket, which needs a Unix file descriptor.
 #[cfg(unix)]
 pub mod selection;
+// It waits on the connection's socket too.
+#[cfg(unix)]
+mod wait;
+#[cfg(unix)]
+pub mod watch;
 
 use deft_types::{Physical, Rect};
 use x11rb::connection::Connection;

@@ -12,7 +12,6 @@
 //! never touched). The caller's closure sends the click, so this module knows nothing of
 //! input.
 
-use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
 use x11rb::connection::{Connection, RequestConnection};
@@ -295,26 +294,7 @@ fn notify(conn: &RustConnection, r: &SelectionRequestEvent, property: Atom) -> b
 fn next_event(conn: &RustConnection, deadline: Instant) -> Result<Option<Event>, SelectionError> {
     let reading = "reading the server's events";
     conn.flush().map_err(server(reading))?;
-    loop {
-        if let Some(event) = conn.poll_for_event().map_err(server(reading))? {
-            return Ok(Some(event));
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Ok(None);
-        }
-        // x11rb has read everything the socket held into its queue (empty now), so the
-        // socket becoming readable is the only way a new event can arrive.
-        let fd = conn.stream().as_fd();
-        let mut fds = [rustix::event::PollFd::new(&fd, rustix::event::PollFlags::IN)];
-        // Under the deadline, so far below what a Timespec holds.
-        let timeout =
-            rustix::event::Timespec::try_from(left).unwrap_or(rustix::event::Timespec { tv_sec: 1, tv_nsec: 0 });
-        match rustix::event::poll(&mut fds, Some(&timeout)) {
-            Ok(_) | Err(rustix::io::Errno::INTR) => {}
-            Err(e) => return Err(server(reading)(e)),
-        }
-    }
+    crate::wait::next_event(conn, deadline).map_err(server(reading))
 }
 
 #[cfg(test)]

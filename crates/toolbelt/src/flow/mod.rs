@@ -31,10 +31,14 @@
 //! [`FlowError`] with its line.
 
 mod parse;
+mod record;
 mod run;
+mod write;
 
 pub use parse::{FlowError, parse_flow};
+pub use record::{RecordedStep, SECRET_VAR};
 pub use run::{FlowReport, StepReport, StepStatus};
+pub use write::write_flow;
 
 use crate::plan::ToolCall;
 

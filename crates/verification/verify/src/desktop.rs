@@ -15,7 +15,7 @@
 use deft_a11y::{A11yError, AnyAccessibility, AtSpi, AtSpiConfig};
 use deft_capture::{Capture, CaptureError};
 use deft_input::{
-    EnigoConfig, EnigoInput, Input, InputError, RefusingInput, WaylandWindows, WindowLocator, X11Windows,
+    EnigoConfig, EnigoInput, Input, InputError, InputWatch, RefusingInput, WaylandWindows, WindowLocator, X11Windows,
 };
 use deft_wayland::{Compositor, Registry, ViewSource};
 
@@ -354,6 +354,25 @@ impl Desktop {
             Session::X11 { .. } | Session::Unreachable { .. } => {
                 Ok(Box::new(X11Windows::connect(config.display.as_deref())?))
             }
+        }
+    }
+
+    /// A person's input on this desktop, watched (to record a task as it is done): the X
+    /// server's raw events on X11. Wayland lets no client watch another's input, so there
+    /// the answer says so.
+    pub fn watch_input(config: &DesktopConfig) -> Result<Box<dyn InputWatch>, InputError> {
+        match Session::probe(config) {
+            #[cfg(unix)]
+            Session::X11 { .. } => Ok(Box::new(deft_input::X11InputWatch::connect(config.display.as_deref())?)),
+            Session::Wayland(registry) => Err(InputError::Unavailable(format!(
+                "this is a Wayland session ({}): a Wayland compositor lets no application watch another's input, \
+                 so presses and keys cannot be recorded here; record on an X11 session (or write the flow by hand: \
+                 `agent-cli flow --help`)",
+                wayland_words(&registry)
+            ))),
+            #[cfg(not(unix))]
+            Session::X11 { .. } => Err(InputError::Unavailable("watching input needs a Unix X11 display".into())),
+            Session::Unreachable { why } => Err(InputError::Unavailable(no_display(&why))),
         }
     }
 

@@ -1,0 +1,442 @@
+//! Recording a flow: a person does the task, and each press, typed text and chord becomes
+//! a call of the same tools a flow replays.
+//!
+//! - A press is a `click` on the element under the pointer (accessibility's hit test, as
+//!   the press arrives: a person's press lasts long enough for the answer), aimed by a
+//!   selector a person can read: its name, role and application, with `index` only when
+//!   those match more than one; an element with no name by its path. Two presses at one
+//!   place within [`DOUBLE_CLICK`] are one double click. Nothing accessible there: the
+//!   point itself.
+//! - Characters typed with no Control, Alt or Super are one `type`: into the field the
+//!   last press went to when it takes text, else where the focus is. BackSpace takes back
+//!   a character not yet written. Text typed into a secret field (a password) is never
+//!   written: the step types `{{secret}}`, a variable the replay must be given.
+//! - Any other key or chord is a `key`.
+//! - A step's `expect` is what its press or key changed that a person would check: a new
+//!   window (`title:`), else a text that appeared once in the application's windows
+//!   (`text:`), read when the application has settled after it. Texts that change by
+//!   themselves (numbers alone: a clock, a counter) are never taken. Typed text has none:
+//!   the `type` tool checks the text itself.
+
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+
+use deft_a11y::Accessibility as _;
+use deft_input::Watched;
+use deft_types::{Element, Logical, Point, State};
+use serde_json::{Map, Value, json};
+
+use crate::belt::Toolbelt;
+use crate::error::{ToolError, ToolErrorKind};
+use crate::output::{ToolOutput, TreeNode};
+use crate::params::{FindParams, ReadParams, TargetParams};
+use crate::plan::ToolCall;
+use crate::spelling::AsParams;
+
+/// Two presses of one button at one place within this are a double click.
+const DOUBLE_CLICK: Duration = Duration::from_millis(400);
+/// How long after a step what it changed is first read, and then again until two reads
+/// agree (a "Saving..." that becomes a dialog is not what the step brings about), at most
+/// [`SETTLE_MAX`] after it.
+const SETTLE: Duration = Duration::from_millis(500);
+const SETTLE_MAX: Duration = Duration::from_secs(5);
+/// How often the recording looks whether it should stop.
+const POLL: Duration = Duration::from_millis(100);
+/// The variable a secret field's text is written as.
+pub const SECRET_VAR: &str = "secret";
+
+/// One recorded step: the tool and its parameters (as a flow file writes them), and its
+/// expectation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedStep {
+    /// The tool.
+    pub tool: &'static str,
+    /// Its parameters.
+    pub params: Map<String, Value>,
+    /// A condition its effect makes true, when one was seen.
+    pub expect: Option<String>,
+}
+
+/// What the recording saw of an application's windows: their titles and the texts shown.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Seen {
+    titles: BTreeSet<String>,
+    texts: Vec<String>,
+}
+
+/// Where typed characters are gathered until something else happens.
+struct Typing {
+    target: Map<String, Value>,
+    secret: bool,
+    text: String,
+}
+
+/// A step whose effect is still settling.
+struct Unsettled {
+    index: usize,
+    taken: Instant,
+    next_read: Instant,
+    last: Option<Seen>,
+}
+
+/// The recording's state between events.
+struct Recorder<'a> {
+    belt: &'a Toolbelt,
+    steps: Vec<RecordedStep>,
+    typing: Option<Typing>,
+    /// The last press: its button, place, time, and the field it went to (when it takes text).
+    last_press: Option<(u8, Point<deft_types::Physical>, Instant, Option<(Map<String, Value>, bool)>)>,
+    /// The application the last press went to.
+    app: Option<String>,
+    /// What its windows showed after the last step settled.
+    seen: Option<Seen>,
+    /// The step whose effect is still to be read: its index, when it was taken, when to
+    /// read next, and the last read since.
+    unsettled: Option<Unsettled>,
+}
+
+impl Toolbelt {
+    /// Records a flow from what a person does on this desktop, until `stop` completes (or
+    /// the person presses `until`, a chord that is not recorded), calling `ready` once input
+    /// is watched and `each` with each step as it is written down (the last may still gain
+    /// its `expect`). `app`: the application the first keys go to, when they come before
+    /// any press.
+    pub async fn record_flow(
+        &self,
+        app: Option<String>,
+        until: Option<&str>,
+        stop: impl Future<Output = ()>,
+        ready: impl FnOnce(),
+        mut each: impl FnMut(&RecordedStep) -> ControlFlow<()>,
+    ) -> Result<Vec<RecordedStep>, ToolError> {
+        let until = match until {
+            Some(c) => Some(
+                deft_input::Chord::parse(c)
+                    .map_err(|e| ToolError::usage(format!("the chord that ends the recording: {e}")))?,
+            ),
+            None => None,
+        };
+        let mut watch = deft_verify::Desktop::watch_input(self.desktop())
+            .map_err(|e| ToolError::new(ToolErrorKind::Unavailable, format!("cannot record: {e}")))?;
+        ready();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let halt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let halted = std::sync::Arc::clone(&halt);
+        // The watch blocks on the display's socket: on a thread of its own.
+        let watcher = tokio::task::spawn_blocking(move || {
+            while !halted.load(std::sync::atomic::Ordering::Relaxed) {
+                match watch.next(POLL) {
+                    Ok(None) => {}
+                    Ok(Some(w)) => {
+                        if tx.send(Ok(w)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        break;
+                    }
+                }
+            }
+        });
+        let mut r = Recorder {
+            belt: self,
+            steps: Vec::new(),
+            typing: None,
+            last_press: None,
+            app: app.clone(),
+            seen: None,
+            unsettled: None,
+        };
+        if let Some(a) = &app {
+            r.seen = r.read_seen(a).await;
+        }
+        tokio::pin!(stop);
+        let result = loop {
+            let settle_in = r.unsettled.as_ref().map(|u| u.next_read.saturating_duration_since(Instant::now()));
+            let next = tokio::select! {
+                w = rx.recv() => w,
+                () = &mut stop => break Ok(()),
+                () = tokio::time::sleep(settle_in.unwrap_or(Duration::from_secs(3600))), if settle_in.is_some() => {
+                    r.read_effect(false).await;
+                    continue;
+                }
+            };
+            let watched = match next {
+                Some(Ok(w)) => w,
+                Some(Err(e)) => {
+                    break Err(ToolError::new(ToolErrorKind::Unavailable, format!("recording stopped: {e}")));
+                }
+                None => break Ok(()),
+            };
+            if let (Some(u), Watched::Key(chord)) = (&until, &watched)
+                && u == chord
+            {
+                break Ok(());
+            }
+            let before = r.steps.len();
+            r.read_effect(true).await;
+            r.take(watched).await;
+            if r.steps.len() > before
+                && let Some(step) = r.steps.last()
+                && each(step).is_break()
+            {
+                break Ok(());
+            }
+        };
+        halt.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = watcher.await;
+        result?;
+        r.flush_typing();
+        r.read_effect(true).await;
+        Ok(r.steps)
+    }
+}
+
+impl Recorder<'_> {
+    /// One thing the person did.
+    async fn take(&mut self, watched: Watched) {
+        if let Some(c) = watched.typed_char() {
+            self.type_char(c);
+            return;
+        }
+        match watched {
+            Watched::Key(chord)
+                if chord.to_string() == "BackSpace" && self.typing.as_ref().is_some_and(|t| !t.text.is_empty()) =>
+            {
+                if let Some(t) = &mut self.typing {
+                    t.text.pop();
+                }
+            }
+            Watched::Key(chord) => {
+                self.flush_typing();
+                self.push(RecordedStep { tool: "key", params: obj(json!({"keys": chord.to_string()})), expect: None });
+                // The keys may have moved the focus: what a press pointed at no longer says
+                // where text goes.
+                self.last_press = None;
+            }
+            Watched::Press { button, at } => self.press(button, at).await,
+        }
+    }
+
+    async fn press(&mut self, button: u8, at: Point<deft_types::Physical>) {
+        self.flush_typing();
+        if let Some((b, p, when, _)) = &self.last_press
+            && *b == button
+            && *p == at
+            && when.elapsed() < DOUBLE_CLICK
+            && let Some(last) = self.steps.last_mut()
+            && last.tool == "click"
+        {
+            last.params.insert("double".into(), Value::Bool(true));
+            self.last_press = None;
+            return;
+        }
+        // Root coordinates are the logical ones at scale 1, which the hit test takes.
+        let point = Point::<Logical>::new(at.x, at.y);
+        let hit = self.belt.executor().a11y().hit_test(point).await.ok().flatten();
+        let mut params = match &hit {
+            Some(h) => self.aim(&h.element).await,
+            None => None,
+        }
+        .unwrap_or_else(|| obj(json!({"at": [at.x, at.y]})));
+        let field = hit.as_ref().map(|h| &h.element).filter(|e| takes_text(e)).map(|e| (params.clone(), e.is_secret()));
+        match button {
+            2 => drop(params.insert("button".into(), json!("middle"))),
+            3 => drop(params.insert("button".into(), json!("right"))),
+            _ => {}
+        }
+        self.push(RecordedStep { tool: "click", params, expect: None });
+        self.last_press = Some((button, at, Instant::now(), field));
+    }
+
+    fn type_char(&mut self, c: char) {
+        if self.typing.is_none() {
+            let (target, secret) = match self.last_press.as_ref().and_then(|p| p.3.clone()) {
+                Some((target, secret)) => (target, secret),
+                None => (Map::new(), false),
+            };
+            self.typing = Some(Typing { target, secret, text: String::new() });
+        }
+        if let Some(t) = &mut self.typing {
+            t.text.push(c);
+        }
+    }
+
+    /// The gathered text as one `type` step.
+    fn flush_typing(&mut self) {
+        let Some(t) = self.typing.take().filter(|t| !t.text.is_empty()) else { return };
+        let mut params = t.target;
+        params.retain(|k, _| k != "double" && k != "button");
+        let text = if t.secret { format!("{{{{{SECRET_VAR}}}}}") } else { t.text };
+        params.insert("text".into(), Value::String(text));
+        self.steps.push(RecordedStep { tool: "type", params, expect: None });
+    }
+
+    fn push(&mut self, step: RecordedStep) {
+        self.steps.push(step);
+        let now = Instant::now();
+        self.unsettled =
+            Some(Unsettled { index: self.steps.len() - 1, taken: now, next_read: now + SETTLE, last: None });
+    }
+
+    /// Reads what the last step changed; once two reads agree (or `now`: the person acts
+    /// again, or the recording ends; or [`SETTLE_MAX`] passed), keeps it as the step's
+    /// `expect`. Taken when the person acts again, the last read stands: the read would
+    /// race the new input.
+    async fn read_effect(&mut self, now: bool) {
+        let Some(mut u) = self.unsettled.take() else { return };
+        let Some(app) = self.app.clone() else { return };
+        let reading = match (&u.last, now) {
+            (Some(last), true) => Some(last.clone()),
+            _ => self.read_seen(&app).await,
+        };
+        let Some(after) = reading else { return };
+        let settled = now || u.last.as_ref() == Some(&after) || u.taken.elapsed() >= SETTLE_MAX;
+        if !settled {
+            u.last = Some(after);
+            u.next_read = Instant::now() + SETTLE;
+            self.unsettled = Some(u);
+            return;
+        }
+        if let (Some(before), Some(step)) = (&self.seen, self.steps.get_mut(u.index))
+            && step.tool != "type"
+        {
+            step.expect = expectation(before, &after);
+        }
+        self.seen = Some(after);
+    }
+
+    /// The parameters that aim at `element`: name, role and application, made unique by
+    /// the window, then by `index`; an element with no name by the selector of its path.
+    async fn aim(&mut self, element: &Element) -> Option<Map<String, Value>> {
+        let by_id = TargetParams { id: Some(element.id.0.clone()), ..TargetParams::default() };
+        let found = self.find(by_id).await?;
+        let m = found.matches.first()?;
+        if self.app.as_deref() != Some(m.app.as_str()) {
+            self.app = Some(m.app.clone());
+            self.seen = self.read_seen(&m.app).await;
+        }
+        if element.name.trim().is_empty() {
+            return Some(obj(json!({"target": m.selector})));
+        }
+        let mut target = TargetParams {
+            name: Some(element.name.clone()),
+            role: Some(element.role.as_str().to_string()),
+            app: Some(m.app.clone()),
+            ..TargetParams::default()
+        };
+        let mut matches = self.find(target.clone()).await?.matches;
+        if matches.len() > 1 && m.window.is_some() {
+            target.window.clone_from(&m.window);
+            matches = self.find(target.clone()).await?.matches;
+        }
+        if matches.len() > 1 {
+            let i = matches.iter().position(|x| x.element.id == element.id)?;
+            target.index = u32::try_from(i).ok();
+        }
+        serde_json::to_value(&target).ok().and_then(|v| v.as_object().cloned())
+    }
+
+    async fn find(&self, target: TargetParams) -> Option<crate::output::FindReport> {
+        let call = ToolCall::Find(FindParams { target, hidden: None });
+        match self.belt.call(&call, &AsParams).await {
+            Ok(ToolOutput::Find(f)) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The titles and texts `app`'s windows show.
+    async fn read_seen(&self, app: &str) -> Option<Seen> {
+        let target = TargetParams { app: Some(app.to_string()), ..TargetParams::default() };
+        let call = ToolCall::Read(ReadParams { target, ..ReadParams::default() });
+        let Ok(ToolOutput::Read(r)) = self.belt.call(&call, &AsParams).await else { return None };
+        let mut seen = Seen::default();
+        // The roots are applications; their children, the windows.
+        for window in r.roots.iter().flat_map(|app| &app.children) {
+            if window.element.has(State::Showing) && !window.element.name.is_empty() {
+                seen.titles.insert(window.element.name.clone());
+            }
+            gather(window, &mut seen.texts);
+        }
+        Some(seen)
+    }
+}
+
+/// The texts shown in a tree: labels' and status lines' words, as a person reads them.
+fn gather(node: &TreeNode, out: &mut Vec<String>) {
+    let e = &node.element;
+    if !e.has(State::Showing) {
+        return;
+    }
+    if matches!(e.role.as_str(), "label" | "status_bar" | "heading" | "static" | "alert" | "notification") {
+        let text = e.text.as_deref().filter(|t| !t.trim().is_empty()).unwrap_or(&e.name).trim();
+        if !text.is_empty() && !e.is_secret() {
+            out.push(text.to_string());
+        }
+    }
+    for c in &node.children {
+        gather(c, out);
+    }
+}
+
+/// The condition a step's effect made true: a window that opened, else a text that
+/// appeared and is shown once, the longest such (never one of digits alone, which change by
+/// themselves).
+fn expectation(before: &Seen, after: &Seen) -> Option<String> {
+    if let Some(title) = after.titles.difference(&before.titles).next() {
+        return Some(format!("title:{}", deft_a11y::selector::quote(title)));
+    }
+    // The longest: a sentence says more than a counter beside it.
+    let new = after
+        .texts
+        .iter()
+        .filter(|t| {
+            !before.texts.contains(t)
+                && after.texts.iter().filter(|x| x == t).count() == 1
+                && t.chars().any(char::is_alphabetic)
+        })
+        .max_by_key(|t| t.chars().count())?;
+    Some(format!("text:{}", deft_a11y::selector::quote(new)))
+}
+
+/// Whether typed characters land in `e` itself.
+fn takes_text(e: &Element) -> bool {
+    e.has(State::Editable) || matches!(e.role.as_str(), "text" | "entry" | "password_text")
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    v.as_object().cloned().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::{Seen, expectation};
+
+    fn seen(titles: &[&str], texts: &[&str]) -> Seen {
+        Seen {
+            titles: titles.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>(),
+            texts: texts.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_step_expects_the_window_it_opened_else_a_text_it_showed_once() {
+        let before = seen(&["Main"], &["Ready", "12:00"]);
+        assert_eq!(
+            expectation(&before, &seen(&["Main", "Save complete"], &["Ready"])).as_deref(),
+            Some("title:\"Save complete\"")
+        );
+        assert_eq!(
+            expectation(&before, &seen(&["Main"], &["Orders: 1", "Order 1 submitted", "12:01"])).as_deref(),
+            Some("text:\"Order 1 submitted\""),
+            "a clock's tick is never the effect"
+        );
+        assert_eq!(expectation(&before, &seen(&["Main"], &["Ready", "12:01"])), None);
+        assert_eq!(expectation(&before, &seen(&["Main"], &["Done", "Done"])), None, "shown twice: not specific");
+    }
+}
