@@ -213,6 +213,10 @@ fn a_flow_recorded_from_a_person_s_input_replays_through_faults_with_the_same_lo
     pause();
     xdotool(&desktop, &["type", "--delay", "60", "Ada Lovelace"]);
     pause();
+    press_at(&desktop, app.ready().widget("password").center());
+    pause();
+    xdotool(&desktop, &["type", "--delay", "60", "hunter2"]);
+    pause();
     press_at(&desktop, app.ready().widget("submit").center());
     pause();
     press_at(&desktop, app.ready().widget("save").center());
@@ -236,6 +240,8 @@ fn a_flow_recorded_from_a_person_s_input_replays_through_faults_with_the_same_lo
     );
     let text = std::fs::read_to_string(&file).expect("the flow was written");
     assert!(text.contains("text: Ada Lovelace"), "the typed text: {text}");
+    assert!(!text.contains("hunter2"), "a password is never written: {text}");
+    assert!(text.contains("text: '{{secret}}'"), "the password's place is a variable: {text}");
     assert!(text.contains("name: Submit order"), "the button by its name: {text}");
     assert!(text.contains("expect: text:\"Order 1 submitted\""), "what the press changed: {text}");
     assert!(text.contains("expect: title:\"Save complete\""), "the dialog Save opened: {text}");
@@ -245,8 +251,12 @@ fn a_flow_recorded_from_a_person_s_input_replays_through_faults_with_the_same_lo
     // Replayed on a fresh app that drops the first press, ignores keys and saves slowly.
     let again = faulty(&desktop);
     let r = run_flow(&desktop, &file, &[]);
+    assert_eq!(r.code, 2, "the password is asked for, nothing run: {r:#?}");
+    assert!(r.stderr.contains("--var secret=VALUE"), "{}", r.stderr);
+    let r = run_flow(&desktop, &file, &["--var", "secret=hunter2"]);
     std::thread::sleep(SETTLE);
     assert_eq!(r.code, 0, "{text}\n{r:#?}");
+    assert!(!r.stdout.contains("hunter2"), "the password is in no output: {}", r.stdout);
     assert_eq!(task_events(&again), recorded, "the same effects, once each: {:?}", again.events());
     assert_eq!(names_typed(&again).last().map(String::as_str), Some("Ada Lovelace"), "{:?}", again.events());
     again.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");

@@ -157,7 +157,8 @@ impl InputWatch {
         let slot = match sym {
             0xffe1 | 0xffe2 => &mut self.held.shift,
             0xffe3 | 0xffe4 => &mut self.held.ctrl,
-            0xffe9 | 0xffea | 0xffe7 | 0xffe8 => &mut self.held.alt,
+            // Meta_L/R and Alt_L/R.
+            0xffe7..=0xffea => &mut self.held.alt,
             0xffeb | 0xffec => &mut self.held.super_key,
             // Caps Lock, Num Lock, AltGr: held, but no chord of Deft's names them.
             0xffe5 | 0xff7f | 0xfe03 => return true,

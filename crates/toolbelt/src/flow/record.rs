@@ -42,6 +42,10 @@ const DOUBLE_CLICK: Duration = Duration::from_millis(400);
 /// [`SETTLE_MAX`] after it.
 const SETTLE: Duration = Duration::from_millis(500);
 const SETTLE_MAX: Duration = Duration::from_secs(5);
+/// How often, while the person does nothing, what the application shows is read again: a
+/// change it makes by itself (a page that finishes loading) is then part of what the next
+/// step starts from, never taken for that step's effect.
+const IDLE_READ: Duration = Duration::from_millis(800);
 /// How often the recording looks whether it should stop.
 const POLL: Duration = Duration::from_millis(100);
 /// The variable a secret field's text is written as.
@@ -73,6 +77,16 @@ struct Typing {
     text: String,
 }
 
+/// A press, remembered for a double click and for where typed text goes.
+struct LastPress {
+    button: u8,
+    at: Point<deft_types::Physical>,
+    when: Instant,
+    /// The parameters aiming at the field it went to, when that takes text, and whether
+    /// the field is a secret one.
+    field: Option<(Map<String, Value>, bool)>,
+}
+
 /// A step whose effect is still settling.
 struct Unsettled {
     index: usize,
@@ -86,8 +100,8 @@ struct Recorder<'a> {
     belt: &'a Toolbelt,
     steps: Vec<RecordedStep>,
     typing: Option<Typing>,
-    /// The last press: its button, place, time, and the field it went to (when it takes text).
-    last_press: Option<(u8, Point<deft_types::Physical>, Instant, Option<(Map<String, Value>, bool)>)>,
+    /// The last press.
+    last_press: Option<LastPress>,
     /// The application the last press went to.
     app: Option<String>,
     /// What its windows showed after the last step settled.
@@ -159,8 +173,11 @@ impl Toolbelt {
             let next = tokio::select! {
                 w = rx.recv() => w,
                 () = &mut stop => break Ok(()),
-                () = tokio::time::sleep(settle_in.unwrap_or(Duration::from_secs(3600))), if settle_in.is_some() => {
-                    r.read_effect(false).await;
+                () = tokio::time::sleep(settle_in.unwrap_or(IDLE_READ)) => {
+                    match settle_in {
+                        Some(_) => r.read_effect(false).await,
+                        None => r.refresh().await,
+                    }
                     continue;
                 }
             };
@@ -223,10 +240,10 @@ impl Recorder<'_> {
 
     async fn press(&mut self, button: u8, at: Point<deft_types::Physical>) {
         self.flush_typing();
-        if let Some((b, p, when, _)) = &self.last_press
-            && *b == button
-            && *p == at
-            && when.elapsed() < DOUBLE_CLICK
+        if let Some(last) = &self.last_press
+            && last.button == button
+            && last.at == at
+            && last.when.elapsed() < DOUBLE_CLICK
             && let Some(last) = self.steps.last_mut()
             && last.tool == "click"
         {
@@ -249,12 +266,12 @@ impl Recorder<'_> {
             _ => {}
         }
         self.push(RecordedStep { tool: "click", params, expect: None });
-        self.last_press = Some((button, at, Instant::now(), field));
+        self.last_press = Some(LastPress { button, at, when: Instant::now(), field });
     }
 
     fn type_char(&mut self, c: char) {
         if self.typing.is_none() {
-            let (target, secret) = match self.last_press.as_ref().and_then(|p| p.3.clone()) {
+            let (target, secret) = match self.last_press.as_ref().and_then(|p| p.field.clone()) {
                 Some((target, secret)) => (target, secret),
                 None => (Map::new(), false),
             };
@@ -307,6 +324,16 @@ impl Recorder<'_> {
             step.expect = expectation(before, &after);
         }
         self.seen = Some(after);
+    }
+
+    /// What the application shows now, as the start of the next step (nothing is settling;
+    /// text being typed has no expectation to spoil).
+    async fn refresh(&mut self) {
+        if let Some(app) = self.app.clone()
+            && let Some(now) = self.read_seen(&app).await
+        {
+            self.seen = Some(now);
+        }
     }
 
     /// The parameters that aim at `element`: name, role and application, made unique by
