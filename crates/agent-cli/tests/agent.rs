@@ -400,3 +400,52 @@ fn a_scripted_model_runs_without_any_model_and_scripts_a_resumed_run() {
     settle();
     assert_eq!(app.count("button_activated", Some("hello")), 1, "{:?}", app.events());
 }
+
+#[test]
+fn a_run_saved_as_a_flow_replays_with_no_model_and_the_same_log() {
+    let opts = FixtureOptions {
+        drop_clicks: 1,
+        ignore_keys: true,
+        save_delay: Some(Duration::from_millis(1500)),
+        ..FixtureOptions::default()
+    };
+    let (desktop, app) = start(&opts);
+    let model = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap();
+    let runs = scratch("runs-save-flow");
+    let flow = scratch("save-flow").join("demo.yaml");
+    let _ = std::fs::remove_file(&flow);
+    let args = [TASK, "--app", "Deft Fixture", "--json", "--ask", "defer", "--save-flow", flow.to_str().unwrap()];
+    let r = run(agent(&desktop, &model, &runs, &args));
+    settle();
+    r.expect_code(0);
+    assert_eq!(r.json()["saved_flow"], flow.to_str().unwrap(), "{r:#?}");
+    let text = std::fs::read_to_string(&flow).expect("the flow was written");
+    assert!(!text.contains("target: e"), "refs are named: {text}");
+    let effects = |app: &FixtureApp| -> Vec<String> {
+        let events = app.events();
+        let kept = events.iter().filter(|e| {
+            matches!(e.kind.as_str(), "order_submitted" | "checkbox_toggled" | "save_complete")
+                || e.is("button_activated", None)
+        });
+        kept.map(|e| format!("{} {}", e.kind, e.widget.as_deref().unwrap_or(""))).collect()
+    };
+    let by_the_agent = effects(&app);
+    let model_calls = model.received().len();
+    app.shutdown().expect("the first app ends");
+
+    // The same task on a fresh app with the same faults, from the file, with no model.
+    let again = FixtureApp::launch(&desktop, &opts).expect("a fresh app");
+    let replay = super::desktop::cli(&desktop, &["flow", "run", flow.to_str().unwrap(), "--json"]);
+    settle();
+    replay.expect_code(0);
+    assert_eq!(effects(&again), by_the_agent, "the same effects, once each:\n{text}\n{:?}", again.events());
+    let name = again
+        .events()
+        .iter()
+        .rev()
+        .find(|e| e.is("text_changed", Some("name")))
+        .and_then(|e| e.str("value").map(String::from));
+    assert_eq!(name.as_deref(), Some("Ada Lovelace"), "{text}");
+    assert_eq!(model.received().len(), model_calls, "the replay asked the model nothing");
+    again.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
+}

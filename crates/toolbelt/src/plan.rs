@@ -169,6 +169,26 @@ impl ToolCall {
         })
     }
 
+    /// The parameters as a tool call spells them (what [`ToolCall::parse`] reads back).
+    pub fn args(&self) -> Value {
+        let v = match self {
+            ToolCall::Click(p) => serde_json::to_value(p),
+            ToolCall::Type(p) => serde_json::to_value(p),
+            ToolCall::SetValue(p) => serde_json::to_value(p),
+            ToolCall::Fill(p) => serde_json::to_value(p),
+            ToolCall::Action(p) => serde_json::to_value(p),
+            ToolCall::Key(p) => serde_json::to_value(p),
+            ToolCall::Scroll(p) => serde_json::to_value(p),
+            ToolCall::WaitFor(p) => serde_json::to_value(p),
+            ToolCall::Read(p) => serde_json::to_value(p),
+            ToolCall::Find(p) => serde_json::to_value(p),
+            ToolCall::Screenshot(p) => serde_json::to_value(p),
+            ToolCall::Ocr(p) => serde_json::to_value(p),
+            ToolCall::Doctor(p) => serde_json::to_value(p),
+        };
+        v.unwrap_or(Value::Null)
+    }
+
     /// The tool.
     pub fn name(&self) -> ToolName {
         match self {

@@ -97,6 +97,10 @@ pub struct RunArgs {
     /// No step-by-step display on stderr
     #[arg(long, short)]
     pub quiet: bool,
+    /// When the goal is met, write the actions that worked as a flow file, aimed by name,
+    /// to replay with no model (`agent-cli flow run FILE`); an existing file is kept
+    #[arg(long, value_name = "FLOW.yaml", conflicts_with = "resume")]
+    pub save_flow: Option<PathBuf>,
 }
 
 /// `calibrate`.

@@ -3,6 +3,7 @@
 //! step-by-step display, traces; the run itself is deft-agent's.
 
 mod ask;
+mod saving;
 mod settings;
 mod show;
 
@@ -58,6 +59,9 @@ struct RunDoc<'a> {
     resume: Option<String>,
     /// Where the paused run is saved.
     state_file: Option<PathBuf>,
+    /// The flow `--save-flow` wrote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    saved_flow: Option<PathBuf>,
 }
 
 fn run_id() -> String {
@@ -127,12 +131,19 @@ pub async fn run(out: &Out, config: &Config, a: &RunArgs) -> Result<Exit, CliErr
         BeltSettings::for_models().with_secrets(crate::secrets::from_env()).with_mask_fields(config.mask_fields());
     let on = DesktopConfig { display: display.clone(), ..DesktopConfig::default() };
     let belt = Toolbelt::connect(exec, on, settings).await?;
+    if let Some(f) = &a.save_flow
+        && f.exists()
+    {
+        return Err(CliError::usage(format!("{} exists: --save-flow keeps files; give another name", f.display())));
+    }
+    let saving = saving::Saving::new(&belt);
+    let desktop: &dyn deft_agent::Desktop = if a.save_flow.is_some() { &saving } else { &belt };
     let shown = show::Display::new(out.color && std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let sink = |e: &AgentEvent| shown.show(e);
     let agent = Agent {
         model: &model,
         vision: Some(&model),
-        desktop: &belt,
+        desktop,
         asker: &channel,
         config: &agent_cfg,
         scope: a.app.clone(),
@@ -173,6 +184,20 @@ pub async fn run(out: &Out, config: &Config, a: &RunArgs) -> Result<Exit, CliErr
             let _ = std::fs::remove_file(&path);
         }
     }
+    let saved_flow = match &a.save_flow {
+        Some(f) if report.status == RunStatus::GoalMet => {
+            let text = deft_toolbelt::flow::write_flow(&goal, &saving.steps());
+            std::fs::write(f, text)
+                .map_err(|e| CliError::environment(format!("cannot write the flow {}: {e}", f.display())))?;
+            eprintln!("flow: {} steps written to {}", saving.steps().len(), f.display());
+            Some(f.clone())
+        }
+        Some(f) => {
+            eprintln!("flow: not written to {} (the goal was not met)", f.display());
+            None
+        }
+        None => None,
+    };
     let paused = report.status == RunStatus::NeedsInput;
     let doc = RunDoc {
         ok: report.status == RunStatus::GoalMet,
@@ -180,6 +205,7 @@ pub async fn run(out: &Out, config: &Config, a: &RunArgs) -> Result<Exit, CliErr
         ask_channel: channel.name(),
         resume: paused.then(|| format!("agent-cli run --resume {} --answer \"...\"", report.run_id)),
         state_file,
+        saved_flow,
     };
     out.print(&doc, |st| {
         let mut s = format!(

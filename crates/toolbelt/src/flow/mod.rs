@@ -30,9 +30,11 @@
 //! call as its tool parses and plans it, every variable given. A problem is a
 //! [`FlowError`] with its line.
 
+mod aim;
 mod parse;
 mod record;
 mod run;
+mod saved;
 mod write;
 
 pub use parse::{FlowError, parse_flow};

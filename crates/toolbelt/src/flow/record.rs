@@ -31,7 +31,7 @@ use serde_json::{Map, Value, json};
 use crate::belt::Toolbelt;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::output::{ToolOutput, TreeNode};
-use crate::params::{FindParams, ReadParams, TargetParams};
+use crate::params::{ReadParams, TargetParams};
 use crate::plan::ToolCall;
 use crate::spelling::AsParams;
 
@@ -336,43 +336,15 @@ impl Recorder<'_> {
         }
     }
 
-    /// The parameters that aim at `element`: name, role and application, made unique by
-    /// the window, then by `index`; an element with no name by the selector of its path.
+    /// The parameters that aim at `element` (`aim.rs`); its application becomes the one
+    /// whose windows are read.
     async fn aim(&mut self, element: &Element) -> Option<Map<String, Value>> {
-        let by_id = TargetParams { id: Some(element.id.0.clone()), ..TargetParams::default() };
-        let found = self.find(by_id).await?;
-        let m = found.matches.first()?;
-        if self.app.as_deref() != Some(m.app.as_str()) {
-            self.app = Some(m.app.clone());
-            self.seen = self.read_seen(&m.app).await;
+        let (params, app) = super::aim::aim(self.belt, &element.id.0).await?;
+        if self.app.as_deref() != Some(app.as_str()) {
+            self.seen = self.read_seen(&app).await;
+            self.app = Some(app);
         }
-        if element.name.trim().is_empty() {
-            return Some(obj(json!({"target": m.selector})));
-        }
-        let mut target = TargetParams {
-            name: Some(element.name.clone()),
-            role: Some(element.role.as_str().to_string()),
-            app: Some(m.app.clone()),
-            ..TargetParams::default()
-        };
-        let mut matches = self.find(target.clone()).await?.matches;
-        if matches.len() > 1 && m.window.is_some() {
-            target.window.clone_from(&m.window);
-            matches = self.find(target.clone()).await?.matches;
-        }
-        if matches.len() > 1 {
-            let i = matches.iter().position(|x| x.element.id == element.id)?;
-            target.index = u32::try_from(i).ok();
-        }
-        serde_json::to_value(&target).ok().and_then(|v| v.as_object().cloned())
-    }
-
-    async fn find(&self, target: TargetParams) -> Option<crate::output::FindReport> {
-        let call = ToolCall::Find(FindParams { target, hidden: None });
-        match self.belt.call(&call, &AsParams).await {
-            Ok(ToolOutput::Find(f)) => Some(f),
-            _ => None,
-        }
+        Some(params)
     }
 
     /// The titles and texts `app`'s windows show.
