@@ -57,6 +57,12 @@ pub fn executor_config(
 impl Session {
     /// Connect the executor on the desktop of `DISPLAY` and the session bus.
     pub async fn connect(config: &Config) -> Result<Session, CliError> {
+        Session::connect_for(config, false).await
+    }
+
+    /// [`Session::connect`], its outlines and refs for a model when `model_reads` (the agent
+    /// repairs a flow's step through it) rather than for people.
+    pub async fn connect_for(config: &Config, model_reads: bool) -> Result<Session, CliError> {
         let spinner = Spinner::wanted(config.format.value == Format::Human);
         let bus = (config.trace_dir.is_some() || spinner).then(|| Bus::new(BusConfig::default()));
         let mut exec_config = executor_config(config, config.verify.value, bus.clone())?;
@@ -65,13 +71,18 @@ impl Session {
             _ => None,
         };
         exec_config.frames = trace.as_ref().and_then(Trace::frame_sink);
-        let settings = BeltSettings {
-            verify_by_default: config.verify.value,
-            outline: OutlineStyle::detailed(false),
-            session_refs: false,
-            changes_after_action: None,
-            secrets: crate::secrets::from_env(),
-            mask_fields: config.mask_fields(),
+        let settings = match model_reads {
+            true => BeltSettings::for_models()
+                .with_secrets(crate::secrets::from_env())
+                .with_mask_fields(config.mask_fields()),
+            false => BeltSettings {
+                verify_by_default: config.verify.value,
+                outline: OutlineStyle::detailed(false),
+                session_refs: false,
+                changes_after_action: None,
+                secrets: crate::secrets::from_env(),
+                mask_fields: config.mask_fields(),
+            },
         };
         let belt = Toolbelt::connect(exec_config, DesktopConfig::default(), settings).await?;
         Ok(Session { belt, bus, trace, spinner })

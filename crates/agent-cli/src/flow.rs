@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use deft_toolbelt::ToolOutput;
-use deft_toolbelt::flow::{Flow, FlowReport, StepReport, StepStatus, parse_flow};
+use deft_toolbelt::flow::{Flow, FlowReport, OnFail, RecordedStep, StepReport, StepStatus, parse_flow};
 
 use crate::act::{Session, wait_human};
 use crate::config::{Config, Format};
 use crate::exit::{self, CliError, Exit};
+use crate::flow_repair::Repairer;
 use crate::output::{Out, Style, candidates_human, outcome_human};
 
 /// What `flow` says about itself.
@@ -100,6 +101,14 @@ pub struct FlowRunArgs {
     /// Record every bus event to DIR/trace-<time>.jsonl (`agent-cli report DIR` renders it)
     #[arg(long, value_name = "DIR")]
     pub trace: Option<PathBuf>,
+    /// When a step fails, let the agent (the configured model) make its effect hold, then go
+    /// on (a step's `on_fail: repair` asks the same for that step alone)
+    #[arg(long)]
+    pub repair: bool,
+    /// Write each repaired step back into the flow file (only that step's lines change), so
+    /// the next replay needs no model
+    #[arg(long, requires = "repair")]
+    pub update: bool,
 }
 
 fn parse_var(s: &str) -> Result<(String, String), String> {
@@ -124,7 +133,12 @@ pub fn flow(out: &Out, config: &Config, a: &FlowArgs) -> Result<Exit, CliError> 
         FlowVerb::Run(r) => {
             // The file is checked before anything touches the desktop.
             let (_, flow) = load(&r.flow)?;
-            crate::app::runtime()?.block_on(run(out, config, &flow))
+            let repairs = r.repair || flow.steps.iter().any(|s| s.on_fail == OnFail::Repair);
+            let repairer = match repairs {
+                true => Some(Repairer::new(config, out.format != Format::Human)?),
+                false => None,
+            };
+            crate::app::runtime()?.block_on(run(out, config, &flow, r, repairer.as_ref()))
         }
     }
 }
@@ -145,28 +159,86 @@ fn load(f: &FlowFileArgs) -> Result<(PathBuf, Flow), CliError> {
     Ok((f.file.clone(), flow))
 }
 
-async fn run(out: &Out, config: &Config, flow: &Flow) -> Result<Exit, CliError> {
-    let session = Session::connect(config).await?;
+async fn run(
+    out: &Out,
+    config: &Config,
+    flow: &Flow,
+    r: &FlowRunArgs,
+    repairer: Option<&Repairer>,
+) -> Result<Exit, CliError> {
+    let session = Session::connect_for(config, repairer.is_some()).await?;
+    let belt = session.belt();
     let total = flow.steps.len();
     let progress = session.progress(format!("step 1 of {total}"));
     let human = out.format == Format::Human;
-    let report = session
-        .belt()
-        .run_flow(flow, |step| {
+    let started = std::time::Instant::now();
+    let mut reports: Vec<StepReport> = Vec::new();
+    let mut repaired: Vec<(usize, Vec<RecordedStep>)> = Vec::new();
+    for (i, step) in flow.steps.iter().enumerate() {
+        progress.say(format!("step {} of {total}", i + 1));
+        let mut report = belt.run_flow_step(step, i + 1).await;
+        let repair = r.repair || step.on_fail == OnFail::Repair;
+        if let (false, true, Some(agent)) = (report.done(), repair, repairer) {
             if human {
-                // Each step as it ends: a long flow shows where it is.
-                let _ = out.print(&(), |st| step_human(step, total, st));
+                let _ = out.print(&(), |st| step_human(&report, total, st));
             }
-            progress.say(format!("step {} of {total}", step.step + 1));
-            std::ops::ControlFlow::Continue(())
-        })
-        .await;
+            progress.say(format!("repairing step {} of {total}", i + 1));
+            let (done, steps) = agent.repair(belt, flow.name.as_deref(), &reports, step, &report, total).await;
+            if done.ok {
+                repaired.push((i, steps));
+            }
+            report.repaired = Some(done);
+        }
+        if human && (report.repaired.is_some() || !repair || report.done()) {
+            // Each step as it ends: a long flow shows where it is.
+            let _ = out.print(&(), |st| step_human(&report, total, st));
+        }
+        let done = report.done();
+        reports.push(report);
+        if !done {
+            break;
+        }
+    }
     // The app may still be handling the keys just sent: never drop its connection then.
-    session.belt().executor().settle().await;
+    belt.executor().settle().await;
     progress.stop();
     session.finish();
+    let report = FlowReport::of(flow, reports, started);
+    if r.update && report.ok && !repaired.is_empty() {
+        update(&r.flow.file, flow, &repaired)?;
+        if human {
+            let _ = out.print(&(), |st| {
+                format!(
+                    "{} {}: {} repaired step(s) written back\n",
+                    st.green("✓"),
+                    r.flow.file.display(),
+                    repaired.len()
+                )
+            });
+        }
+    }
     out.print(&report, |st| summary_human(&report, st))?;
     Ok(exit_of(&report))
+}
+
+/// Writes the repaired steps back into the flow file, last first (so the lines of the
+/// earlier ones stay where they were), each in place of the step it repaired.
+fn update(file: &Path, flow: &Flow, repaired: &[(usize, Vec<RecordedStep>)]) -> Result<(), CliError> {
+    let mut text = std::fs::read_to_string(file)
+        .map_err(|e| CliError::environment(format!("cannot read {} to update it: {e}", file.display())))?;
+    for (i, steps) in repaired.iter().rev() {
+        let step = &flow.steps[*i];
+        let Some(line) = step.line else {
+            return Err(CliError::usage(format!(
+                "{}: step {} is written inline, so it cannot be rewritten in place: write the steps one per line",
+                file.display(),
+                i + 1
+            )));
+        };
+        let next = flow.steps.get(i + 1).and_then(|s| s.line);
+        text = crate::flow_repair::replace_step(&text, line, next, step.name.as_deref(), steps);
+    }
+    write_whole(file, &text)
 }
 
 async fn record(out: &Out, config: &Config, a: &FlowRecordArgs) -> Result<Exit, CliError> {
@@ -257,7 +329,20 @@ fn step_human(s: &StepReport, total: usize, st: &Style) -> String {
         (Some(_), None) => format!("{} {} {}\n", st.green("✓"), s.tool, s.asked),
         (None, None) => String::new(),
     };
-    format!("{} {body}", st.dim(&format!("{head}:")))
+    let mut text = format!("{} {body}", st.dim(&format!("{head}:")));
+    match &s.repaired {
+        Some(r) if r.ok => text.push_str(&format!(
+            "  {} repaired by the agent ({} model calls): {}\n",
+            st.green("✓"),
+            r.model_calls,
+            r.summary
+        )),
+        Some(r) => {
+            text.push_str(&format!("  {} not repaired ({} model calls): {}\n", st.red("✗"), r.model_calls, r.summary))
+        }
+        None => {}
+    }
+    text
 }
 
 fn summary_human(r: &FlowReport, st: &Style) -> String {

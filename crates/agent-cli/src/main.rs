@@ -22,6 +22,7 @@ mod cli;
 mod config;
 mod exit;
 mod flow;
+mod flow_repair;
 mod mcp;
 mod observe;
 mod output;

@@ -449,3 +449,77 @@ fn a_run_saved_as_a_flow_replays_with_no_model_and_the_same_log() {
     assert_eq!(model.received().len(), model_calls, "the replay asked the model nothing");
     again.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
 }
+
+/// `agent-cli` with the test model configured, for a verb other than `run`.
+fn with_model(desktop: &Desktop, model: &TestModel, args: &[&str]) -> Command {
+    let mut cmd = desktop.command(BIN);
+    isolate(&mut cmd, &scratch("agent-home"));
+    cmd.env("DEFT_MODEL_PROVIDER", model.provider())
+        .env("DEFT_MODEL", MODEL_NAME)
+        .env("DEFT_MODEL_BASE_URL", model.base_url())
+        .env("DEFT_RUNS_DIR", scratch("runs-repair"))
+        .args(args);
+    cmd
+}
+
+const RENAMED_FLOW: &str = r#"flow: Submit an order
+# Recorded before the app renamed its button.
+steps:
+  - fill: {target: Name, text: Ada Lovelace, app: deft-fixture}
+  - name: submit
+    click: {name: Submit order, role: push_button, app: deft-fixture}
+    expect: text:"Order 1 submitted"
+  - click: {name: Save, role: push_button, app: deft-fixture}
+  - wait_for: {condition: 'title:"Save complete"', timeout_ms: 10000}
+"#;
+
+#[test]
+fn a_step_the_app_renamed_is_repaired_by_the_agent_and_written_back_alone() {
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let opts = FixtureOptions { drop_clicks: 1, extra_args: vec!["--renamed".into()], ..FixtureOptions::default() };
+    let model = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap();
+    let file = scratch("repair").join("order.yaml");
+    std::fs::write(&file, RENAMED_FLOW).unwrap();
+    let orders = |app: &FixtureApp| app.events().iter().filter(|e| e.kind == "order_submitted").count();
+
+    // Without --repair: the renamed button stops the flow at its step, clearly.
+    let app = FixtureApp::launch(&desktop, &opts).expect("fixture app");
+    let r = run(with_model(&desktop, &model, &["flow", "run", file.to_str().unwrap(), "--json", "--timeout", "1500"]));
+    r.expect_code(3);
+    let v = r.json();
+    assert_eq!(v["steps"].as_array().map(Vec::len), Some(2), "{v:#}");
+    assert_eq!(v["steps"][1]["output"]["failure"]["kind"], "not_found", "{v:#}");
+    assert_eq!(orders(&app), 0);
+    app.shutdown().expect("app ends");
+    assert!(model.received().is_empty(), "no model without --repair");
+
+    // With --repair --update: the agent (the test model) presses the renamed button once.
+    let app = FixtureApp::launch(&desktop, &opts).expect("fixture app");
+    let args = ["flow", "run", file.to_str().unwrap(), "--json", "--timeout", "1500", "--repair", "--update"];
+    let r = run(with_model(&desktop, &model, &args));
+    settle();
+    r.expect_code(0);
+    let v = r.json();
+    assert_eq!(v["ok"], true, "{v:#}");
+    assert!(v["steps"][1]["repaired"]["model_calls"].as_u64().unwrap_or(0) >= 1, "{v:#}");
+    assert_eq!(orders(&app), 1, "one order, by the renamed button: {:?}", app.events());
+    assert_eq!(app.count("button_activated", Some("save")), 1, "{:?}", app.events());
+    app.shutdown().expect("app ends");
+    // Only the repaired step changed in the file.
+    let updated = std::fs::read_to_string(&file).unwrap();
+    let (old, new): (Vec<&str>, Vec<&str>) = (RENAMED_FLOW.lines().collect(), updated.lines().collect());
+    assert_eq!(old[..5], new[..5], "{updated}");
+    assert!(updated.contains("name: Place order"), "{updated}");
+    assert!(!updated.contains("Submit order"), "{updated}");
+    assert_eq!(old[old.len() - 2..], new[new.len() - 2..], "{updated}");
+
+    // The next replay needs no model.
+    let calls = model.received().len();
+    let app = FixtureApp::launch(&desktop, &opts).expect("fixture app");
+    let r = run(with_model(&desktop, &model, &["flow", "run", file.to_str().unwrap(), "--json"]));
+    settle();
+    r.expect_code(0);
+    assert_eq!(orders(&app), 1, "{:?}", app.events());
+    assert_eq!(model.received().len(), calls, "no model call");
+    app.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
+}

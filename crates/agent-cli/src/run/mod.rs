@@ -2,8 +2,8 @@
 //! and the environment, the toolbelt on the display, a channel for questions, the
 //! step-by-step display, traces; the run itself is deft-agent's.
 
-mod ask;
-mod saving;
+pub(crate) mod ask;
+pub(crate) mod saving;
 mod settings;
 mod show;
 

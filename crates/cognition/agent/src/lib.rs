@@ -39,6 +39,7 @@ pub mod observe;
 mod pending;
 mod policy;
 pub mod prompt;
+mod repair;
 mod run;
 mod state;
 mod tools;
@@ -51,6 +52,7 @@ pub use config::{AgentConfig, Budget, ConfidenceConfig, ConfidenceMode, Tighten}
 pub use desktop::{BoxFuture, Desktop, FakeDesktop, SavedRef};
 pub use events::AgentEvent;
 pub use policy::{BUILTIN_CONFIRM, BUILTIN_DENY_KEYS, Place, Policy, normalise_chord};
+pub use repair::{FailedStep, repair_goal};
 pub use run::{Agent, AgentError, RunReport, RunStatus, Sink};
 pub use state::{Pending, PendingKind, RunState, STATE_VERSION, StepStats};
 pub use tools::{AgentTool, AskUserParams, CueParams, DoneParams, EXPECTED_OUTCOME, all_names, tool_defs};

@@ -39,7 +39,7 @@ mod write;
 
 pub use parse::{FlowError, parse_flow};
 pub use record::{RecordedStep, SECRET_VAR};
-pub use run::{FlowReport, StepReport, StepStatus};
+pub use run::{FlowReport, Repair, StepReport, StepStatus};
 pub use write::write_flow;
 
 use crate::plan::ToolCall;
@@ -66,11 +66,13 @@ pub struct FlowStep {
     pub on_fail: OnFail,
 }
 
-/// What a failed step does to the flow. `ask` (put it to the person) and `repair` (let the
-/// agent make the step's expectation hold) are refused by name until they exist, rather
-/// than read as `stop`.
+/// What a failed step does to the flow. `ask` (put it to the person) is refused by name
+/// until it exists, rather than read as `stop`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OnFail {
     /// Stop the flow there, with the step's outcome (the default).
     Stop,
+    /// Let the agent make the step's expectation hold, then go on (where a face can run
+    /// the agent: `agent-cli flow run`; elsewhere it stops as `stop` does).
+    Repair,
 }

@@ -181,7 +181,8 @@ fn step(
 fn on_fail_of(v: &serde_norway::Value) -> Result<OnFail, String> {
     match v.as_str() {
         Some("stop") => Ok(OnFail::Stop),
-        Some(later @ ("ask" | "repair")) => {
+        Some("repair") => Ok(OnFail::Repair),
+        Some(later @ "ask") => {
             Err(format!("`on_fail: {later}` is not available in this version of Deft; `stop` is (the default)"))
         }
         _ => Err(format!("`on_fail: {}` is not one of stop, ask, repair", show(v))),
@@ -431,8 +432,8 @@ steps:
         assert!(e.starts_with("line 2 (step 1): ") && e.contains("colour"), "{e}");
         let e = error("steps:\n  - read: {}\n    expect: text:OK\n");
         assert_eq!(e, "line 2 (step 1): `read` has no expectation to check; `expect:` goes with an action");
-        let e = error("steps:\n  - click: OK\n    on_fail: repair\n");
-        assert!(e.contains("`on_fail: repair` is not available in this version"), "{e}");
+        let e = error("steps:\n  - click: OK\n    on_fail: ask\n");
+        assert!(e.contains("`on_fail: ask` is not available in this version"), "{e}");
         let e = error("steps:\n  - click: e12\n");
         assert!(e.starts_with("line 2 (step 1): "), "a ref belongs to a session, not a file: {e}");
         let e = error("steps:\n  - click: OK\n    key: Return\n");

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{Flow, OnFail};
+use super::{Flow, FlowStep};
 use crate::belt::Toolbelt;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
@@ -49,6 +49,23 @@ pub struct StepReport {
     pub output: Option<ToolOutput>,
     /// Why the call could not be carried out.
     pub error: Option<ToolError>,
+    /// When the step failed and was repaired: what the repair did instead (the face that
+    /// repairs says it; the step's own result stays in `output` and `error`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repaired: Option<Repair>,
+}
+
+/// A failed step's repair: how it went.
+#[derive(Clone, Debug, Serialize)]
+pub struct Repair {
+    /// The step's effect holds after it (checked by its own expectation when it has one).
+    pub ok: bool,
+    /// The steps that did it instead, as a flow writes them.
+    pub steps: Vec<serde_json::Value>,
+    /// Model calls it took.
+    pub model_calls: u32,
+    /// What the repair came to, in words (why it failed, when it did).
+    pub summary: String,
 }
 
 /// A step's end.
@@ -62,6 +79,22 @@ pub enum StepStatus {
     Failed,
     /// The tool could not run (nothing matched, the desktop refused): `error` says why.
     Error,
+}
+
+impl FlowReport {
+    /// The report of `flow` whose steps `steps` ran, started at `started`: ok when every
+    /// step was done or repaired.
+    pub fn of(flow: &Flow, steps: Vec<StepReport>, started: Instant) -> FlowReport {
+        let ok = steps.len() == flow.steps.len() && steps.iter().all(StepReport::done);
+        FlowReport { flow: flow.name.clone(), ok, steps_total: flow.steps.len(), steps, elapsed_ms: ms(started) }
+    }
+}
+
+impl StepReport {
+    /// Whether its effect is there: done, or repaired.
+    pub fn done(&self) -> bool {
+        self.status == StepStatus::Done || self.repaired.as_ref().is_some_and(|r| r.ok)
+    }
 }
 
 impl StepStatus {
@@ -85,38 +118,48 @@ impl Toolbelt {
         let started = Instant::now();
         let mut steps = Vec::new();
         for (i, step) in flow.steps.iter().enumerate() {
-            let t = Instant::now();
-            // Flows are replayed verified: a step that did nothing must stop the flow.
-            let planned = step.call.plan(&AsParams, Some(self.refs()), true);
-            let asked = planned.as_ref().map(|p| p.asked.clone()).unwrap_or_default();
-            let result = match planned {
-                Ok(plan) => self.run(plan).await,
-                Err(e) => Err(e),
-            };
-            let status = StepStatus::of(&result);
-            let (output, error) = match result {
-                Ok(o) => (Some(o), None),
-                Err(e) => (None, Some(e)),
-            };
-            let report = StepReport {
-                step: i + 1,
-                line: step.line,
-                name: step.name.clone(),
-                tool: step.call.name().as_str().to_string(),
-                asked,
-                status,
-                elapsed_ms: ms(t),
-                output,
-                error,
-            };
+            let report = self.run_flow_step(step, i + 1).await;
             let go_on = each(&report);
+            let status = report.status;
             steps.push(report);
-            if (status != StepStatus::Done && step.on_fail == OnFail::Stop) || go_on.is_break() {
+            // A step to repair stops here too: repairing takes the agent, above this crate
+            // (`agent-cli flow run --repair` runs the steps one by one and repairs).
+            if status != StepStatus::Done || go_on.is_break() {
                 break;
             }
         }
-        let ok = steps.len() == flow.steps.len() && steps.iter().all(|s| s.status == StepStatus::Done);
-        FlowReport { flow: flow.name.clone(), ok, steps_total: flow.steps.len(), steps, elapsed_ms: ms(started) }
+        FlowReport::of(flow, steps, started)
+    }
+}
+
+impl Toolbelt {
+    /// Runs one step (number `n`, from 1), verified unless it says `verify: false`.
+    pub async fn run_flow_step(&self, step: &FlowStep, n: usize) -> StepReport {
+        let t = Instant::now();
+        // Flows are replayed verified: a step that did nothing must stop the flow.
+        let planned = step.call.plan(&AsParams, Some(self.refs()), true);
+        let asked = planned.as_ref().map(|p| p.asked.clone()).unwrap_or_default();
+        let result = match planned {
+            Ok(plan) => self.run(plan).await,
+            Err(e) => Err(e),
+        };
+        let status = StepStatus::of(&result);
+        let (output, error) = match result {
+            Ok(o) => (Some(o), None),
+            Err(e) => (None, Some(e)),
+        };
+        StepReport {
+            step: n,
+            line: step.line,
+            name: step.name.clone(),
+            tool: step.call.name().as_str().to_string(),
+            asked,
+            status,
+            elapsed_ms: ms(t),
+            output,
+            error,
+            repaired: None,
+        }
     }
 }
 

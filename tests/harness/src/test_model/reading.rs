@@ -54,11 +54,34 @@ fn quoted(s: &str) -> Option<(String, String)> {
     Some((s[a + 1..b].to_string(), format!("{} {}", &s[..a], &s[b + 1..])))
 }
 
+/// A flow step's repair, read as a model would read it: the steps said done are not
+/// repeated; a press whose button is gone goes to the closest element the failure names
+/// (what a model concludes from "closest: push_button \"Place order\"" beside a step that
+/// pressed "Submit order"). `None` for any other goal.
+fn repair(goal: &str) -> Option<Vec<Task>> {
+    if !goal.starts_with("Repair one step of the recorded flow") {
+        return None;
+    }
+    let step = goal.split("was: ").nth(1)?;
+    if !(step.starts_with("click ") || step.starts_with("action ")) {
+        return Some(Vec::new());
+    }
+    let closest = goal.split("closest: ").nth(1)?;
+    let (name, _) = quoted(closest)?;
+    let words =
+        name.to_lowercase().split_whitespace().filter(|w| !STOP.contains(w)).map(String::from).collect::<Vec<_>>();
+    Some(vec![Task::Press { words }])
+}
+
 const STOP: [&str; 10] = ["the", "a", "an", "once", "button", "please", "it", "then", "and", "now"];
 
 /// The tasks of a goal, in order. Clauses are split at sentence ends, semicolons, commas
-/// and "and"/"then"; a clause no phrase matches is skipped ("Fill in the form").
+/// and "and"/"then"; a clause no phrase matches is skipped ("Fill in the form"). A repair of
+/// a flow's step (deft-agent's `repair_goal`) is read as that step alone: see [`repair`].
 pub fn tasks(goal: &str) -> Vec<Task> {
+    if let Some(t) = repair(goal) {
+        return t;
+    }
     let mut clauses: Vec<String> = vec![goal.to_string()];
     for sep in [". ", ";", ":", ", then ", ", and ", ", ", " and then ", " and ", " then "] {
         clauses = clauses
