@@ -495,6 +495,11 @@ impl RunningApp {
         }
     }
 
+    /// Everything the app printed (its stack when it crashed, LibreOffice's included).
+    pub fn output(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
     /// The last lines of the app's output, for error messages.
     pub fn log_tail(&self) -> String {
         let text = std::fs::read_to_string(&self.log).unwrap_or_default();
