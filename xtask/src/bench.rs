@@ -41,6 +41,7 @@ const SUITES: &[(&str, &[Target])] = &[
     ("failfast", &[target("deft-verify", "failfast", &[])]),
     ("toolbelt", &[target("deft-toolbelt", "outline", &[])]),
     ("mcp", &[target("deft-desktop", "mcp", &[])]),
+    ("flows", &[target("deft-desktop", "flows", &[])]),
     ("agent", &[target("deft-agent", "agent", &[])]),
 ];
 

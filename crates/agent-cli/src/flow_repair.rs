@@ -76,7 +76,7 @@ impl Repairer {
         };
         let run_id = format!("repair-{}-step-{}", std::process::id(), report.step);
         let failed = |summary: String, model_calls: u32| {
-            (Repair { ok: false, steps: Vec::new(), model_calls, summary }, Vec::new())
+            (Repair { ok: false, steps: Vec::new(), model_calls, input_tokens: 0, output_tokens: 0, summary }, Vec::new())
         };
         let run = match agent.run(&goal, &run_id).await {
             Ok(run) => run,
@@ -115,7 +115,16 @@ impl Repairer {
             }
         }
         let written: Vec<Value> = steps.iter().map(step_value).collect();
-        (Repair { ok: true, steps: written, model_calls: run.model_calls, summary: run.summary }, steps)
+        let u = &run.usage.usage;
+        let repair = Repair {
+            ok: true,
+            steps: written,
+            model_calls: run.model_calls,
+            input_tokens: u.prompt_tokens(),
+            output_tokens: u.output_tokens,
+            summary: run.summary,
+        };
+        (repair, steps)
     }
 }
 

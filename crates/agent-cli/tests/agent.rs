@@ -523,3 +523,27 @@ fn a_step_the_app_renamed_is_repaired_by_the_agent_and_written_back_alone() {
     assert_eq!(model.received().len(), calls, "no model call");
     app.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
 }
+
+#[test]
+fn a_popup_that_blocks_a_replayed_step_is_dismissed_by_the_repair_and_the_order_placed_once() {
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let opts = FixtureOptions { popup: true, ..FixtureOptions::default() };
+    let model = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap();
+    let file = scratch("repair-popup").join("order.yaml");
+    // The flow as recorded; the app pops up "New Event!" at the first press of Submit order.
+    std::fs::write(&file, RENAMED_FLOW).unwrap();
+    let app = FixtureApp::launch(&desktop, &opts).expect("fixture app");
+    let args = ["flow", "run", file.to_str().unwrap(), "--json", "--timeout", "1500", "--repair"];
+    let r = run(with_model(&desktop, &model, &args));
+    settle();
+    r.expect_code(0);
+    let v = r.json();
+    let repaired: Vec<&serde_json::Value> = v["steps"].as_array().unwrap().iter().filter(|s| s.get("repaired").is_some()).collect();
+    assert_eq!(repaired.len(), 1, "only the blocked step was repaired: {v:#}");
+    assert_eq!(repaired[0]["output"]["blocking"]["name"], "New Event!", "{v:#}");
+    let events = app.events();
+    assert_eq!(events.iter().filter(|e| e.kind == "order_submitted").count(), 1, "one order: {events:?}");
+    assert!(events.iter().any(|e| e.is("dialog_closed", None) && e.str("title") == Some("New Event!")), "{events:?}");
+    assert_eq!(app.count("button_activated", Some("save")), 1, "{events:?}");
+    app.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
+}

@@ -64,6 +64,10 @@ pub struct Repair {
     pub steps: Vec<serde_json::Value>,
     /// Model calls it took.
     pub model_calls: u32,
+    /// Prompt tokens those calls took (input, cache reads and writes included).
+    pub input_tokens: u64,
+    /// Tokens the model wrote.
+    pub output_tokens: u64,
     /// What the repair came to, in words (why it failed, when it did).
     pub summary: String,
 }

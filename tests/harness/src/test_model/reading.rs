@@ -57,7 +57,8 @@ fn quoted(s: &str) -> Option<(String, String)> {
 /// A flow step's repair, read as a model would read it: the steps said done are not
 /// repeated; a press whose button is gone goes to the closest element the failure names
 /// (what a model concludes from "closest: push_button \"Place order\"" beside a step that
-/// pressed "Submit order"). `None` for any other goal.
+/// pressed "Submit order"); a press that was blocked is the step's own press again. `None`
+/// for any other goal.
 fn repair(goal: &str) -> Option<Vec<Task>> {
     if !goal.starts_with("Repair one step of the recorded flow") {
         return None;
@@ -66,8 +67,12 @@ fn repair(goal: &str) -> Option<Vec<Task>> {
     if !(step.starts_with("click ") || step.starts_with("action ")) {
         return Some(Vec::new());
     }
-    let closest = goal.split("closest: ").nth(1)?;
-    let (name, _) = quoted(closest)?;
+    // The element the failure names closest (it was renamed), else the step's own (a
+    // dialog blocked it: dismissing that is the ordinary reaction to a blocked press).
+    let name = match goal.split("closest: ").nth(1) {
+        Some(closest) => quoted(closest)?.0,
+        None => quoted(step.split("name=").nth(1)?)?.0,
+    };
     let words =
         name.to_lowercase().split_whitespace().filter(|w| !STOP.contains(w)).map(String::from).collect::<Vec<_>>();
     Some(vec![Task::Press { words }])
