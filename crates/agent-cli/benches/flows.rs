@@ -107,7 +107,8 @@ fn main() {
 
         let app = faulty(&desktop, false);
         let args = [TASK, "--app", "Deft Fixture", "--json", "--ask", "defer", "--save-flow"];
-        let (v, took) = cli(&desktop, &model, &home, &[&["run"], &args[..], &[file.to_str().unwrap_or_default()]].concat());
+        let (v, took) =
+            cli(&desktop, &model, &home, &[&["run"], &args[..], &[file.to_str().unwrap_or_default()]].concat());
         let u = &v["usage"]["usage"];
         let tokens = |k: &str| u[k].as_u64().unwrap_or(0);
         let input = tokens("input_tokens") + tokens("cache_read_tokens") + tokens("cache_write_tokens");
@@ -123,7 +124,8 @@ fn main() {
         let app = faulty(&desktop, true);
         let args = ["flow", "run", file.to_str().unwrap_or_default(), "--json", "--repair", "--timeout", "1500"];
         let (v, took) = cli(&desktop, &model, &home, &args);
-        let fixed: Vec<&Value> = v["steps"].as_array().into_iter().flatten().filter_map(|s| s.get("repaired")).collect();
+        let fixed: Vec<&Value> =
+            v["steps"].as_array().into_iter().flatten().filter_map(|s| s.get("repaired")).collect();
         let sum = |k: &str| fixed.iter().filter_map(|r| r[k].as_u64()).sum::<u64>();
         repair.add(done_once(&app), took, sum("model_calls"), sum("input_tokens"), sum("output_tokens"));
         let _ = app.shutdown();

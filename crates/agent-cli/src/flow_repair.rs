@@ -76,7 +76,10 @@ impl Repairer {
         };
         let run_id = format!("repair-{}-step-{}", std::process::id(), report.step);
         let failed = |summary: String, model_calls: u32| {
-            (Repair { ok: false, steps: Vec::new(), model_calls, input_tokens: 0, output_tokens: 0, summary }, Vec::new())
+            (
+                Repair { ok: false, steps: Vec::new(), model_calls, input_tokens: 0, output_tokens: 0, summary },
+                Vec::new(),
+            )
         };
         let run = match agent.run(&goal, &run_id).await {
             Ok(run) => run,

@@ -538,7 +538,8 @@ fn a_popup_that_blocks_a_replayed_step_is_dismissed_by_the_repair_and_the_order_
     settle();
     r.expect_code(0);
     let v = r.json();
-    let repaired: Vec<&serde_json::Value> = v["steps"].as_array().unwrap().iter().filter(|s| s.get("repaired").is_some()).collect();
+    let repaired: Vec<&serde_json::Value> =
+        v["steps"].as_array().unwrap().iter().filter(|s| s.get("repaired").is_some()).collect();
     assert_eq!(repaired.len(), 1, "only the blocked step was repaired: {v:#}");
     assert_eq!(repaired[0]["output"]["blocking"]["name"], "New Event!", "{v:#}");
     let events = app.events();

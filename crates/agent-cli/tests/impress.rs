@@ -59,5 +59,9 @@ print(json.dumps([re.findall(r'<text:p[^>]*>([^<]*)</text:p>', p) for p in pages
     let quit = cli(&desktop, &["key", "ctrl+q", "--verify"]);
     quit.expect_code(0);
     let status = impress.exited_within(Duration::from_secs(20));
-    assert!(status.is_some_and(|s| s.success()), "Impress quit when told, cleanly: {status:?}; its output:\n{}", impress.output());
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "Impress quit when told, cleanly: {status:?}; its output:\n{}",
+        impress.output()
+    );
 }

@@ -37,9 +37,9 @@ use crate::spelling::AsParams;
 
 /// Two presses of one button at one place within this are a double click.
 const DOUBLE_CLICK: Duration = Duration::from_millis(400);
-/// How long after a step what it changed is first read, and then again until two reads
-/// agree (a "Saving..." that becomes a dialog is not what the step brings about), at most
-/// [`SETTLE_MAX`] after it.
+/// How often what a step changed is read after it, until the person acts again or
+/// [`SETTLE_MAX`] has passed: the last read is what the person saw before going on, so a
+/// "Saving..." that becomes a dialog is not taken for what the step brings about.
 const SETTLE: Duration = Duration::from_millis(500);
 const SETTLE_MAX: Duration = Duration::from_secs(5);
 /// How often, while the person does nothing, what the application shows is read again: a
@@ -299,8 +299,8 @@ impl Recorder<'_> {
             Some(Unsettled { index: self.steps.len() - 1, taken: now, next_read: now + SETTLE, last: None });
     }
 
-    /// Reads what the last step changed; once two reads agree (or `now`: the person acts
-    /// again, or the recording ends; or [`SETTLE_MAX`] passed), keeps it as the step's
+    /// Reads what the last step changed; when `now` (the person acts again, or the recording
+    /// ends) or [`SETTLE_MAX`] has passed, keeps the last read's change as the step's
     /// `expect`. Taken when the person acts again, the last read stands: the read would
     /// race the new input.
     async fn read_effect(&mut self, now: bool) {
@@ -311,7 +311,7 @@ impl Recorder<'_> {
             _ => self.read_seen(&app).await,
         };
         let Some(after) = reading else { return };
-        let settled = now || u.last.as_ref() == Some(&after) || u.taken.elapsed() >= SETTLE_MAX;
+        let settled = now || u.taken.elapsed() >= SETTLE_MAX;
         if !settled {
             u.last = Some(after);
             u.next_read = Instant::now() + SETTLE;
