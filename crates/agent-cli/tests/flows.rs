@@ -145,6 +145,45 @@ fn a_bad_flow_is_refused_with_its_line_before_anything_runs() {
     assert_eq!(app.events().len(), before, "nothing ran: {:?}", &app.events()[before..]);
 }
 
+/// `agent-cli flow record` running on a desktop, ready once it said it records.
+struct Recording {
+    child: std::process::Child,
+    said: std::sync::mpsc::Receiver<String>,
+    lines: Vec<String>,
+}
+
+impl Recording {
+    fn start(desktop: &Desktop, file: &Path, app: &str) -> Recording {
+        let mut cmd = desktop.command(super::BIN);
+        super::isolate(&mut cmd, &scratch("desktop-home"));
+        cmd.args(["flow", "record", file.to_str().unwrap(), "--app", app]);
+        cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("flow record starts");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, said) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let mut r = Recording { child, said, lines: Vec::new() };
+        while !r.lines.iter().any(|l| l.starts_with("recording:")) {
+            let line = r.said.recv_timeout(Duration::from_secs(30));
+            r.lines.push(line.unwrap_or_else(|_| panic!("flow record never said it records: {:?}", r.lines)));
+        }
+        r
+    }
+
+    /// Ctrl+C, as a person ends it; it must end cleanly.
+    fn stop(mut self, desktop: &Desktop) {
+        let _ = desktop.command("kill").args(["-INT", &self.child.id().to_string()]).status();
+        let out = self.child.wait_with_output().expect("flow record ends");
+        self.lines.extend(self.said.try_iter());
+        assert!(out.status.success(), "flow record: {out:?} {:#?}", self.lines);
+    }
+}
+
 /// xdotool on `desktop`: a person's input as real X events (XTEST), not Deft's.
 fn xdotool(desktop: &Desktop, args: &[&str]) {
     let out = desktop.command("xdotool").args(args).output().expect("xdotool runs");
@@ -188,24 +227,7 @@ fn a_flow_recorded_from_a_person_s_input_replays_through_faults_with_the_same_lo
     let app = FixtureApp::launch(&desktop, &FixtureOptions::default()).expect("fixture app");
     let file = scratch("flows").join("recorded.yaml");
     let _ = std::fs::remove_file(&file);
-    let mut cmd = desktop.command(super::BIN);
-    super::isolate(&mut cmd, &scratch("desktop-home"));
-    cmd.args(["flow", "record", file.to_str().unwrap(), "--app", "deft-fixture"]);
-    cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
-    let mut recorder = cmd.spawn().expect("flow record starts");
-    let stderr = recorder.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let mut said = Vec::new();
-    let ready = Duration::from_secs(30);
-    while !said.iter().any(|l: &String| l.starts_with("recording:")) {
-        said.push(rx.recv_timeout(ready).unwrap_or_else(|_| panic!("flow record never said it records: {said:?}")));
-    }
+    let recorder = Recording::start(&desktop, &file, "deft-fixture");
     // The person: into Name, types, submits, saves, closes the dialog. Each a moment apart,
     // as a person's are.
     let pause = || std::thread::sleep(Duration::from_millis(1200));
@@ -225,12 +247,7 @@ fn a_flow_recorded_from_a_person_s_input_replays_through_faults_with_the_same_lo
     let ok = centre_of(&desktop, &["--window", "Save complete", "--name", "OK"]);
     press_at(&desktop, ok);
     pause();
-    let _ = desktop.command("kill").args(["-INT", &recorder.id().to_string()]).status();
-    let out = recorder.wait_with_output().expect("flow record ends");
-    while let Ok(l) = rx.try_recv() {
-        said.push(l);
-    }
-    assert!(out.status.success(), "flow record: {out:?} {said:#?}");
+    recorder.stop(&desktop);
     let recorded = task_events(&app);
     assert_eq!(
         recorded,
@@ -260,4 +277,49 @@ fn a_flow_recorded_from_a_person_s_input_replays_through_faults_with_the_same_lo
     assert_eq!(task_events(&again), recorded, "the same effects, once each: {:?}", again.events());
     assert_eq!(names_typed(&again).last().map(String::as_str), Some("Ada Lovelace"), "{:?}", again.events());
     again.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
+}
+
+#[test]
+fn a_mousepad_task_recorded_from_a_person_replays_on_a_fresh_mousepad_and_saves_the_same_text() {
+    use deft_harness::apps::CorpusApp;
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let Some(mousepad) = super::real_apps::start(&desktop, CorpusApp::Mousepad) else { return };
+    let dir = scratch("flows-mousepad");
+    let (by_hand, by_flow) = (dir.join("by-hand.txt"), dir.join("by-flow.txt"));
+    let file = dir.join("note.yaml");
+    let _ = std::fs::remove_file(&file);
+    let recorder = Recording::start(&desktop, &file, "mousepad");
+    // The person: into the text, types, saves with ctrl+s, names the file, Return.
+    let pid = mousepad.pid().to_string();
+    let window = desktop.command("xdotool").args(["search", "--onlyvisible", "--pid", &pid]).output().unwrap();
+    let window = String::from_utf8_lossy(&window.stdout).lines().next().expect("Mousepad's window").to_string();
+    let geometry = desktop.command("xdotool").args(["getwindowgeometry", "--shell", &window]).output().unwrap();
+    let g: std::collections::HashMap<String, i32> = String::from_utf8_lossy(&geometry.stdout)
+        .lines()
+        .filter_map(|l| l.split_once('=').and_then(|(k, v)| Some((k.to_string(), v.parse().ok()?))))
+        .collect();
+    press_at(&desktop, (g["X"] + g["WIDTH"] / 2, g["Y"] + g["HEIGHT"] / 2));
+    let pause = |ms| std::thread::sleep(Duration::from_millis(ms));
+    pause(1200);
+    xdotool(&desktop, &["type", "--delay", "60", "hello flows"]);
+    pause(1200);
+    xdotool(&desktop, &["key", "ctrl+s"]);
+    pause(2500);
+    xdotool(&desktop, &["type", "--delay", "40", by_hand.to_str().unwrap()]);
+    pause(1000);
+    xdotool(&desktop, &["key", "Return"]);
+    pause(2500);
+    recorder.stop(&desktop);
+    let written = super::real_apps::saved(&by_hand, "Mousepad");
+    assert_eq!(written, b"hello flows", "what the person saved");
+    let text = std::fs::read_to_string(&file).expect("the flow was written");
+    drop(mousepad);
+
+    // A fresh Mousepad, the same flow saving under another name.
+    let Some(mut again) = super::real_apps::start(&desktop, CorpusApp::Mousepad) else { return };
+    let flow = write("mousepad.yaml", &text.replace(by_hand.to_str().unwrap(), by_flow.to_str().unwrap()));
+    let r = cli(&desktop, &["flow", "run", flow.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{text}\n{r:#?}");
+    assert_eq!(super::real_apps::saved(&by_flow, "Mousepad"), written, "the replay saved the same text: {text}");
+    again.check_responsive(&desktop, Duration::from_secs(5)).expect("Mousepad still answers");
 }

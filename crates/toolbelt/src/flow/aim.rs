@@ -1,7 +1,6 @@
-//! Aiming a written-down step at an element the way a person reads it: its name, role and
-//! application, made unique by its window and then by `index` only when needed; an element
-//! with no name by the selector of its path. Shared by recording and by saving an agent's
-//! run as a flow.
+//! Aiming a written-down step at an element the way a person reads it: its name (when it
+//! has one), role and application, made unique by its window and then by `index` only when
+//! needed. Shared by recording and by saving an agent's run as a flow.
 
 use serde_json::{Map, Value};
 
@@ -17,13 +16,11 @@ pub(crate) async fn aim(belt: &Toolbelt, id: &str) -> Option<(Map<String, Value>
     let found = find(belt, by_id).await?;
     let m = found.matches.first()?;
     let element = &m.element;
-    if element.name.trim().is_empty() {
-        let mut params = Map::new();
-        params.insert("target".into(), Value::String(m.selector.clone()));
-        return Some((params, m.app.clone()));
-    }
+    // A window's title is added only when it tells matches apart: titles change as
+    // documents do (Mousepad's "*Untitled 1" once a key landed).
+    let named = !element.name.trim().is_empty();
     let mut target = TargetParams {
-        name: Some(element.name.clone()),
+        name: named.then(|| element.name.clone()),
         role: Some(element.role.as_str().to_string()),
         app: Some(m.app.clone()),
         ..TargetParams::default()

@@ -216,7 +216,7 @@ impl Recorder<'_> {
     /// One thing the person did.
     async fn take(&mut self, watched: Watched) {
         if let Some(c) = watched.typed_char() {
-            self.type_char(c);
+            self.type_char(c).await;
             return;
         }
         match watched {
@@ -269,17 +269,49 @@ impl Recorder<'_> {
         self.last_press = Some(LastPress { button, at, when: Instant::now(), field });
     }
 
-    fn type_char(&mut self, c: char) {
+    /// A typed character. The first of a text decides where it goes: the field the last
+    /// press went to, else the field that has the focus now (a press on a container that put
+    /// the caret in the field inside it). A press that changed nothing a person could check
+    /// and only put the caret there is then the `type` itself: its step goes (a replayed
+    /// `type` focuses its field, and a press with no effect to verify would stop the flow).
+    async fn type_char(&mut self, c: char) {
         if self.typing.is_none() {
-            let (target, secret) = match self.last_press.as_ref().and_then(|p| p.field.clone()) {
-                Some((target, secret)) => (target, secret),
-                None => (Map::new(), false),
+            let pressed = self.last_press.as_ref().and_then(|p| p.field.clone());
+            let field = match pressed {
+                Some(f) => Some(f),
+                None => self.focused_field().await,
             };
+            let caret_only = field.is_some()
+                && self.last_press.is_some()
+                && self.steps.last().is_some_and(|s| s.tool == "click" && s.expect.is_none());
+            if caret_only {
+                self.steps.pop();
+                self.unsettled = None;
+            }
+            let (target, secret) = field.unwrap_or_default();
             self.typing = Some(Typing { target, secret, text: String::new() });
         }
         if let Some(t) = &mut self.typing {
             t.text.push(c);
         }
+    }
+
+    /// The field that has the keyboard focus in the application, aimed by name, and whether
+    /// it is a secret one.
+    async fn focused_field(&mut self) -> Option<(Map<String, Value>, bool)> {
+        let app = self.app.clone()?;
+        let target = TargetParams { app: Some(app), ..TargetParams::default() };
+        let call = ToolCall::Read(ReadParams { target, ..ReadParams::default() });
+        let Ok(ToolOutput::Read(r)) = self.belt.call(&call, &AsParams).await else { return None };
+        fn focused(n: &TreeNode) -> Option<&Element> {
+            if n.element.has(State::Focused) && takes_text(&n.element) {
+                return Some(&n.element);
+            }
+            n.children.iter().find_map(focused)
+        }
+        let e = r.roots.iter().find_map(focused)?.clone();
+        let (params, _) = super::aim::aim(self.belt, &e.id.0).await?;
+        Some((params, e.is_secret()))
     }
 
     /// The gathered text as one `type` step.
