@@ -2,20 +2,22 @@
 //! a call of the same tools a flow replays.
 //!
 //! - A press is a `click` on the element under the pointer (accessibility's hit test, as
-//!   the press arrives: a person's press lasts long enough for the answer), aimed by a
-//!   selector a person can read: its name, role and application, with `index` only when
-//!   those match more than one; an element with no name by its path. Two presses at one
-//!   place within [`DOUBLE_CLICK`] are one double click. Nothing accessible there: the
-//!   point itself.
+//!   the press arrives: a person's press lasts long enough for the answer), aimed by what a
+//!   person reads (`aim.rs`): its name when it has one, role and application, the window's
+//!   title and then `index` only when needed. Two presses at one place within
+//!   [`DOUBLE_CLICK`] are one double click. Nothing accessible there: the point itself.
 //! - Characters typed with no Control, Alt or Super are one `type`: into the field the
-//!   last press went to when it takes text, else where the focus is. BackSpace takes back
+//!   last press went to when it takes text, else the field that has the focus (a press on
+//!   a container that put the caret in the field inside it); a press that changed nothing
+//!   to check and only put the caret there becomes that `type`. BackSpace takes back
 //!   a character not yet written. Text typed into a secret field (a password) is never
 //!   written: the step types `{{secret}}`, a variable the replay must be given.
 //! - Any other key or chord is a `key`.
 //! - A step's `expect` is what its press or key changed that a person would check: a new
-//!   window (`title:`), else a text that appeared once in the application's windows
-//!   (`text:`), read when the application has settled after it. Texts that change by
-//!   themselves (numbers alone: a clock, a counter) are never taken. Typed text has none:
+//!   window (`title:`), else the longest text that appeared once in the application's
+//!   windows (`text:`), as the application showed it when the person went on. What it
+//!   changes by itself while nothing is done, and texts of digits alone (a clock, a
+//!   counter), are never taken. Typed text has none:
 //!   the `type` tool checks the text itself.
 
 use std::collections::BTreeSet;
