@@ -285,6 +285,7 @@ fn try_deb() -> anyhow::Result<()> {
 /// The crates of `cargo install deft-desktop`, packaged and each built from its package
 /// (everything but the repository's own tooling and tests).
 fn crates() -> anyhow::Result<()> {
+    forget_extracted_packages()?;
     crate::run_step(
         "cargo",
         &[
@@ -299,4 +300,50 @@ fn crates() -> anyhow::Result<()> {
             "--locked",
         ],
     )
+}
+
+/// Cargo verifies each package against the others through a local registry, extracted
+/// under `$CARGO_HOME/registry/src/` once per name and version and never again, and builds
+/// it into the workspace's target directory, where registry code is never rebuilt: a second
+/// run at the same version built against the first run's sources and artifacts (deft-input
+/// failed on a module deft-x11 had gained since). So our packages' extracted copies and
+/// their builds (`cargo clean -p`, which takes every build of a name) go before packaging.
+fn forget_extracted_packages() -> anyhow::Result<()> {
+    let meta = std::process::Command::new("cargo")
+        .args(["metadata", "--no-deps", "--format-version", "1", "--locked"])
+        .current_dir(crate::root())
+        .output()?;
+    let meta: serde_json::Value = serde_json::from_slice(&meta.stdout)?;
+    let names: Vec<String> = meta["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["name"].as_str().map(String::from))
+        .filter(|n| n.starts_with("deft-"))
+        .collect();
+    let mut clean = vec!["clean".to_string()];
+    for n in &names {
+        clean.extend(["-p".to_string(), n.clone()]);
+    }
+    let args: Vec<&str> = clean.iter().map(String::as_str).collect();
+    crate::run_step("cargo", &args)?;
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry/src")) else { return Ok(()) };
+    let Ok(registries) = std::fs::read_dir(&src) else { return Ok(()) };
+    let version = env!("CARGO_PKG_VERSION");
+    for registry in registries.flatten() {
+        // Not the public registry's own copies: only a local one holds our packages.
+        if registry.file_name().to_string_lossy().starts_with("index.") {
+            continue;
+        }
+        for entry in std::fs::read_dir(registry.path())?.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if names.iter().any(|n| name == format!("{n}-{version}")) {
+                std::fs::remove_dir_all(entry.path())?;
+            }
+        }
+    }
+    Ok(())
 }
