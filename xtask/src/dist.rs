@@ -286,21 +286,16 @@ fn try_deb() -> anyhow::Result<()> {
 /// (everything but the repository's own tooling and tests).
 fn crates() -> anyhow::Result<()> {
     forget_extracted_packages()?;
-    crate::run_step(
-        "cargo",
-        &[
-            "package",
-            "--workspace",
-            "--exclude",
-            "xtask",
-            "--exclude",
-            "deft-harness",
-            "--exclude",
-            "deft-e2e",
-            "--locked",
-        ],
-    )
+    let mut args = vec!["package", "--workspace"];
+    for name in NOT_PACKAGED {
+        args.extend(["--exclude", name]);
+    }
+    args.push("--locked");
+    crate::run_step("cargo", &args)
 }
+
+/// The workspace's own tooling and tests, never packaged.
+const NOT_PACKAGED: [&str; 3] = ["xtask", "deft-harness", "deft-e2e"];
 
 /// Cargo verifies each package against the others through a local registry, extracted
 /// under `$CARGO_HOME/registry/src/` once per name and version and never again, and builds
@@ -319,9 +314,10 @@ fn forget_extracted_packages() -> anyhow::Result<()> {
         .into_iter()
         .flatten()
         .filter_map(|p| p["name"].as_str().map(String::from))
-        .filter(|n| n.starts_with("deft-"))
+        .filter(|n| n.starts_with("deft-") && !NOT_PACKAGED.contains(&n.as_str()))
         .collect();
-    let mut clean = vec!["clean".to_string()];
+    // Verification builds with the dev profile: the release builds (benchmarks) stay.
+    let mut clean = vec!["clean".to_string(), "--profile".into(), "dev".into()];
     for n in &names {
         clean.extend(["-p".to_string(), n.clone()]);
     }

@@ -10,15 +10,16 @@ use serde_json::{Map, Value};
 use super::record::RecordedStep;
 use crate::belt::Toolbelt;
 use crate::output::ToolOutput;
-use crate::params::{FindParams, TargetParams};
+use crate::params::{FindParams, TargetParams, VerifyParams};
 use crate::plan::ToolCall;
 use crate::spec::ToolName;
 use crate::spelling::AsParams;
 
-/// Parameters that aim a call (replaced by the element's name, role and app) or tune how
-/// it is verified (a replay verifies by its own defaults).
-const AIMING: [&str; 9] = ["target", "name", "role", "id", "app", "window", "index", "at", "match"];
-const TUNING: [&str; 4] = ["verify", "timeout_ms", "verify_delay_ms", "max_retries"];
+/// The parameter names of `T`, as its schema lists them (the one definition of them).
+fn names_of<T: schemars::JsonSchema>() -> Vec<String> {
+    let schema = crate::spec::schema_of::<T>();
+    schema["properties"].as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default()
+}
 
 impl Toolbelt {
     /// Before `call` runs: the parameters that aim at the one element it targets, by name
@@ -46,9 +47,14 @@ impl Toolbelt {
         let Value::Object(mut params) = call.args() else { return None };
         match output {
             ToolOutput::Action(r) if r.outcome.ok => {
-                params.retain(|k, _| !TUNING.contains(&k.as_str()));
+                // How it was verified is left to the replay's own defaults; what it must bring
+                // about (`expect`) stays.
+                let tuning = names_of::<VerifyParams>();
+                params.retain(|k, _| k == "expect" || !tuning.contains(k));
                 if let Some(aim) = aim {
-                    params.retain(|k, _| !AIMING.contains(&k.as_str()));
+                    // The element's name, role and app replace whatever aimed the call.
+                    let aiming = names_of::<TargetParams>();
+                    params.retain(|k, _| !aiming.contains(k));
                     params.extend(aim);
                 } else if params
                     .get("target")
