@@ -525,7 +525,12 @@ impl FixtureApp {
                 Some(_) if logged => return Ok(()),
                 Some(status) => return Err(format!("the app's process ended ({status}) without logging its exit")),
                 None if std::time::Instant::now() >= until => {
-                    return Err(format!("the app was told to quit and still runs; {}", self.diagnostics()));
+                    let pid = self.child.lock().unwrap_or_else(|p| p.into_inner()).id() as i32;
+                    return Err(format!(
+                        "the app was told to quit and still runs; {}; its threads are in: {}",
+                        self.diagnostics(),
+                        procs::stacks(pid)
+                    ));
                 }
                 None => std::thread::sleep(Duration::from_millis(50)),
             }

@@ -120,3 +120,61 @@ pub fn die_with_parent(cmd: &mut std::process::Command) {
         });
     }
 }
+
+/// Where each thread of `pid` is, for an app that froze: gdb's backtraces cut to the
+/// function names, or why they could not be taken. A hang seen once in many runs is
+/// explained by its stacks or not at all (a frozen app logs nothing).
+pub fn stacks(pid: i32) -> String {
+    let out = std::process::Command::new("timeout")
+        .args(["30", "gdb", "-p", &pid.to_string(), "-batch", "-nx", "-ex", "thread apply all bt 16"])
+        .stdin(std::process::Stdio::null())
+        .output();
+    let out = match out {
+        Ok(out) => out,
+        Err(e) => return format!("(no stacks: could not run gdb: {e})"),
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    let frames: Vec<String> = text.lines().filter_map(frame_summary).collect();
+    if frames.is_empty() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return format!("(no stacks from gdb: {})", err.lines().last().unwrap_or("").trim());
+    }
+    frames.join(" / ")
+}
+
+/// `Thread 2 (...)` stays as the thread's start; `#3  0x... in func (args) at file` becomes
+/// `func`; everything else (symbol loading chatter) goes.
+fn frame_summary(line: &str) -> Option<String> {
+    if line.starts_with("Thread ") {
+        return Some(format!("[{}]", line.split(" (").next().unwrap_or(line)));
+    }
+    let rest = line.strip_prefix('#')?;
+    let after_in =
+        rest.split_once(" in ").map(|(_, f)| f).unwrap_or_else(|| rest.split_once("  ").map_or(rest, |(_, f)| f));
+    let func = after_in.split([' ', '(']).next().unwrap_or("?");
+    Some(func.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_backtrace_becomes_thread_starts_and_function_names() {
+        let bt = "Thread 1 (Thread 0x7f (LWP 5) \"python3\"):\n\
+                  #0  0x00007f in __GI___poll (fds=0x1, nfds=1) at poll.c:29\n\
+                  #1  0x00007f in wl_display_dispatch_queue () from /lib/libwayland-client.so.0\n\
+                  Reading symbols from /lib/x.so...\n";
+        let got: Vec<String> = bt.lines().filter_map(frame_summary).collect();
+        assert_eq!(got, ["[Thread 1]", "__GI___poll", "wl_display_dispatch_queue"]);
+    }
+
+    #[test]
+    fn a_live_process_has_stacks_or_says_why_not() {
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let stacks = stacks(child.id() as i32);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(stacks.contains("[Thread 1]") || stacks.starts_with("(no stacks"), "{stacks}");
+    }
+}
