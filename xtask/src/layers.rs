@@ -16,6 +16,9 @@ const LAYERS: &[(&str, Layer)] = &[
     ("crates/core/bus", Layer::At(1)),
     // What a run leaves beside its trace (frames within a budget) and the redaction of secrets.
     ("crates/core/trace", Layer::At(1)),
+    // The fleet's queue: tasks are opaque to it, so it sits beside the bus, below every
+    // crate that runs a task.
+    ("crates/core/fleet", Layer::At(1)),
     // Platform readings shared by perception and actuation (the one X11 window finder).
     ("crates/platform/", Layer::At(1)),
     ("crates/perception/", Layer::At(2)),

@@ -141,6 +141,9 @@ fn dispatch(cli: &Cli, config: &Config, out: &Out) -> Result<Exit, CliError> {
         Verb::Calibrate(a) => crate::run::calibrate(out, a),
         Verb::Report(a) => crate::report::report(out, a),
         Verb::Flow(a) => crate::flow::flow(out, config, a),
+        Verb::Worker(a) => crate::fleet::worker(out, config, a),
+        Verb::Submit(a) => crate::fleet::submit(out, config, a),
+        Verb::Fleet(a) => crate::fleet::fleet(out, a),
         Verb::Completions(a) => {
             let mut cmd = Cli::command();
             let mut buf = Vec::new();

@@ -111,7 +111,7 @@ pub struct FlowRunArgs {
     pub update: bool,
 }
 
-fn parse_var(s: &str) -> Result<(String, String), String> {
+pub(crate) fn parse_var(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
         _ => Err(format!("`{s}` is not NAME=VALUE (e.g. --var customer=John)")),

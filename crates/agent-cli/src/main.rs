@@ -21,6 +21,7 @@ mod calls;
 mod cli;
 mod config;
 mod exit;
+mod fleet;
 mod flow;
 mod flow_repair;
 mod mcp;

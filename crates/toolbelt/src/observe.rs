@@ -22,6 +22,12 @@ pub async fn accessibility(desktop: &DesktopConfig) -> Result<AnyAccessibility, 
     Ok(Desktop::accessibility(desktop).await?)
 }
 
+/// The session kind a fleet's worker advertises: `x11`, `wayland/mutter`, ... (see
+/// [`deft_verify::Session::kind`]).
+pub fn session_kind(desktop: &DesktopConfig) -> String {
+    deft_verify::Session::probe(desktop).kind()
+}
+
 /// `doctor`: what `desktop` lets Deft do, part by part, with the fix for each gap. Needs
 /// no executor: it is what a user runs when the executor cannot connect.
 pub async fn doctor(desktop: &DesktopConfig) -> deft_verify::Diagnosis {

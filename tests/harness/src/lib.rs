@@ -14,6 +14,7 @@ pub mod campaign;
 pub mod desktop;
 pub mod evidence;
 pub mod fixture;
+pub mod nats;
 pub mod peer;
 mod procs;
 pub mod qmmp;

@@ -68,7 +68,7 @@ pub const RUNTIME: &[Requirement] = &RUNTIME_ALL;
 pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 
 /// How many of [`RUNTIME_ALL`] come before the corpus.
-const RUNTIME_BASE: usize = 33;
+const RUNTIME_BASE: usize = 34;
 
 const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
@@ -131,6 +131,11 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
         package: "x11-xserver-utils",
         probe: Probe::File("/usr/bin/xsetroot"),
         why: "xsetroot paints known pixels for capture tests",
+    },
+    Requirement {
+        package: "nats-server",
+        probe: Probe::File("/usr/sbin/nats-server"),
+        why: "the fleet's queue (NATS JetStream) for deft-fleet's contract tests (one binary, about 11 MB)",
     },
     Requirement {
         package: "sway",

@@ -33,12 +33,14 @@
 mod aim;
 mod parse;
 mod record;
+mod resume;
 mod run;
 mod saved;
 mod write;
 
 pub use parse::{FlowError, parse_flow};
 pub use record::{RecordedStep, SECRET_VAR};
+pub use resume::Looked;
 pub use run::{FlowReport, Repair, StepReport, StepStatus};
 pub use write::write_flow;
 

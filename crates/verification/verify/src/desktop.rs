@@ -58,6 +58,25 @@ pub enum Session {
 }
 
 impl Session {
+    /// The session in one word a fleet's worker advertises and a task's needs name:
+    /// `x11`, `wayland/wlroots`, `wayland/mutter`, `wayland/kwin`, `wayland/other`, or
+    /// `none` when no display answers.
+    pub fn kind(&self) -> String {
+        match self {
+            Session::X11 { .. } => "x11".into(),
+            Session::Wayland(registry) => format!(
+                "wayland/{}",
+                match registry.compositor() {
+                    Compositor::Wlroots => "wlroots",
+                    Compositor::Mutter => "mutter",
+                    Compositor::KWin => "kwin",
+                    Compositor::Other => "other",
+                }
+            ),
+            Session::Unreachable { .. } => "none".into(),
+        }
+    }
+
     /// Which session `config` names: X11 when an X display is named (in the config or
     /// `DISPLAY`; an X server under a Wayland session, XWayland, reaches its X clients),
     /// else the Wayland compositor `WAYLAND_DISPLAY` names, asked for its globals; else

@@ -1,0 +1,402 @@
+//! `worker`, `submit` and `fleet`: this desktop as one of many, behind one queue
+//! (deft-fleet). A task is a flow; a worker runs it verified, step by step, recording each
+//! in the task's record so a task delivered again after its worker died never repeats an
+//! effect. With no `--fleet`, `submit` runs the task here through the in-process queue (the
+//! same records and rules, no server).
+
+mod runner;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use deft_fleet::{
+    MemoryQueue, NatsOptions, NatsQueue, Needs, Offer, Queue, QueueConfig, RunEnd, Served, SubmitError, Task,
+    TaskRecord, TaskState, Worker, lease,
+};
+use deft_toolbelt::DesktopConfig;
+
+use crate::act::Session;
+use crate::config::Config;
+use crate::exit::{CliError, Exit};
+use crate::output::{Out, Style};
+use runner::{FlowRunner, FlowTask};
+
+/// What `worker`, `submit` and `fleet` say about the fleet.
+pub const FLEET_ABOUT: &str = "\
+Many desktops, one queue. Start `agent-cli worker --pool NAME --fleet nats://HOST:4222` on
+each desktop (it advertises its session and running applications, and takes the pool's
+tasks); `agent-cli submit FLOW.yaml --pool NAME --fleet ...` queues a flow for the pool,
+refused at once when no live worker there can run it (`--needs app=NAME`, `--needs
+session=x11`). A worker that dies mid-task is replaced: the task is delivered again, and the
+next worker starts after the steps already done, looking for the effect of the step in
+flight (its `expect`) before sending it again, so no effect happens twice.
+
+The queue is NATS JetStream (`nats-server -js`; credentials with --creds or in the URL).
+Without --fleet (or DEFT_FLEET), `submit` runs the task on this desktop through an
+in-process queue with the same rules.";
+
+/// Where the fleet is.
+#[derive(Args, Debug, Clone, Default)]
+pub struct FleetArgs {
+    /// The fleet's NATS server (nats://HOST:4222) [env: DEFT_FLEET]
+    #[arg(long, value_name = "URL")]
+    pub fleet: Option<String>,
+    /// A NATS credentials file (user JWT and nkey seed) [env: DEFT_FLEET_CREDS]
+    #[arg(long, value_name = "FILE")]
+    pub creds: Option<PathBuf>,
+}
+
+/// `worker`.
+#[derive(Args, Debug, Clone)]
+pub struct WorkerArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub fleet: FleetArgs,
+    /// The pool whose tasks it takes
+    #[arg(long, value_name = "NAME")]
+    pub pool: String,
+    /// Its name in the fleet [default: the host name and process id]
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Run at most this many tasks, then stop (default: until Ctrl+C)
+    #[arg(long, value_name = "N")]
+    pub tasks: Option<u32>,
+}
+
+/// `submit`.
+#[derive(Args, Debug, Clone)]
+pub struct SubmitArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub fleet: FleetArgs,
+    /// The flow file (YAML) the task runs
+    #[arg(value_name = "FLOW.yaml")]
+    pub file: PathBuf,
+    /// A variable's value: --var customer=John
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = crate::flow::parse_var)]
+    pub vars: Vec<(String, String)>,
+    /// The pool to queue it in
+    #[arg(long, value_name = "NAME", default_value = "default")]
+    pub pool: String,
+    /// What the desktop must offer: app=NAME (running there), session=x11|wayland|wayland/mutter...
+    #[arg(long = "needs", value_name = "KEY=VALUE")]
+    pub needs: Vec<String>,
+    /// The task's id [default: one made from the time]
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+    /// How many times it may be started (a worker that dies is one start)
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub max_attempts: u32,
+    /// Wait for the result and exit with its outcome (always so without --fleet)
+    #[arg(long)]
+    pub wait: bool,
+}
+
+/// `fleet`.
+#[derive(Args, Debug, Clone)]
+pub struct FleetShowArgs {
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub fleet: FleetArgs,
+    /// Show one task's whole record (`fleet result TASK`), or everything (no verb)
+    #[command(subcommand)]
+    pub verb: Option<FleetVerb>,
+}
+
+/// `fleet result`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum FleetVerb {
+    /// One task's record: its attempts, the steps done, its result
+    Result {
+        /// The task's id
+        task: String,
+    },
+}
+
+impl FleetArgs {
+    fn url(&self) -> Option<String> {
+        self.fleet.clone().or_else(|| std::env::var("DEFT_FLEET").ok().filter(|u| !u.is_empty()))
+    }
+
+    async fn connect(&self) -> Result<NatsQueue, CliError> {
+        let Some(url) = self.url() else {
+            return Err(CliError::usage("no fleet given: --fleet nats://HOST:4222 (or DEFT_FLEET)"));
+        };
+        let mut options = NatsOptions::new(&url);
+        options.credentials = self.creds.clone().or_else(|| std::env::var_os("DEFT_FLEET_CREDS").map(PathBuf::from));
+        NatsQueue::connect(&options).await.map_err(|e| CliError::environment(e.to_string()))
+    }
+}
+
+/// `worker`: take the pool's tasks until stopped.
+pub fn worker(out: &Out, config: &Config, a: &WorkerArgs) -> Result<Exit, CliError> {
+    crate::app::runtime()?.block_on(async {
+        let queue = a.fleet.connect().await?;
+        let session = Session::connect(config).await?;
+        let name = a.name.clone().unwrap_or_else(default_name);
+        let worker = Worker { name: name.clone(), pool: a.pool.clone(), offer: offer().await };
+        eprintln!(
+            "worker {name}: taking tasks of pool {:?} ({}; running {}); Ctrl+C stops after the task in hand",
+            a.pool,
+            worker.offer.session,
+            worker.offer.apps.join(", ")
+        );
+        let served = serve(out, &queue, &session, worker, a.tasks).await;
+        session.finish();
+        served
+    })
+}
+
+async fn serve(
+    out: &Out,
+    queue: &dyn Queue,
+    session: &Session,
+    mut worker: Worker,
+    limit: Option<u32>,
+) -> Result<Exit, CliError> {
+    let runner = FlowRunner {
+        belt: session.belt(),
+        desktop: worker.offer.desktop.clone(),
+        each: Box::new(|task, step| {
+            eprintln!("{}: step {} {} {}: {:?}", task.id, step.step, step.tool, step.asked, step.status)
+        }),
+    };
+    let stop = crate::mcp::stop_signal();
+    tokio::pin!(stop);
+    let mut ran = 0;
+    let mut last = Exit::Ok;
+    while limit.is_none_or(|n| ran < n) {
+        // What runs here changes: advertise it anew before each task.
+        worker.offer = offer().await;
+        let served = tokio::select! {
+            served = worker.serve_one(queue, &runner, Duration::from_secs(5)) => served,
+            _ = &mut stop => break,
+        };
+        let served = served.map_err(|e| CliError::environment(e.to_string()))?;
+        let (id, said) = match &served {
+            Served::Idle => continue,
+            Served::Ended(id) => (id, "had ended already".to_string()),
+            Served::Refused(id) => (id, "needs what this desktop lacks: handed back".to_string()),
+            Served::Exhausted(id) => (id, "was started too many times: failed for good".to_string()),
+            Served::Ran(id, end) => {
+                ran += 1;
+                last = exit_of_end(end);
+                (id, end_words(end))
+            }
+        };
+        let _ = out.print(&serde_json::json!({ "task": id, "worker": worker.name, "said": said }), |st| {
+            format!("{} task {id}: {said}\n", st.dim("·"))
+        });
+    }
+    Ok(last)
+}
+
+fn end_words(end: &RunEnd) -> String {
+    match end {
+        RunEnd::Done { summary, .. } => format!("done: {summary}"),
+        RunEnd::Failed { summary, .. } => format!("failed: {summary}"),
+        RunEnd::Retry { summary } => format!("handed back: {summary}"),
+        RunEnd::Lost => "lost to another worker (this one stopped answering in time)".into(),
+    }
+}
+
+fn exit_of_end(end: &RunEnd) -> Exit {
+    match end {
+        RunEnd::Done { .. } => Exit::Ok,
+        _ => Exit::Failed,
+    }
+}
+
+/// What this desktop offers: its session and the applications on its accessibility bus.
+async fn offer() -> Offer {
+    let desktop = DesktopConfig::default();
+    let diagnosis = deft_toolbelt::observe::doctor(&desktop).await;
+    let mut apps: Vec<String> = diagnosis.applications.into_iter().filter(|a| a.readable).map(|a| a.name).collect();
+    apps.sort();
+    apps.dedup();
+    let session = deft_toolbelt::observe::session_kind(&desktop);
+    let display = std::env::var("DISPLAY")
+        .ok()
+        .filter(|d| !d.is_empty() && session == "x11")
+        .or_else(|| std::env::var("WAYLAND_DISPLAY").ok())
+        .unwrap_or_default();
+    Offer {
+        desktop: format!("{}/{display}", host()),
+        session,
+        apps,
+        screen: None,
+        locale: std::env::var("LANG").unwrap_or_default(),
+    }
+}
+
+/// This machine's name, as a queue name may carry it.
+fn host() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let host: String =
+        host.trim().chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    if host.is_empty() { "desktop".into() } else { host }
+}
+
+fn default_name() -> String {
+    format!("{}-{}", host(), std::process::id())
+}
+
+/// `submit`: queue a flow for a pool (or run it here, with no fleet).
+pub fn submit(out: &Out, config: &Config, a: &SubmitArgs) -> Result<Exit, CliError> {
+    let text = std::fs::read_to_string(&a.file)
+        .map_err(|e| CliError::usage(format!("cannot read the flow file {}: {e}", a.file.display())))?;
+    let vars: BTreeMap<String, String> = a.vars.iter().cloned().collect();
+    // Checked here, before it is queued: a worker never gets a flow that cannot run.
+    deft_toolbelt::flow::parse_flow(&text, &vars).map_err(|e| CliError::usage(format!("{}: {e}", a.file.display())))?;
+    let needs = parse_needs(&a.needs)?;
+    let body = FlowTask { kind: "flow".into(), flow: text, vars };
+    let id = a.id.clone().unwrap_or_else(|| format!("t{}-{}", lease::now_ms(), std::process::id()));
+    let task = Task {
+        id: id.clone(),
+        pool: a.pool.clone(),
+        needs,
+        body: serde_json::to_value(&body).map_err(|e| CliError::usage(e.to_string()))?,
+        max_attempts: a.max_attempts.max(1),
+        submitted_ms: lease::now_ms(),
+    };
+    crate::app::runtime()?.block_on(async {
+        if a.fleet.url().is_none() {
+            return submit_here(out, config, task).await;
+        }
+        let queue = a.fleet.connect().await?;
+        deft_fleet::submit(&queue, task).await.map_err(submit_error)?;
+        if !a.wait {
+            out.print(&serde_json::json!({ "task": id, "pool": a.pool, "queued": true }), |st| {
+                format!("{} task {id} queued in pool {:?}\n", st.green("✓"), a.pool)
+            })?;
+            return Ok(Exit::Ok);
+        }
+        let record = wait_for_end(&queue, &id).await?;
+        show_record(out, &record)
+    })
+}
+
+/// With no fleet: the task through an in-process queue and a worker on this desktop.
+async fn submit_here(out: &Out, config: &Config, task: Task) -> Result<Exit, CliError> {
+    let queue = MemoryQueue::new(QueueConfig::default());
+    let session = Session::connect(config).await?;
+    let worker = Worker { name: "here".into(), pool: task.pool.clone(), offer: offer().await };
+    queue.advertise(&worker.info(None)).await.map_err(|e| CliError::environment(e.to_string()))?;
+    let id = task.id.clone();
+    deft_fleet::submit(&queue, task).await.map_err(submit_error)?;
+    let served = serve(out, &queue, &session, worker, Some(1)).await;
+    session.finish();
+    served?;
+    let record = lease::record(&queue, &id).await.map_err(|e| CliError::environment(e.to_string()))?;
+    let record = record.ok_or_else(|| CliError::environment(format!("task {id} has no record")))?;
+    show_record(out, &record)
+}
+
+fn submit_error(e: SubmitError) -> CliError {
+    match e {
+        SubmitError::NoMatchingWorker { .. } => CliError::new(Exit::NotFound, e.to_string()),
+        SubmitError::Fleet(deft_fleet::FleetError::Exists(_) | deft_fleet::FleetError::Invalid(_)) => {
+            CliError::usage(e.to_string())
+        }
+        SubmitError::Fleet(e) => CliError::environment(e.to_string()),
+    }
+}
+
+fn parse_needs(needs: &[String]) -> Result<Needs, CliError> {
+    let mut out = Needs::default();
+    for n in needs {
+        match n.split_once('=') {
+            Some(("app", v)) if !v.is_empty() => out.apps.push(v.to_string()),
+            Some(("session", v)) if !v.is_empty() => out.session = Some(v.to_string()),
+            _ => {
+                return Err(CliError::usage(format!(
+                    "--needs {n:?}: write app=NAME (an application running there) or session=x11|wayland"
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+async fn wait_for_end(queue: &dyn Queue, id: &str) -> Result<TaskRecord, CliError> {
+    loop {
+        let record = lease::record(queue, id).await.map_err(|e| CliError::environment(e.to_string()))?;
+        match record {
+            Some(r) if r.state.ended() => return Ok(r),
+            Some(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+            None => return Err(CliError::new(Exit::NotFound, format!("no task {id:?} in the fleet"))),
+        }
+    }
+}
+
+/// `fleet` and `fleet result TASK`.
+pub fn fleet(out: &Out, a: &FleetShowArgs) -> Result<Exit, CliError> {
+    crate::app::runtime()?.block_on(async {
+        let queue = a.fleet.connect().await?;
+        let env = |e: deft_fleet::FleetError| CliError::environment(e.to_string());
+        match &a.verb {
+            Some(FleetVerb::Result { task }) => {
+                let record = lease::record(&queue, task).await.map_err(env)?;
+                let record =
+                    record.ok_or_else(|| CliError::new(Exit::NotFound, format!("no task {task:?} in the fleet")))?;
+                show_record(out, &record)
+            }
+            None => {
+                let workers = queue.workers().await.map_err(env)?;
+                let tasks = lease::records(&queue).await.map_err(env)?;
+                let all = serde_json::json!({ "workers": workers, "tasks": tasks });
+                out.print(&all, |st| fleet_human(&workers, &tasks, st))?;
+                Ok(Exit::Ok)
+            }
+        }
+    })
+}
+
+fn fleet_human(workers: &[deft_fleet::WorkerInfo], tasks: &[TaskRecord], st: &Style) -> String {
+    let mut s = format!("workers ({})\n", workers.len());
+    for w in workers {
+        let running = w.running.as_deref().map(|t| format!(", running {t}")).unwrap_or_default();
+        s.push_str(&format!(
+            "  {} pool {:?}: {}; {}{running}\n",
+            w.name,
+            w.pool,
+            w.offer.session,
+            w.offer.apps.join(", ")
+        ));
+    }
+    s.push_str(&format!("tasks ({})\n", tasks.len()));
+    for t in tasks {
+        let state = format!("{:?}", t.state).to_lowercase();
+        let how = t.result.as_ref().map(|r| format!(": {}", r.summary)).unwrap_or_default();
+        let state = if t.state == TaskState::Failed { st.red(&state) } else { state };
+        s.push_str(&format!(
+            "  {} pool {:?}: {state}, {} attempt(s), {} step(s) done{how}\n",
+            t.task.id,
+            t.task.pool,
+            t.attempts.len(),
+            t.done.len()
+        ));
+    }
+    s
+}
+
+fn show_record(out: &Out, record: &TaskRecord) -> Result<Exit, CliError> {
+    out.print(record, |st| {
+        let mut s = match &record.result {
+            Some(r) if r.ok => format!("{} task {}: {}\n", st.green("✓"), record.task.id, r.summary),
+            Some(r) => format!("{} task {}: {}\n", st.red("✗"), record.task.id, r.summary),
+            None => format!("· task {}: {:?}\n", record.task.id, record.state),
+        };
+        for a in &record.attempts {
+            let ended = a.ended.as_deref().unwrap_or("running");
+            s.push_str(&format!("  attempt {} by {}: {ended}\n", a.number, a.worker));
+        }
+        s
+    })?;
+    Ok(match &record.result {
+        Some(r) if r.ok => Exit::Ok,
+        _ => Exit::Failed,
+    })
+}

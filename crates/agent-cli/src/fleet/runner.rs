@@ -1,0 +1,167 @@
+//! A worker's runner: a task's body is a flow (the file's text and its variables), run on
+//! this desktop step by step through the toolbelt, each step recorded in the task's record
+//! before it is sent and once its effect was seen. A step an earlier attempt was in when
+//! its worker died is looked for first (its own `expect`), never blindly sent again.
+
+use std::collections::{BTreeMap, HashSet};
+
+use async_trait::async_trait;
+use deft_fleet::{Lease, LeaseError, RunEnd, Runner, Task, TaskRecord};
+use deft_toolbelt::Toolbelt;
+use deft_toolbelt::flow::{Flow, FlowReport, Looked, StepReport, parse_flow};
+use serde::{Deserialize, Serialize};
+
+/// A task's body, as `submit` writes it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FlowTask {
+    /// Always `flow` (the one kind of task so far; a goal for the agent is next).
+    pub kind: String,
+    /// The flow file's text.
+    pub flow: String,
+    /// The caller's `--var`s.
+    #[serde(default)]
+    pub vars: BTreeMap<String, String>,
+}
+
+/// Called as each step ends.
+pub type StepSink<'b> = Box<dyn Fn(&Task, &StepReport) + Send + Sync + 'b>;
+
+/// Runs flow tasks on one toolbelt.
+pub struct FlowRunner<'b> {
+    /// The desktop's toolbelt.
+    pub belt: &'b Toolbelt,
+    /// Which desktop this is (the worker's offer's `desktop`).
+    pub desktop: String,
+    /// Called as each step ends (the worker prints it).
+    pub each: StepSink<'b>,
+}
+
+#[async_trait]
+impl Runner for FlowRunner<'_> {
+    async fn run(&self, task: &Task, resume: &TaskRecord, lease: &Lease<'_>) -> RunEnd {
+        let failed = |summary: String| RunEnd::Failed { summary, output: serde_json::Value::Null };
+        let body: FlowTask = match serde_json::from_value::<FlowTask>(task.body.clone()) {
+            Ok(b) if b.kind == "flow" => b,
+            Ok(b) => return failed(format!("this worker runs flow tasks, not {:?}", b.kind)),
+            Err(e) => return failed(format!("the task is not a flow task: {e}")),
+        };
+        let flow = match parse_flow(&body.flow, &body.vars) {
+            Ok(f) => f,
+            Err(e) => return failed(format!("the flow does not check: {e}")),
+        };
+        let started = std::time::Instant::now();
+        let plan = match self.resume_point(&flow, resume).await {
+            Ok(p) => p,
+            Err(why) => return failed(why),
+        };
+        let mut reports = Vec::new();
+        for (i, step) in flow.steps.iter().enumerate() {
+            if plan.skip.contains(&i) {
+                continue;
+            }
+            let n = i + 1;
+            let mut report = None;
+            if plan.look_first == Some(i) {
+                match self.belt.look_for_step(step, n).await {
+                    Looked::There(r) => report = Some(*r),
+                    Looked::NotThere => {}
+                    Looked::CannotTell(why) => return failed(why),
+                }
+            }
+            let report = match report {
+                Some(r) => r,
+                None => {
+                    if let Err(e) = lease.started(i).await {
+                        return lost_or_failed(e);
+                    }
+                    self.belt.run_flow_step(step, n).await
+                }
+            };
+            (self.each)(task, &report);
+            let done = report.done();
+            if done {
+                let outcome = serde_json::to_value(&report).unwrap_or_default();
+                if let Err(e) = lease.done(i, outcome).await {
+                    return lost_or_failed(e);
+                }
+            }
+            reports.push(report);
+            if !done {
+                break;
+            }
+        }
+        // The app may still be handling the keys just sent.
+        self.belt.executor().settle().await;
+        let mut report = FlowReport::of(&flow, reports, started);
+        let skipped = flow.steps.len() - report.steps.len();
+        // Steps an earlier attempt did are in the task's record, not in this run's report.
+        let all_done = report.steps.iter().all(StepReport::done);
+        report.ok = all_done;
+        let output = serde_json::to_value(&report).unwrap_or_default();
+        if all_done {
+            let earlier =
+                if skipped > 0 { format!(" ({skipped} of them by an earlier attempt)") } else { String::new() };
+            RunEnd::Done { summary: format!("{} steps done{earlier}", flow.steps.len()), output }
+        } else {
+            let last = report.steps.last().map(|s| format!("step {} ({} {})", s.step, s.tool, s.asked));
+            let summary = format!("stopped at {}: its effect was not seen", last.unwrap_or_default());
+            RunEnd::Failed { summary, output }
+        }
+    }
+}
+
+/// Where a resumed run starts.
+#[derive(Debug, Default)]
+struct Plan {
+    /// Steps not to run: their effect is there.
+    skip: HashSet<usize>,
+    /// A step to look for before running it (the one in flight when this desktop's
+    /// earlier attempt stopped).
+    look_first: Option<usize>,
+}
+
+impl FlowRunner<'_> {
+    /// Where to start, from the record. On the desktop that did the earlier steps, they
+    /// are done and only the step in flight is looked for. Elsewhere, the earlier steps'
+    /// effects may not be here (text typed into a field on a desktop that is gone) or may
+    /// be (an order sent to a server every desktop sees): the latest step whose
+    /// expectation holds here is where the run goes on; steps that cannot be told are
+    /// never sent again.
+    async fn resume_point(&self, flow: &Flow, resume: &TaskRecord) -> Result<Plan, String> {
+        let desktop_of =
+            |attempt: u32| resume.attempts.iter().find(|a| a.number == attempt).map(|a| a.desktop.as_str());
+        let earlier = resume.attempts.len().saturating_sub(1);
+        let in_flight_desktop = resume.attempts.get(earlier.saturating_sub(1)).map(|a| a.desktop.as_str());
+        let all_here = resume.done.iter().all(|d| desktop_of(d.attempt) == Some(self.desktop.as_str()))
+            && (resume.in_flight.is_none() || in_flight_desktop == Some(self.desktop.as_str()));
+        if all_here {
+            let skip = resume.done.iter().map(|d| d.step).collect();
+            return Ok(Plan { skip, look_first: resume.in_flight });
+        }
+        let last = resume.done.iter().map(|d| d.step).chain(resume.in_flight).max().unwrap_or(0);
+        for j in (0..=last.min(flow.steps.len().saturating_sub(1))).rev() {
+            let done_here =
+                resume.done.iter().any(|d| d.step == j && desktop_of(d.attempt) == Some(self.desktop.as_str()));
+            match self.belt.look_for_step(&flow.steps[j], j + 1).await {
+                Looked::There(_) => return Ok(Plan { skip: (0..=j).collect(), look_first: None }),
+                Looked::CannotTell(_) if done_here => return Ok(Plan { skip: (0..=j).collect(), look_first: None }),
+                Looked::CannotTell(why) => {
+                    return Err(format!(
+                        "resumed on another desktop ({}) than the one that did the earlier steps: {why}",
+                        self.desktop
+                    ));
+                }
+                Looked::NotThere => {}
+            }
+        }
+        // No earlier step's effect is visible here: they were this desktop's to do.
+        Ok(Plan::default())
+    }
+}
+
+fn lost_or_failed(e: LeaseError) -> RunEnd {
+    match e {
+        LeaseError::Lost { .. } => RunEnd::Lost,
+        LeaseError::Fleet(e) => RunEnd::Retry { summary: e.to_string() },
+    }
+}

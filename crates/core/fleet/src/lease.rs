@@ -1,0 +1,315 @@
+//! Submitting, claiming and holding a task, on top of any [`Queue`]: every change to a
+//! task's record is a compare-and-set that first checks who holds it, so a worker that lost
+//! the task (it stopped answering and the task went to another) has its late progress and
+//! result refused, never written over the new holder's.
+
+use std::time::Duration;
+
+use crate::queue::{Delivery, FleetError, Queue, Revision};
+use crate::record::{Attempt, StepDone, TaskRecord, TaskResult, TaskState};
+use crate::task::{Offer, Task, check_name};
+
+/// How long a task handed back by a desktop that cannot run it waits before its next
+/// delivery (so the pool's other workers get it first).
+pub const REFUSAL_DELAY: Duration = Duration::from_millis(200);
+
+/// Why a task was not submitted.
+#[derive(Debug, thiserror::Error)]
+pub enum SubmitError {
+    /// No live worker of the pool can run it.
+    #[error("no matching worker in pool {pool:?}: {why}")]
+    NoMatchingWorker {
+        /// The pool asked for.
+        pool: String,
+        /// Each worker and what it lacks, or that the pool has none.
+        why: String,
+    },
+    /// The queue or store failed, or the id is taken.
+    #[error(transparent)]
+    Fleet(#[from] FleetError),
+}
+
+/// Queue `task` for its pool, after checking that a live worker there can run it: a task
+/// no desktop can run is refused at once, not left waiting for ever.
+pub async fn submit(queue: &dyn Queue, task: Task) -> Result<(), SubmitError> {
+    check_name("task id", &task.id)?;
+    check_name("pool", &task.pool)?;
+    let workers = queue.workers().await?;
+    let in_pool: Vec<_> = workers.iter().filter(|w| w.pool == task.pool).collect();
+    if !in_pool.iter().any(|w| w.offer.unmet(&task.needs).is_empty()) {
+        let why = if in_pool.is_empty() {
+            format!("the pool has no live worker (start one with `agent-cli worker --pool {}`)", task.pool)
+        } else {
+            in_pool
+                .iter()
+                .map(|w| format!("{} lacks {}", w.name, w.offer.unmet(&task.needs).join(" and ")))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        return Err(SubmitError::NoMatchingWorker { pool: task.pool.clone(), why });
+    }
+    let (id, pool) = (task.id.clone(), task.pool.clone());
+    let record = encode(&TaskRecord::queued(task))?;
+    queue.create(&key(&id), record).await.map_err(|e| match e {
+        FleetError::Exists(_) => FleetError::Exists(format!("a task with id {id:?}")),
+        e => e,
+    })?;
+    queue.publish(&pool, &id).await?;
+    Ok(())
+}
+
+/// The store key of a task's record.
+pub fn key(id: &str) -> String {
+    format!("task.{id}")
+}
+
+/// A task's record, if it has one.
+pub async fn record(queue: &dyn Queue, id: &str) -> Result<Option<TaskRecord>, FleetError> {
+    Ok(read(queue, id).await?.map(|(r, _)| r))
+}
+
+/// Every task's record.
+pub async fn records(queue: &dyn Queue) -> Result<Vec<TaskRecord>, FleetError> {
+    let mut all = Vec::new();
+    for k in queue.keys().await? {
+        if let Some(id) = k.strip_prefix("task.")
+            && let Some(r) = record(queue, id).await?
+        {
+            all.push(r);
+        }
+    }
+    all.sort_by_key(|r| r.task.submitted_ms);
+    Ok(all)
+}
+
+/// What a worker may do with a delivery.
+pub enum Claim<'q> {
+    /// It holds the task now.
+    Held(Lease<'q>),
+    /// The task had ended already (a delivery whose ack was lost): acked, nothing to do.
+    Ended,
+    /// Its desktop cannot run the task: handed back for another worker.
+    Refused,
+    /// The task was started `max_attempts` times already: failed for good, reported.
+    Exhausted,
+}
+
+/// Claim the task of `delivery` for `worker`, whose desktop offers `offer`.
+pub async fn claim<'q>(
+    queue: &'q dyn Queue,
+    delivery: &dyn Delivery,
+    worker: &str,
+    offer: &Offer,
+) -> Result<Claim<'q>, FleetError> {
+    let id = delivery.task_id().to_string();
+    loop {
+        let Some((mut record, rev)) = read(queue, &id).await? else {
+            // A message with no record was never submitted through `submit`: nothing to run.
+            delivery.give_up().await?;
+            return Ok(Claim::Ended);
+        };
+        if record.state.ended() {
+            delivery.ack().await?;
+            return Ok(Claim::Ended);
+        }
+        if !offer.unmet(&record.task.needs).is_empty() {
+            record.refusals += 1;
+            match write(queue, &id, &record, rev).await {
+                Err(FleetError::Conflict) => continue,
+                r => r?,
+            };
+            delivery.retry_later(REFUSAL_DELAY).await?;
+            return Ok(Claim::Refused);
+        }
+        let started = u32::try_from(record.attempts.len()).unwrap_or(u32::MAX);
+        if started >= record.task.max_attempts {
+            let last = record.attempts.last().cloned();
+            let step = record.in_flight.map(|s| format!(" at step {}", s + 1)).unwrap_or_default();
+            let summary = format!(
+                "started {started} time(s), the last by {}{step}, and never finished: no more attempts (max_attempts {})",
+                last.as_ref().map(|a| a.worker.as_str()).unwrap_or("?"),
+                record.task.max_attempts
+            );
+            record.state = TaskState::Failed;
+            record.result = Some(TaskResult {
+                ok: false,
+                summary,
+                output: serde_json::Value::Null,
+                worker: worker.to_string(),
+                attempt: started,
+            });
+            match write(queue, &id, &record, rev).await {
+                Err(FleetError::Conflict) => continue,
+                r => r?,
+            };
+            delivery.give_up().await?;
+            return Ok(Claim::Exhausted);
+        }
+        if let Some(previous) = record.attempts.last_mut()
+            && previous.ended.is_none()
+        {
+            previous.ended = Some(format!("its worker stopped answering (delivery {})", delivery.delivered()));
+        }
+        let number = started + 1;
+        record.attempts.push(Attempt {
+            number,
+            worker: worker.to_string(),
+            desktop: offer.desktop.clone(),
+            started_ms: now_ms(),
+            ended: None,
+        });
+        record.state = TaskState::Running;
+        match write(queue, &id, &record, rev).await {
+            Err(FleetError::Conflict) => continue,
+            r => r?,
+        };
+        return Ok(Claim::Held(Lease { queue, id, worker: worker.to_string(), attempt: number }));
+    }
+}
+
+/// A worker's hold on a task: every change it makes to the task's record goes through
+/// here, and is refused with [`LeaseError::Lost`] once another attempt holds the task.
+pub struct Lease<'q> {
+    queue: &'q dyn Queue,
+    id: String,
+    worker: String,
+    attempt: u32,
+}
+
+/// Why a change to a held task's record was not made.
+#[derive(Debug, thiserror::Error)]
+pub enum LeaseError {
+    /// Another attempt holds the task now (this worker stopped answering in time, and the
+    /// task went to another): stop, write nothing more, and never ack.
+    #[error("task {id}: attempt {attempt} lost its lease (the task was delivered again, now held by {holder})")]
+    Lost {
+        /// The task.
+        id: String,
+        /// This attempt.
+        attempt: u32,
+        /// Who holds it now, in words.
+        holder: String,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Fleet(#[from] FleetError),
+}
+
+impl Lease<'_> {
+    /// The task's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// This attempt's number (1 for the first start).
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// The record as it stands (for a runner to resume from: steps done, the step in flight).
+    pub async fn record(&self) -> Result<TaskRecord, LeaseError> {
+        self.change(|_| {}).await
+    }
+
+    /// About to act on step `step`: if this worker dies now, the next attempt looks before
+    /// acting on it again.
+    pub async fn started(&self, step: usize) -> Result<(), LeaseError> {
+        self.change(|r| r.in_flight = Some(step)).await.map(drop)
+    }
+
+    /// Step `step`'s effect was seen, with this outcome.
+    pub async fn done(&self, step: usize, outcome: serde_json::Value) -> Result<(), LeaseError> {
+        let attempt = self.attempt;
+        self.change(|r| {
+            r.in_flight = None;
+            r.done.retain(|d| d.step != step);
+            r.done.push(StepDone { step, attempt, outcome: outcome.clone() });
+        })
+        .await
+        .map(drop)
+    }
+
+    /// The task ended (`result.ok` or not, for good): written only while this attempt
+    /// still holds it.
+    pub async fn finish(&self, ok: bool, summary: String, output: serde_json::Value) -> Result<(), LeaseError> {
+        let (worker, attempt) = (self.worker.clone(), self.attempt);
+        self.change(|r| {
+            r.state = if ok { TaskState::Done } else { TaskState::Failed };
+            if let Some(a) = r.attempts.last_mut() {
+                a.ended = Some(if ok { "done".into() } else { format!("failed: {summary}") });
+            }
+            r.result = Some(TaskResult {
+                ok,
+                summary: summary.clone(),
+                output: output.clone(),
+                worker: worker.clone(),
+                attempt,
+            });
+        })
+        .await
+        .map(drop)
+    }
+
+    /// This attempt stops without ending the task (a transient failure): it goes back to
+    /// the queue for another attempt.
+    pub async fn hand_back(&self, why: &str) -> Result<(), LeaseError> {
+        self.change(|r| {
+            r.state = TaskState::Queued;
+            if let Some(a) = r.attempts.last_mut() {
+                a.ended = Some(format!("handed back: {why}"));
+            }
+        })
+        .await
+        .map(drop)
+    }
+
+    /// Apply `f` to the record if this attempt holds the task, by compare-and-set.
+    async fn change(&self, f: impl Fn(&mut TaskRecord) + Send + Sync) -> Result<TaskRecord, LeaseError> {
+        loop {
+            let Some((mut record, rev)) = read(self.queue, &self.id).await? else {
+                return Err(self.lost("nobody: its record is gone"));
+            };
+            if !record.held_by(&self.worker, self.attempt) {
+                let holder = match record.lease() {
+                    Some(a) => format!("{} (attempt {})", a.worker, a.number),
+                    None => format!("nobody: it is {:?}", record.state).to_lowercase(),
+                };
+                return Err(self.lost(&holder));
+            }
+            f(&mut record);
+            match write(self.queue, &self.id, &record, rev).await {
+                Ok(_) => return Ok(record),
+                // Someone wrote between the read and the write: read again, and check the
+                // lease again before writing.
+                Err(FleetError::Conflict) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    fn lost(&self, holder: &str) -> LeaseError {
+        LeaseError::Lost { id: self.id.clone(), attempt: self.attempt, holder: holder.to_string() }
+    }
+}
+
+async fn read(queue: &dyn Queue, id: &str) -> Result<Option<(TaskRecord, Revision)>, FleetError> {
+    let Some((bytes, rev)) = queue.get(&key(id)).await? else { return Ok(None) };
+    let record = serde_json::from_slice(&bytes).map_err(|e| FleetError::Corrupt(format!("task {id}: {e}")))?;
+    Ok(Some((record, rev)))
+}
+
+async fn write(queue: &dyn Queue, id: &str, record: &TaskRecord, rev: Revision) -> Result<Revision, FleetError> {
+    queue.update(&key(id), encode(record)?, rev).await
+}
+
+fn encode(record: &TaskRecord) -> Result<Vec<u8>, FleetError> {
+    serde_json::to_vec(record).map_err(|e| FleetError::Corrupt(e.to_string()))
+}
+
+/// Now, in ms since the Unix epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}

@@ -1,0 +1,280 @@
+//! The queue on NATS JetStream: one work-queue stream per fleet (`<prefix>.tasks.<pool>`),
+//! one durable pull consumer per pool with explicit acks, and two key-value buckets: task
+//! records (compare-and-set by revision) and the worker registry (entries expire after
+//! `worker_ttl` unless said again).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use async_nats::jetstream::{self, AckKind, consumer::PullConsumer, kv};
+use async_trait::async_trait;
+use futures_util::{StreamExt, TryStreamExt};
+
+use crate::config::QueueConfig;
+use crate::queue::{Delivery, FleetError, Queue, Revision, WorkerInfo};
+use crate::task::check_name;
+
+/// Where the fleet's server is and how to sign in to it.
+#[derive(Clone, Debug)]
+pub struct NatsOptions {
+    /// The server (`nats://host:4222`, `tls://host:4222`; `user:password@` may be in it).
+    pub url: String,
+    /// A NATS credentials file (a user JWT and its nkey seed), when the server wants one.
+    pub credentials: Option<PathBuf>,
+    /// An nkey seed (`SU...`), when the server signs users in by nkey.
+    pub nkey: Option<String>,
+    /// Names the fleet's stream, subjects and buckets, so fleets can share a server.
+    pub prefix: String,
+    /// Timings and limits.
+    pub config: QueueConfig,
+}
+
+impl NatsOptions {
+    /// The server at `url`, no credentials, the fleet `deft`, default timings.
+    pub fn new(url: &str) -> NatsOptions {
+        NatsOptions {
+            url: url.to_string(),
+            credentials: None,
+            nkey: None,
+            prefix: "deft".into(),
+            config: QueueConfig::default(),
+        }
+    }
+}
+
+/// The queue, store and registry on a JetStream server.
+pub struct NatsQueue {
+    stream: jetstream::stream::Stream,
+    tasks: kv::Store,
+    workers: kv::Store,
+    prefix: String,
+    config: QueueConfig,
+    js: jetstream::Context,
+    consumers: tokio::sync::Mutex<HashMap<String, PullConsumer>>,
+}
+
+fn queue_err(what: &str) -> impl Fn(&dyn std::fmt::Display) -> FleetError + '_ {
+    move |e| FleetError::Queue(format!("{what}: {e}"))
+}
+
+impl NatsQueue {
+    /// Connect, and create the fleet's stream and buckets if they are not there.
+    pub async fn connect(options: &NatsOptions) -> Result<NatsQueue, FleetError> {
+        check_name("fleet prefix", &options.prefix)?;
+        let mut connect = async_nats::ConnectOptions::new().name("deft").connection_timeout(Duration::from_secs(5));
+        if let Some(path) = &options.credentials {
+            connect = connect.credentials_file(path).await.map_err(|e| {
+                FleetError::Queue(format!("the credentials file {} could not be read: {e}", path.display()))
+            })?;
+        }
+        if let Some(seed) = &options.nkey {
+            connect = connect.nkey(seed.clone());
+        }
+        let client = connect
+            .connect(options.url.as_str())
+            .await
+            .map_err(|e| FleetError::Queue(format!("could not reach the NATS server at {}: {e}", options.url)))?;
+        let js = jetstream::new(client);
+        let prefix = options.prefix.clone();
+        let stream = js
+            .get_or_create_stream(jetstream::stream::Config {
+                name: format!("{prefix}_tasks"),
+                subjects: vec![format!("{prefix}.tasks.>")],
+                retention: jetstream::stream::RetentionPolicy::WorkQueue,
+                storage: jetstream::stream::StorageType::File,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| queue_err("the task stream (is JetStream on? `nats-server -js`)")(&e))?;
+        let tasks = bucket(&js, &format!("{prefix}_records"), Duration::ZERO).await?;
+        let workers = bucket(&js, &format!("{prefix}_workers"), options.config.worker_ttl).await?;
+        Ok(NatsQueue {
+            stream,
+            tasks,
+            workers,
+            prefix,
+            config: options.config.clone(),
+            js,
+            consumers: Default::default(),
+        })
+    }
+
+    async fn consumer(&self, pool: &str) -> Result<PullConsumer, FleetError> {
+        let mut consumers = self.consumers.lock().await;
+        if let Some(c) = consumers.get(pool) {
+            return Ok(c.clone());
+        }
+        let name = format!("pool_{pool}");
+        let consumer: PullConsumer = self
+            .stream
+            .get_or_create_consumer(
+                &name,
+                jetstream::consumer::pull::Config {
+                    durable_name: Some(name.clone()),
+                    filter_subject: self.subject(pool),
+                    ack_policy: jetstream::consumer::AckPolicy::Explicit,
+                    ack_wait: self.config.ack_wait,
+                    max_deliver: i64::try_from(self.config.max_deliver).unwrap_or(i64::MAX),
+                    ..Default::default()
+                },
+            )
+            .await
+            .map_err(|e| queue_err(&format!("the consumer of pool {pool}"))(&e))?;
+        consumers.insert(pool.to_string(), consumer.clone());
+        Ok(consumer)
+    }
+
+    fn subject(&self, pool: &str) -> String {
+        format!("{}.tasks.{pool}", self.prefix)
+    }
+}
+
+/// The key-value bucket `name`, created if missing. Created here as the stream the
+/// key-value layout defines (`KV_<name>` over `$KV.<name>.>`, one value per key, rollups
+/// allowed, deletes denied, direct gets) rather than through the client's
+/// `create_key_value`, which first reads account fields Debian's server (2.9) does not send.
+async fn bucket(js: &jetstream::Context, name: &str, max_age: Duration) -> Result<kv::Store, FleetError> {
+    if let Ok(store) = js.get_key_value(name).await {
+        return Ok(store);
+    }
+    js.get_or_create_stream(jetstream::stream::Config {
+        name: format!("KV_{name}"),
+        subjects: vec![format!("$KV.{name}.>")],
+        max_messages_per_subject: 1,
+        max_age,
+        storage: jetstream::stream::StorageType::File,
+        allow_rollup: true,
+        deny_delete: true,
+        allow_direct: true,
+        discard: jetstream::stream::DiscardPolicy::New,
+        num_replicas: 1,
+        ..Default::default()
+    })
+    .await
+    .map_err(|e| queue_err(&format!("the bucket {name}"))(&e))?;
+    js.get_key_value(name).await.map_err(|e| queue_err(&format!("the bucket {name}"))(&e))
+}
+
+#[async_trait]
+impl Queue for NatsQueue {
+    async fn publish(&self, pool: &str, id: &str) -> Result<(), FleetError> {
+        check_name("pool", pool)?;
+        let ack = self
+            .js
+            .publish(self.subject(pool), id.to_string().into())
+            .await
+            .map_err(|e| queue_err("publishing a task")(&e))?;
+        ack.await.map_err(|e| queue_err("the server's receipt of a task")(&e))?;
+        Ok(())
+    }
+
+    async fn next(&self, pool: &str, wait: Duration) -> Result<Option<Box<dyn Delivery>>, FleetError> {
+        check_name("pool", pool)?;
+        let consumer = self.consumer(pool).await?;
+        let mut batch = consumer
+            .fetch()
+            .max_messages(1)
+            .expires(wait.max(Duration::from_millis(100)))
+            .messages()
+            .await
+            .map_err(|e| queue_err("asking for a task")(&e))?;
+        let Some(message) = batch.next().await else { return Ok(None) };
+        let message = message.map_err(|e| queue_err("receiving a task")(&e))?;
+        let info = message.info().map_err(|e| queue_err("a task's delivery")(&e))?;
+        let delivered = u64::try_from(info.delivered).unwrap_or(0);
+        let id = String::from_utf8_lossy(&message.payload).into_owned();
+        Ok(Some(Box::new(NatsDelivery { message, id, delivered })))
+    }
+
+    fn ack_wait(&self) -> Duration {
+        self.config.ack_wait
+    }
+
+    async fn create(&self, key: &str, value: Vec<u8>) -> Result<Revision, FleetError> {
+        self.tasks.create(key, value.into()).await.map_err(|e| match e.kind() {
+            kv::CreateErrorKind::AlreadyExists => FleetError::Exists(key.to_string()),
+            _ => queue_err("storing a record")(&e),
+        })
+    }
+
+    async fn get(&self, key: &str) -> Result<Option<(Vec<u8>, Revision)>, FleetError> {
+        let entry = self.tasks.entry(key).await.map_err(|e| queue_err("reading a record")(&e))?;
+        Ok(entry.filter(|e| e.operation == kv::Operation::Put).map(|e| (e.value.to_vec(), e.revision)))
+    }
+
+    async fn update(&self, key: &str, value: Vec<u8>, revision: Revision) -> Result<Revision, FleetError> {
+        self.tasks.update(key, value.into(), revision).await.map_err(|e| match e.kind() {
+            kv::UpdateErrorKind::WrongLastRevision => FleetError::Conflict,
+            _ => queue_err("writing a record")(&e),
+        })
+    }
+
+    async fn keys(&self) -> Result<Vec<String>, FleetError> {
+        let keys = self.tasks.keys().await.map_err(|e| queue_err("listing records")(&e))?;
+        keys.try_collect().await.map_err(|e| queue_err("listing records")(&e))
+    }
+
+    async fn advertise(&self, worker: &WorkerInfo) -> Result<(), FleetError> {
+        check_name("worker", &worker.name)?;
+        let value = serde_json::to_vec(worker).map_err(|e| FleetError::Corrupt(e.to_string()))?;
+        self.workers.put(&worker.name, value.into()).await.map_err(|e| queue_err("the worker registry")(&e))?;
+        Ok(())
+    }
+
+    async fn workers(&self) -> Result<Vec<WorkerInfo>, FleetError> {
+        let keys = self.workers.keys().await.map_err(|e| queue_err("the worker registry")(&e))?;
+        let keys: Vec<String> = keys.try_collect().await.map_err(|e| queue_err("the worker registry")(&e))?;
+        let mut all = Vec::new();
+        for key in keys {
+            let Some(bytes) = self.workers.get(&key).await.map_err(|e| queue_err("the worker registry")(&e))? else {
+                continue;
+            };
+            let info = serde_json::from_slice(&bytes).map_err(|e| FleetError::Corrupt(format!("worker {key}: {e}")))?;
+            all.push(info);
+        }
+        all.sort_by(|a: &WorkerInfo, b| a.name.cmp(&b.name));
+        Ok(all)
+    }
+}
+
+struct NatsDelivery {
+    message: jetstream::Message,
+    id: String,
+    delivered: u64,
+}
+
+impl NatsDelivery {
+    async fn send(&self, kind: AckKind, what: &str) -> Result<(), FleetError> {
+        // Acknowledged by the server, so "acked" means the message will not come again.
+        self.message.double_ack_with(kind).await.map_err(|e| queue_err(what)(&e))
+    }
+}
+
+#[async_trait]
+impl Delivery for NatsDelivery {
+    fn task_id(&self) -> &str {
+        &self.id
+    }
+
+    fn delivered(&self) -> u64 {
+        self.delivered
+    }
+
+    async fn heartbeat(&self) -> Result<(), FleetError> {
+        // A progress ack is not confirmed by the server (it sends no reply to one).
+        self.message.ack_with(AckKind::Progress).await.map_err(|e| queue_err("a heartbeat")(&e))
+    }
+
+    async fn ack(&self) -> Result<(), FleetError> {
+        self.send(AckKind::Ack, "acking a task").await
+    }
+
+    async fn retry_later(&self, delay: Duration) -> Result<(), FleetError> {
+        self.send(AckKind::Nak(Some(delay)), "handing a task back").await
+    }
+
+    async fn give_up(&self) -> Result<(), FleetError> {
+        self.send(AckKind::Term, "ending a task").await
+    }
+}

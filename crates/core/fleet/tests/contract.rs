@@ -1,0 +1,213 @@
+//! The queue's contract, the same test body against both implementations: routing by what
+//! a desktop offers, leases that refuse a lost worker's late writes, redelivery that
+//! resumes from the record, a task started too often reported, names checked.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use deft_fleet::{
+    Claim, FleetError, Lease, LeaseError, MemoryQueue, NatsOptions, NatsQueue, Needs, Offer, Queue, QueueConfig,
+    RunEnd, Runner, Served, SubmitError, Task, TaskRecord, TaskState, Worker, lease, submit,
+};
+
+use deft_harness::nats::NatsServer;
+
+/// A short ack wait, so a worker that stops answering is replaced within the test.
+fn config() -> QueueConfig {
+    QueueConfig { ack_wait: Duration::from_secs(1), max_deliver: 20, worker_ttl: Duration::from_secs(2) }
+}
+
+/// Runs `$body(queue)` once on each implementation.
+macro_rules! both {
+    ($name:ident, $body:ident) => {
+        mod $name {
+            use super::*;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn in_process() {
+                $body(&MemoryQueue::new(config())).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn on_nats_jetstream() {
+                let server = NatsServer::start();
+                let mut options = NatsOptions::new(&server.url);
+                options.config = config();
+                let queue = NatsQueue::connect(&options).await.expect("connects to nats-server");
+                $body(&queue).await;
+                drop(server);
+            }
+        }
+    };
+}
+
+both!(a_task_no_live_worker_can_run_is_refused_at_submit, no_matching_worker);
+both!(a_task_runs_once_and_its_record_says_how, runs_once);
+both!(a_dead_workers_task_resumes_elsewhere_and_its_late_writes_are_refused, redelivery);
+both!(a_task_started_too_often_is_reported_failed, exhausted);
+both!(a_desktop_that_cannot_run_a_task_hands_it_to_one_that_can, routing);
+both!(ids_and_pools_are_checked_and_never_taken_twice, names);
+
+fn worker(name: &str, apps: &[&str]) -> Worker {
+    let offer = Offer { session: "x11".into(), apps: apps.iter().map(|a| a.to_string()).collect(), ..Offer::default() };
+    Worker { name: name.into(), pool: "desk".into(), offer }
+}
+
+fn task(id: &str, steps: usize, apps: &[&str], max_attempts: u32) -> Task {
+    Task {
+        id: id.into(),
+        pool: "desk".into(),
+        needs: Needs { session: None, apps: apps.iter().map(|a| a.to_string()).collect() },
+        body: serde_json::json!({ "steps": steps }),
+        max_attempts,
+        submitted_ms: lease::now_ms(),
+    }
+}
+
+/// Stands in for a desktop: each step's effect is a line in an app's log, and a step in
+/// flight when a worker died is looked for in the log before it is done again.
+#[derive(Clone, Default)]
+struct LogRunner {
+    app_log: Arc<Mutex<Vec<String>>>,
+}
+
+#[async_trait]
+impl Runner for LogRunner {
+    async fn run(&self, task: &Task, resume: &TaskRecord, lease: &Lease<'_>) -> RunEnd {
+        let steps = task.body["steps"].as_u64().unwrap_or(0) as usize;
+        for step in 0..steps {
+            if resume.done.iter().any(|d| d.step == step) {
+                continue;
+            }
+            let effect = format!("{} step {step}", task.id);
+            let already = resume.in_flight == Some(step) && self.app_log.lock().unwrap().contains(&effect);
+            if let Err(e) = lease.started(step).await {
+                assert!(matches!(e, LeaseError::Lost { .. }), "{e}");
+                return RunEnd::Lost;
+            }
+            if !already {
+                self.app_log.lock().unwrap().push(effect);
+            }
+            let outcome = serde_json::json!({ "step": step, "already": already });
+            if lease.done(step, outcome).await.is_err() {
+                return RunEnd::Lost;
+            }
+        }
+        RunEnd::Done { summary: format!("{steps} steps done"), output: serde_json::Value::Null }
+    }
+}
+
+async fn no_matching_worker(q: &dyn Queue) {
+    let err = submit(q, task("t1", 1, &[], 3)).await.unwrap_err();
+    assert!(
+        matches!(&err, SubmitError::NoMatchingWorker { .. }) && err.to_string().contains("has no live worker"),
+        "{err}"
+    );
+    q.advertise(&worker("w1", &["gedit"]).info(None)).await.unwrap();
+    let err = submit(q, task("t1", 1, &["Deft Fixture"], 3)).await.unwrap_err();
+    assert_eq!(err.to_string(), "no matching worker in pool \"desk\": w1 lacks Deft Fixture running");
+    // Nothing was queued by the refused submits.
+    assert!(q.next("desk", Duration::from_millis(300)).await.unwrap().is_none());
+}
+
+async fn runs_once(q: &dyn Queue) {
+    let w = worker("w1", &["Deft Fixture"]);
+    let runner = LogRunner::default();
+    q.advertise(&w.info(None)).await.unwrap();
+    submit(q, task("t1", 3, &["Deft Fixture"], 3)).await.unwrap();
+    let served = w.serve_one(q, &runner, Duration::from_secs(5)).await.unwrap();
+    assert!(matches!(&served, Served::Ran(id, RunEnd::Done { .. }) if id == "t1"), "{served:?}");
+    assert_eq!(*runner.app_log.lock().unwrap(), ["t1 step 0", "t1 step 1", "t1 step 2"]);
+    let record = lease::record(q, "t1").await.unwrap().unwrap();
+    assert_eq!(record.state, TaskState::Done);
+    assert_eq!(record.attempts.len(), 1);
+    assert_eq!(record.done.len(), 3);
+    let result = record.result.unwrap();
+    assert!(result.ok && result.worker == "w1" && result.summary == "3 steps done", "{result:?}");
+    // Acked: never delivered again, even after the ack wait.
+    assert!(q.next("desk", Duration::from_millis(1500)).await.unwrap().is_none());
+    assert_eq!(lease::records(q).await.unwrap().len(), 1);
+}
+
+async fn redelivery(q: &dyn Queue) {
+    let (a, b) = (worker("a", &[]), worker("b", &[]));
+    q.advertise(&a.info(None)).await.unwrap();
+    submit(q, task("t1", 3, &[], 3)).await.unwrap();
+    let runner = LogRunner::default();
+
+    // Worker a does step 0, starts step 1 (its effect lands), then stops answering.
+    let delivery = q.next("desk", Duration::from_secs(5)).await.unwrap().expect("delivered");
+    assert_eq!(delivery.delivered(), 1);
+    let Claim::Held(held) = lease::claim(q, delivery.as_ref(), "a", &a.offer).await.unwrap() else {
+        panic!("a holds the task")
+    };
+    held.started(0).await.unwrap();
+    runner.app_log.lock().unwrap().push("t1 step 0".into());
+    held.done(0, serde_json::json!({})).await.unwrap();
+    held.started(1).await.unwrap();
+    runner.app_log.lock().unwrap().push("t1 step 1".into());
+
+    // No heartbeat: after the ack wait the task goes to b, which resumes from the record.
+    let served = b.serve_one(q, &runner, Duration::from_secs(10)).await.unwrap();
+    assert!(matches!(&served, Served::Ran(_, RunEnd::Done { .. })), "{served:?}");
+    assert_eq!(*runner.app_log.lock().unwrap(), ["t1 step 0", "t1 step 1", "t1 step 2"], "every effect exactly once");
+    let record = lease::record(q, "t1").await.unwrap().unwrap();
+    assert_eq!(record.state, TaskState::Done);
+    assert_eq!(record.attempts.iter().map(|a| a.worker.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+    assert!(record.attempts[0].ended.as_deref().unwrap().contains("stopped answering"), "{:?}", record.attempts);
+    let step1 = record.done.iter().find(|d| d.step == 1).unwrap();
+    assert_eq!((step1.attempt, &step1.outcome["already"]), (2, &serde_json::json!(true)));
+
+    // a comes back late: its writes are refused, the record stays b's.
+    let err = held.done(1, serde_json::json!({})).await.unwrap_err();
+    assert!(err.to_string().contains("lost its lease"), "{err}");
+    assert!(matches!(held.finish(false, "late".into(), serde_json::Value::Null).await, Err(LeaseError::Lost { .. })));
+    assert_eq!(lease::record(q, "t1").await.unwrap().unwrap(), record);
+}
+
+async fn exhausted(q: &dyn Queue) {
+    let w = worker("a", &[]);
+    q.advertise(&w.info(None)).await.unwrap();
+    submit(q, task("t1", 2, &[], 1)).await.unwrap();
+    let delivery = q.next("desk", Duration::from_secs(5)).await.unwrap().unwrap();
+    let Claim::Held(held) = lease::claim(q, delivery.as_ref(), "a", &w.offer).await.unwrap() else { panic!() };
+    held.started(0).await.unwrap();
+    drop(delivery);
+    let served = w.serve_one(q, &LogRunner::default(), Duration::from_secs(10)).await.unwrap();
+    assert_eq!(served, Served::Exhausted("t1".into()));
+    let record = lease::record(q, "t1").await.unwrap().unwrap();
+    assert_eq!(record.state, TaskState::Failed);
+    let summary = record.result.unwrap().summary;
+    assert_eq!(
+        summary,
+        "started 1 time(s), the last by a at step 1, and never finished: no more attempts (max_attempts 1)"
+    );
+    assert!(q.next("desk", Duration::from_millis(1500)).await.unwrap().is_none(), "given up: not delivered again");
+}
+
+async fn routing(q: &dyn Queue) {
+    let (plain, fixture) = (worker("plain", &["gedit"]), worker("fixture", &["Deft Fixture"]));
+    q.advertise(&plain.info(None)).await.unwrap();
+    q.advertise(&fixture.info(None)).await.unwrap();
+    submit(q, task("t1", 1, &["Deft Fixture"], 3)).await.unwrap();
+    let runner = LogRunner::default();
+    assert_eq!(plain.serve_one(q, &runner, Duration::from_secs(5)).await.unwrap(), Served::Refused("t1".into()));
+    let served = fixture.serve_one(q, &runner, Duration::from_secs(5)).await.unwrap();
+    assert!(matches!(&served, Served::Ran(_, RunEnd::Done { .. })), "{served:?}");
+    let record = lease::record(q, "t1").await.unwrap().unwrap();
+    assert_eq!((record.refusals, record.attempts.len(), record.state), (1, 1, TaskState::Done));
+}
+
+async fn names(q: &dyn Queue) {
+    q.advertise(&worker("w", &[]).info(None)).await.unwrap();
+    submit(q, task("t1", 1, &[], 3)).await.unwrap();
+    let err = submit(q, task("t1", 1, &[], 3)).await.unwrap_err();
+    assert_eq!(err.to_string(), "a task with id \"t1\" exists already");
+    let err = submit(q, task("t.2", 1, &[], 3)).await.unwrap_err();
+    assert!(err.to_string().contains("use letters, digits"), "{err}");
+    assert!(matches!(q.next("desk.*", Duration::ZERO).await, Err(FleetError::Invalid(_))));
+    // The registry forgets a worker that stops saying it is alive.
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    assert!(q.workers().await.unwrap().is_empty(), "{:?}", q.workers().await.unwrap());
+}
