@@ -9,6 +9,7 @@ mod campaign;
 mod covering;
 mod desktop;
 mod faces;
+mod fleet;
 mod flows;
 mod gnome;
 mod impress;

@@ -41,11 +41,15 @@ in-process queue with the same rules.";
 #[derive(Args, Debug, Clone, Default)]
 pub struct FleetArgs {
     /// The fleet's NATS server (nats://HOST:4222) [env: DEFT_FLEET]
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", global = true)]
     pub fleet: Option<String>,
     /// A NATS credentials file (user JWT and nkey seed) [env: DEFT_FLEET_CREDS]
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", global = true)]
     pub creds: Option<PathBuf>,
+    /// How long a worker may stop answering before its task goes to another; fixed when a
+    /// pool's consumer is first made on the server [default: 30]
+    #[arg(long, value_name = "SECONDS", global = true)]
+    pub ack_wait: Option<u64>,
 }
 
 /// `worker`.
@@ -80,7 +84,8 @@ pub struct SubmitArgs {
     /// The pool to queue it in
     #[arg(long, value_name = "NAME", default_value = "default")]
     pub pool: String,
-    /// What the desktop must offer: app=NAME (running there), session=x11|wayland|wayland/mutter...
+    /// What the desktop must offer: app=NAME (running there, by the name `agent-cli doctor`
+    /// lists), session=x11|wayland|wayland/mutter...
     #[arg(long = "needs", value_name = "KEY=VALUE")]
     pub needs: Vec<String>,
     /// The task's id [default: one made from the time]
@@ -126,6 +131,9 @@ impl FleetArgs {
         };
         let mut options = NatsOptions::new(&url);
         options.credentials = self.creds.clone().or_else(|| std::env::var_os("DEFT_FLEET_CREDS").map(PathBuf::from));
+        if let Some(s) = self.ack_wait {
+            options.config.ack_wait = Duration::from_secs(s.max(1));
+        }
         NatsQueue::connect(&options).await.map_err(|e| CliError::environment(e.to_string()))
     }
 }
@@ -395,8 +403,9 @@ fn show_record(out: &Out, record: &TaskRecord) -> Result<Exit, CliError> {
         }
         s
     })?;
+    // A task still queued or running is shown, not failed: only its end has an outcome.
     Ok(match &record.result {
-        Some(r) if r.ok => Exit::Ok,
-        _ => Exit::Failed,
+        Some(r) if !r.ok => Exit::Failed,
+        _ => Exit::Ok,
     })
 }

@@ -63,9 +63,13 @@ impl Offer {
                 unmet.push(format!("a {session} session (it runs {})", self.session));
             }
         }
+        let runs = match self.apps.is_empty() {
+            true => "no application on its accessibility bus".to_string(),
+            false => self.apps.join(", "),
+        };
         for app in &needs.apps {
             if !self.apps.iter().any(|a| a.eq_ignore_ascii_case(app)) {
-                unmet.push(format!("{app} running"));
+                unmet.push(format!("{app} running (it runs {runs})"));
             }
         }
         unmet
@@ -97,7 +101,10 @@ mod tests {
     fn an_offer_meets_what_it_has_and_names_what_it_lacks() {
         let needs = Needs { session: Some("wayland".into()), apps: vec!["gedit".into(), "Deft Fixture".into()] };
         assert!(offer("wayland/sway", &["deft fixture", "gedit"]).unmet(&needs).is_empty());
-        assert_eq!(offer("x11", &["gedit"]).unmet(&needs), ["a wayland session (it runs x11)", "Deft Fixture running"]);
+        assert_eq!(
+            offer("x11", &["gedit"]).unmet(&needs),
+            ["a wayland session (it runs x11)", "Deft Fixture running (it runs gedit)"]
+        );
         assert!(offer("x11", &[]).unmet(&Needs::default()).is_empty());
     }
 }

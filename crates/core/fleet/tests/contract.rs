@@ -106,7 +106,7 @@ async fn no_matching_worker(q: &dyn Queue) {
     );
     q.advertise(&worker("w1", &["gedit"]).info(None)).await.unwrap();
     let err = submit(q, task("t1", 1, &["Deft Fixture"], 3)).await.unwrap_err();
-    assert_eq!(err.to_string(), "no matching worker in pool \"desk\": w1 lacks Deft Fixture running");
+    assert_eq!(err.to_string(), "no matching worker in pool \"desk\": w1 lacks Deft Fixture running (it runs gedit)");
     // Nothing was queued by the refused submits.
     assert!(q.next("desk", Duration::from_millis(300)).await.unwrap().is_none());
 }
