@@ -72,6 +72,9 @@ fn flag_layer(cli: &Cli) -> Layer {
         layer.policy_file = m.policy.clone();
         layer.trace_dir = m.trace.clone();
     }
+    if let Verb::Worker(w) = &cli.verb {
+        layer.trace_dir = w.trace.clone();
+    }
     if let Verb::Flow(f) = &cli.verb
         && let crate::flow::FlowVerb::Run(r) = &f.verb
     {

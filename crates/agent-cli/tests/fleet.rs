@@ -37,8 +37,12 @@ fn fleet_args(url: &str) -> Vec<String> {
 fn start_worker(desktop: &Desktop, url: &str, name: &str) -> Child {
     let mut cmd = desktop.command(BIN);
     isolate(&mut cmd, &scratch("fleet-home"));
+    let dir = scratch("fleet-workers").join(name);
+    let _ = std::fs::create_dir_all(&dir);
     cmd.args(["worker", "--pool", "desk", "--name", name]).args(fleet_args(url));
-    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    cmd.arg("--trace").arg(&dir);
+    let log = std::fs::File::create(dir.join("stderr.txt")).unwrap();
+    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
     cmd.spawn().unwrap_or_else(|e| panic!("cannot start a worker: {e}"))
 }
 
@@ -72,6 +76,28 @@ fn until(
     }
 }
 
+/// `agent-cli submit` of the order flow to pool `desk`.
+fn submit(desktop: &Desktop, url: &str, extra: &[&str]) -> super::Run {
+    let flow = scratch("fleet").join("order.yaml");
+    std::fs::write(&flow, ORDER).unwrap();
+    let mut args: Vec<String> =
+        ["submit", flow.to_str().unwrap(), "--pool", "desk"].iter().map(|s| s.to_string()).collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend(fleet_args(url));
+    cli(desktop, &args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// Until the task's worker waits for the save: step 4 in flight, steps 1-3 done.
+fn until_waiting_for_the_save(view: impl FnMut() -> serde_json::Value) {
+    until("the worker waiting for the save", Duration::from_secs(60), view, |v| {
+        v["in_flight"] == 3 && v["done"].as_array().is_some_and(|d| d.len() == 3)
+    });
+}
+
+fn order_events(app: &FixtureApp) -> [usize; 4] {
+    ["order_submitted", "save_started", "save_complete", "dialog_closed"].map(|kind| app.count(kind, None))
+}
+
 #[test]
 fn a_task_goes_to_the_desktop_with_its_app_and_outlives_its_worker_being_killed() {
     let _campaigns = super::beside_campaigns();
@@ -92,13 +118,7 @@ fn a_task_goes_to_the_desktop_with_its_app_and_outlives_its_worker_being_killed(
     );
 
     // No desktop runs this app: refused at once, with what each desktop lacks.
-    let flow = scratch("fleet").join("order.yaml");
-    std::fs::write(&flow, ORDER).unwrap();
-    let flow = flow.to_str().unwrap();
-    let mut submit: Vec<String> =
-        ["submit", flow, "--pool", "desk", "--needs", "app=Nowhere"].iter().map(|s| s.to_string()).collect();
-    submit.extend(fleet_args(&url));
-    let r = cli(&bare, &submit.iter().map(String::as_str).collect::<Vec<_>>());
+    let r = submit(&bare, &url, &["--needs", "app=Nowhere"]);
     r.expect_code(3);
     assert!(
         r.stderr.contains("no matching worker in pool \"desk\"")
@@ -107,19 +127,12 @@ fn a_task_goes_to_the_desktop_with_its_app_and_outlives_its_worker_being_killed(
     );
 
     // The order needs the fixture: only the first desktop runs it.
-    let mut submit: Vec<String> = ["submit", flow, "--pool", "desk", "--needs", "app=deft-fixture", "--id", "order1"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    submit.extend(fleet_args(&url));
-    let r = cli(&bare, &submit.iter().map(String::as_str).collect::<Vec<_>>());
+    let r = submit(&bare, &url, &["--needs", "app=deft-fixture", "--id", "order1"]);
     assert_eq!(r.code, 0, "{r:#?}\nthe registry: {:#}", fleet(&bare, &url, &[])["workers"]);
 
     // Killed while it waits for the save (step 4 in flight, steps 1-3 done).
     let view = || fleet(&bare, &url, &["result", "order1"]);
-    until("the worker waiting for the save", Duration::from_secs(60), view, |v| {
-        v["in_flight"] == 3 && v["done"].as_array().is_some_and(|d| d.len() == 3)
-    });
+    until_waiting_for_the_save(view);
     first.kill().unwrap();
     first.wait().unwrap();
     let mut second = start_worker(&with_app, &url, "with-app-2");
@@ -136,10 +149,7 @@ fn a_task_goes_to_the_desktop_with_its_app_and_outlives_its_worker_being_killed(
     let step4 = record["done"].as_array().unwrap().iter().find(|d| d["step"] == 3).unwrap();
     assert_eq!(step4["attempt"], 2, "the wait went on in the second attempt: {record:#}");
     // The truth is the app's log: each effect once, none twice.
-    assert_eq!(app.count("order_submitted", None), 1, "{events:?}");
-    assert_eq!(app.count("save_started", None), 1, "{events:?}");
-    assert_eq!(app.count("save_complete", None), 1, "{events:?}");
-    assert_eq!(app.count("dialog_closed", None), 1, "{events:?}");
+    assert_eq!(order_events(&app), [1, 1, 1, 1], "orders, saves started and done, dialogs closed: {events:?}");
     let typed: Vec<_> =
         events.iter().filter(|e| e.is("text_changed", Some("name"))).filter_map(|e| e.str("value")).collect();
     assert_eq!(typed.last().copied(), Some("Ada Lovelace"), "{events:?}");
@@ -149,4 +159,50 @@ fn a_task_goes_to_the_desktop_with_its_app_and_outlives_its_worker_being_killed(
         let _ = w.kill();
         let _ = w.wait();
     }
+}
+
+#[test]
+fn a_task_whose_desktop_died_is_done_on_another_from_the_first_step_not_seen_there() {
+    let _campaigns = super::beside_campaigns();
+    let nats = NatsServer::start();
+    let url = nats.url.clone();
+    let (one, two) = (Desktop::start(), Desktop::start());
+    let (one, two) = (one.expect("desktop one starts"), two.expect("desktop two starts"));
+    let opts = FixtureOptions { save_delay: Some(Duration::from_secs(6)), ..FixtureOptions::default() };
+    let app_one = FixtureApp::launch(&one, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    let app_two = FixtureApp::launch(&two, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+
+    let mut first = start_worker(&one, &url, "one");
+    until(
+        "the worker in the registry",
+        Duration::from_secs(60),
+        || fleet(&two, &url, &[]),
+        |v| v["workers"].as_array().is_some_and(|w| w.len() == 1),
+    );
+    submit(&two, &url, &["--id", "order2"]).expect_code(0);
+    let view = || fleet(&two, &url, &["result", "order2"]);
+    until_waiting_for_the_save(view);
+    // Desktop one's worker dies; desktop two takes the task. Nothing desktop one did shows
+    // on desktop two, so every step is desktop two's to do, once.
+    let mut second = start_worker(&two, &url, "two");
+    first.kill().unwrap();
+    first.wait().unwrap();
+
+    let record =
+        until("the task done", Duration::from_secs(90), view, |v| v["state"] == "done" || v["state"] == "failed");
+    std::thread::sleep(SETTLE);
+    assert_eq!(record["state"], "done", "{record:#}\n{:?}", app_two.events());
+    let workers: Vec<&str> =
+        record["attempts"].as_array().unwrap().iter().filter_map(|a| a["worker"].as_str()).collect();
+    assert_eq!(workers, ["one", "two"], "{record:#}");
+    let by_two = record["done"].as_array().unwrap().iter().filter(|d| d["attempt"] == 2).count();
+    assert_eq!(by_two, 5, "every step done again on desktop two: {record:#}");
+    // Each app's own log: desktop one got as far as the save (its dialog still open),
+    // desktop two did the whole order once.
+    assert_eq!(order_events(&app_one), [1, 1, 1, 0], "{:?}", app_one.events());
+    assert_eq!(order_events(&app_two), [1, 1, 1, 1], "{:?}", app_two.events());
+    app_one.check_alive(&one, Duration::from_secs(5)).expect("app one still answers");
+    app_two.check_alive(&two, Duration::from_secs(5)).expect("app two still answers");
+    let _ = second.kill();
+    let _ = second.wait();
 }

@@ -67,6 +67,9 @@ pub struct WorkerArgs {
     /// Run at most this many tasks, then stop (default: until Ctrl+C)
     #[arg(long, value_name = "N")]
     pub tasks: Option<u32>,
+    /// Record every bus event to DIR/trace-<time>.jsonl (`agent-cli report DIR` renders it)
+    #[arg(long, value_name = "DIR")]
+    pub trace: Option<PathBuf>,
 }
 
 /// `submit`.

@@ -442,11 +442,17 @@ impl Executor {
                 self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
                 return Report::NoChange(gathered.signals(Some(b)));
             }
-            if news && negatives {
+            // What would verify is in sight, held only to tell it from the app's own motion
+            // (an app heard too briefly before the input, a spinner beside it): the input may
+            // well have landed, so no witness's silence is news yet. Told at once, "the press
+            // was never shown" sent the chain on and pressed again an order already
+            // submitted (a press under load, the status line already saying so).
+            let effect_in_sight = hold && seen.verified.is_some();
+            if news && negatives && !effect_in_sight {
                 run.pending.press_unseen_told = true;
                 return Report::NoChange(gathered.signals(None));
             }
-            if keys_news {
+            if keys_news && !effect_in_sight {
                 run.pending.keys_unseen_told |= gathered.keys_unseen;
                 run.pending.keys_astray_told |= gathered.keys_astray;
                 return Report::NoChange(gathered.signals(None));
@@ -454,7 +460,12 @@ impl Executor {
             // Text typed where it cannot be read back drew itself (the keys' receipt): the
             // engine hears it at once, since nothing later could verify it either.
             let blind_text = matches!(run.goal, Goal::Typed { .. } | Goal::Set { .. });
-            if by_pixels && blind_text && negatives && !std::mem::replace(&mut run.pending.drawn_told, true) {
+            if by_pixels
+                && blind_text
+                && negatives
+                && !effect_in_sight
+                && !std::mem::replace(&mut run.pending.drawn_told, true)
+            {
                 return Report::NoChange(gathered.signals(None));
             }
             if Instant::now() >= until {
