@@ -356,7 +356,7 @@ pub fn fleet(out: &Out, a: &FleetShowArgs) -> Result<Exit, CliError> {
             }
             None => {
                 let workers = queue.workers().await.map_err(env)?;
-                let tasks = lease::records(&queue).await.map_err(env)?;
+                let tasks: Vec<TaskRecord> = lease::records(&queue).await.map_err(env)?.iter().map(shown).collect();
                 let all = serde_json::json!({ "workers": workers, "tasks": tasks });
                 out.print(&all, |st| fleet_human(&workers, &tasks, st))?;
                 Ok(Exit::Ok)
@@ -393,7 +393,27 @@ fn fleet_human(workers: &[deft_fleet::WorkerInfo], tasks: &[TaskRecord], st: &St
     s
 }
 
+/// `record` as it may be shown: a variable whose name says it is a secret or a password
+/// shows only its length (the worker types it; nobody reads it back from the fleet). A
+/// secret is better given by reference, `{{secret:NAME}}`, from the worker's own
+/// `DEFT_SECRET_NAME`: then it is never in the queue at all.
+fn shown(record: &TaskRecord) -> TaskRecord {
+    let mut record = record.clone();
+    if let Some(vars) = record.task.body.get_mut("vars").and_then(|v| v.as_object_mut()) {
+        for (name, value) in vars.iter_mut() {
+            let lower = name.to_lowercase();
+            if (lower.contains("secret") || lower.contains("password"))
+                && let Some(text) = value.as_str()
+            {
+                *value = serde_json::Value::String(deft_trace::redact::length_only(text));
+            }
+        }
+    }
+    record
+}
+
 fn show_record(out: &Out, record: &TaskRecord) -> Result<Exit, CliError> {
+    let record = &shown(record);
     out.print(record, |st| {
         let mut s = match &record.result {
             Some(r) if r.ok => format!("{} task {}: {}\n", st.green("✓"), record.task.id, r.summary),
@@ -411,4 +431,28 @@ fn show_record(out: &Out, record: &TaskRecord) -> Result<Exit, CliError> {
         Some(r) if !r.ok => Exit::Failed,
         _ => Exit::Ok,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_secret_variable_is_shown_as_its_length_only() {
+        let body = serde_json::json!({ "kind": "flow", "flow": "steps: []", "vars": { "secret": "hunter2", "DB_Password": "pw", "customer": "Ada" } });
+        let task =
+            Task { id: "t".into(), pool: "p".into(), needs: Needs::default(), body, max_attempts: 1, submitted_ms: 0 };
+        let shown = shown(&TaskRecord::queued(task));
+        let text = serde_json::to_string(&shown).unwrap();
+        assert!(!text.contains("hunter2") && !text.contains("\"pw\""), "{text}");
+        assert_eq!(shown.task.body["vars"]["customer"], "Ada");
+    }
+
+    #[test]
+    fn needs_are_apps_and_a_session() {
+        let needs = parse_needs(&["app=gedit".into(), "session=x11".into()]).unwrap();
+        assert_eq!((needs.apps, needs.session.as_deref()), (vec!["gedit".to_string()], Some("x11")));
+        let e = parse_needs(&["gedit".into()]).unwrap_err();
+        assert!(e.message.contains("write app=NAME"), "{}", e.message);
+    }
 }

@@ -249,6 +249,14 @@ fn fill(s: &str, vars: &BTreeMap<String, String>, missing: &mut BTreeSet<String>
         let Some(len) = rest[start + 2..].find("}}") else { break };
         let name = rest[start + 2..start + 2 + len].trim();
         out.push_str(&rest[..start]);
+        if name.starts_with("secret:") {
+            // A secret by reference: filled where it is typed, from the values the face was
+            // given (a fleet worker's own `DEFT_SECRET_*`), so its value never sits in the
+            // flow, its variables, or a task queued for another desktop.
+            out.push_str(&rest[start..start + 2 + len + 2]);
+            rest = &rest[start + 2 + len + 2..];
+            continue;
+        }
         match vars.get(name) {
             Some(value) if condition && inside_quotes(&out) => {
                 out.push_str(&value.replace('\\', "\\\\").replace('"', "\\\""));
@@ -407,6 +415,14 @@ steps:
         let flow = parse_flow(quoted, &BTreeMap::from([("who".to_string(), "\"A\"".to_string())])).unwrap();
         let ToolCall::Click(c) = &flow.steps[0].call else { panic!() };
         assert_eq!(c.verify.expect.as_deref(), Some(r#"text:"Hi \"A\"!""#), "escaped inside the author's quotes");
+    }
+
+    #[test]
+    fn a_secret_by_reference_stays_a_reference_for_the_desktop_that_types_it() {
+        let text = "steps:\n  - type: {target: Password, text: \"{{secret:bank}}{{ who }}\"}\n";
+        let flow = parse_flow(text, &BTreeMap::from([("who".to_string(), "!".to_string())])).unwrap();
+        let ToolCall::Type(t) = &flow.steps[0].call else { panic!() };
+        assert_eq!(t.text, "{{secret:bank}}!", "not a variable to give, and never its value here");
     }
 
     #[test]
