@@ -4,7 +4,7 @@
 //! Windows backend (UI Automation behind `Accessibility`, SendInput behind `Input`) without
 //! change. Compiling them for a Windows target keeps that a fact rather than a claim: a
 //! Unix-only call slipping into the executor or the toolbelt fails here. `cargo check`
-//! only, so no Windows linker is needed; the agent and LLM crates are left out because
+//! only, so no Windows linker is needed; the agent, LLM and fleet crates are left out because
 //! their TLS stack (ring) builds C code, which needs a Windows C compiler.
 
 use crate::run_step;
