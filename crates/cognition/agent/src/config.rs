@@ -75,6 +75,12 @@ pub struct AgentConfig {
     pub multi_action: bool,
     /// The most recent steps whose observations stay whole; older ones shrink to a line.
     pub keep_full: usize,
+    /// Steps kept as the conversation's turns; past them, the oldest are folded into one
+    /// line each in the opening message, `history_chunk` at a time (so the request's cached
+    /// first part changes once per chunk, not at every step).
+    pub history_steps: usize,
+    /// How many of the oldest steps are folded at once.
+    pub history_chunk: usize,
     /// Mark the requests' stable first part for the provider's prompt cache (Anthropic's
     /// breakpoints: cached input costs a tenth; off, every call pays its whole input).
     pub prompt_cache: bool,
@@ -101,6 +107,8 @@ impl Default for AgentConfig {
             max_questions: 3,
             multi_action: false,
             keep_full: 3,
+            history_steps: 16,
+            history_chunk: 8,
             prompt_cache: true,
             vision: false,
             max_vision_calls: 4,
@@ -130,6 +138,12 @@ impl AgentConfig {
         }
         if self.keep_full == 0 {
             return Err("keep_full must be at least 1: the newest observation is always whole".into());
+        }
+        if self.history_steps < self.keep_full || self.history_chunk == 0 {
+            return Err(format!(
+                "history_steps ({}) must be at least keep_full ({}), and history_chunk at least 1",
+                self.history_steps, self.keep_full
+            ));
         }
         self.policy.check_lifts().map_err(|e| format!("policy.{e}"))
     }

@@ -333,6 +333,7 @@ impl Agent<'_> {
             temperature: self.config.temperature,
             stop: Vec::new(),
         };
+        state.world.compact(self.config.history_steps, self.config.history_chunk);
         let request = state.world.request(system, tools, self.config.keep_full, limits, self.config.prompt_cache);
         state.world.drop_shown_images();
         let left = self.config.budget.max_wall_ms.saturating_sub(base_ms + started.elapsed().as_millis() as u64);

@@ -5,7 +5,10 @@
 //! the next (the system prompt and the tools, the opening, the steps already shrunk) is
 //! the request's first part, byte for byte, so a provider's prompt cache serves it: a
 //! breakpoint ends it where the provider takes one (Anthropic), and the providers that
-//! cache on their own (OpenAI, Gemini) find the same prefix.
+//! cache on their own (OpenAI, Gemini) find the same prefix. Past `history_steps` steps,
+//! the oldest are folded into one line each (what was called, what it came to; the
+//! thoughts go) at the end of the opening, a chunk at a time, so a long task's requests
+//! stop growing with every step and the cached prefix changes once per chunk.
 
 use deft_llm::{Cache, Image, Limits, Message, Part, Request, ResultPart, Role, ToolChoice, ToolDef, ToolResult};
 use serde::{Deserialize, Serialize};
@@ -49,18 +52,44 @@ pub struct World {
     pub opening: String,
     /// The steps, oldest first.
     pub turns: Vec<Turn>,
+    /// Older steps folded into one line each, oldest first ([`World::compact`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub folded: Vec<String>,
 }
 
 impl World {
     /// A world starting from `opening`.
     pub fn new(opening: String) -> World {
-        World { opening, turns: Vec::new() }
+        World { opening, turns: Vec::new(), folded: Vec::new() }
+    }
+
+    /// Fold the oldest steps into one line each, `chunk` at a time, while more than `keep`
+    /// steps would be left as turns.
+    pub fn compact(&mut self, keep: usize, chunk: usize) {
+        let chunk = chunk.max(1);
+        while self.turns.len() >= keep + chunk {
+            let old: Vec<Turn> = self.turns.drain(..chunk).collect();
+            self.folded.extend(old.iter().map(fold));
+        }
+    }
+
+    /// The opening message, with the folded steps after it.
+    fn opening_text(&self) -> String {
+        if self.folded.is_empty() {
+            return self.opening.clone();
+        }
+        format!(
+            "{}\n\nThe first {} steps, one line each (their details are no longer shown):\n{}",
+            self.opening,
+            self.folded.len(),
+            self.folded.join("\n")
+        )
     }
 
     /// The conversation as the model reads it now: the newest `keep_full` steps whole, the
     /// older ones as one-line outcomes; images only in the newest step.
     pub fn messages(&self, keep_full: usize) -> Vec<Message> {
-        let mut out = vec![Message::user(self.opening.clone())];
+        let mut out = vec![Message::user(self.opening_text())];
         let n = self.turns.len();
         for (i, t) in self.turns.iter().enumerate() {
             let newest = i + 1 == n;
@@ -129,6 +158,39 @@ impl World {
                 o.image = None;
             }
         }
+    }
+}
+
+/// One step in a line: each call (its tool and arguments) and what it came to.
+fn fold(t: &Turn) -> String {
+    let calls: Vec<String> = t
+        .reply
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::ToolCall(c) => Some(c),
+            _ => None,
+        })
+        .map(|c| {
+            let args = match &c.arguments {
+                deft_llm::Arguments::Json(v) => v.to_string(),
+                deft_llm::Arguments::Malformed { raw, .. } => raw.clone(),
+            };
+            let said = t.results.iter().find(|o| o.call_id == c.id).map_or("(no result)", |o| o.brief.as_str());
+            format!("{} {} -> {}", c.name, clip(&args, 160), clip(said, 200))
+        })
+        .collect();
+    match calls.is_empty() {
+        true => format!("step {}: no tool called", t.step),
+        false => format!("step {}: {}", t.step, calls.join("; ")),
+    }
+}
+
+/// `s` cut to `max` characters, marked when cut.
+fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((at, _)) => format!("{}...", &s[..at]),
+        None => s.to_string(),
     }
 }
 
@@ -217,5 +279,61 @@ mod tests {
         assert_eq!(earlier[5].cache.through_message, Some(8), "the opening and four shrunk steps");
         let off = w.request("system", &[], 2, limits, false);
         assert_eq!(off.cache, Cache::default());
+    }
+
+    #[test]
+    fn old_steps_fold_into_lines_a_chunk_at_a_time() {
+        let mut w = World::new("Goal: x".into());
+        for step in 1..=5 {
+            w.turns.push(turn(step, &format!("FULL{step}"), &format!("brief{step}"), false));
+        }
+        w.compact(4, 2);
+        assert_eq!((w.turns.len(), w.folded.len()), (5, 0), "5 turns: not yet past 4 + a chunk of 2");
+        w.turns.push(turn(6, "FULL6", "brief6", false));
+        w.compact(4, 2);
+        assert_eq!((w.turns.len(), w.folded.len()), (4, 2));
+        assert_eq!(w.folded, ["step 1: read {} -> brief1", "step 2: read {} -> brief2"]);
+        let m = w.messages(2);
+        assert_eq!(m.len(), 1 + 2 * 4, "the opening, then the 4 steps left");
+        let opening = texts(&m[0]);
+        assert!(opening.starts_with("Goal: x\n\nThe first 2 steps, one line each"), "{opening}");
+        assert!(opening.ends_with("step 2: read {} -> brief2") && !opening.contains("thinking"), "{opening}");
+        // The next step adds a turn and folds nothing: the opening stays as it was (cached).
+        w.turns.push(turn(7, "FULL7", "brief7", false));
+        w.compact(4, 2);
+        assert_eq!(texts(&w.messages(2)[0]), opening);
+    }
+
+    #[test]
+    fn a_long_task_s_requests_stop_growing_with_every_step() {
+        // 60 steps of a realistic size: a 400-character thought, a 2,500-character
+        // observation, a 120-character outcome line.
+        let thought = "t".repeat(400);
+        let request_chars = |w: &World| w.messages(3).iter().map(|m| format!("{m:?}").len()).sum::<usize>();
+        let (mut plain, mut folded) = (World::new("Goal".into()), World::new("Goal".into()));
+        let (mut sizes_plain, mut sizes_folded) = (Vec::new(), Vec::new());
+        for step in 1..=60 {
+            let mut t = turn(step, &"o".repeat(2_500), &"b".repeat(120), false);
+            t.reply.parts[0] = Part::Text(thought.clone());
+            plain.turns.push(t.clone());
+            folded.turns.push(t);
+            folded.compact(16, 8);
+            sizes_plain.push(request_chars(&plain));
+            sizes_folded.push(request_chars(&folded));
+        }
+        let total = |v: &[usize]| v.iter().sum::<usize>();
+        println!(
+            "60 steps: 60th request {} -> {} chars; all 60 requests {} -> {} chars",
+            sizes_plain[59],
+            sizes_folded[59],
+            total(&sizes_plain),
+            total(&sizes_folded)
+        );
+        // From step 30 to step 60, a kept step costs its thought and outcome each request;
+        // a folded one only its line.
+        let per_step = |v: &[usize]| (v[59] - v[29]) / 30;
+        assert!(per_step(&sizes_plain) > 500, "{}", per_step(&sizes_plain));
+        assert!(per_step(&sizes_folded) < 200, "{}", per_step(&sizes_folded));
+        assert!(sizes_folded[59] * 10 < sizes_plain[59] * 6, "the 60th request: {sizes_folded:?}");
     }
 }
