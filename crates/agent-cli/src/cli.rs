@@ -10,7 +10,7 @@ use crate::config::ColorChoice;
 
 mod agent_args;
 mod coords;
-pub use agent_args::{AskArg, CalibrateArgs, ConfidenceArg, RunArgs};
+pub use agent_args::{AskArg, CalibrateArgs, ConfidenceArg, PolicyArgs, RunArgs};
 pub use coords::{parse_point, parse_region};
 
 const ABOUT: &str = "Deft: desktop actions that check their own effect, for people and for other agents";

@@ -76,18 +76,9 @@ pub struct RunArgs {
     /// The model takes images [agent.vision]
     #[arg(long)]
     pub vision: bool,
-    /// Allow acting in this application only (repeatable) [agent.policy.apps]
-    #[arg(long, value_name = "APP")]
-    pub allow_app: Vec<String>,
-    /// Allow acting in this window only (repeatable) [agent.policy.windows]
-    #[arg(long, value_name = "TITLE")]
-    pub allow_window: Vec<String>,
-    /// Never send this key chord (repeatable) [agent.policy.deny_keys]
-    #[arg(long, value_name = "CHORD")]
-    pub deny_key: Vec<String>,
-    /// Always confirm clicks on elements whose name holds this word (repeatable) [agent.policy.confirm]
-    #[arg(long, value_name = "WORD")]
-    pub confirm: Vec<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub policy: PolicyArgs,
     /// Where paused runs and calibration pairs are kept [DEFT_RUNS_DIR]
     #[arg(long, value_name = "DIR")]
     pub runs_dir: Option<PathBuf>,
@@ -112,4 +103,31 @@ pub struct CalibrateArgs {
     /// Where the calibration pairs are [DEFT_RUNS_DIR]
     #[arg(long, value_name = "DIR")]
     pub runs_dir: Option<PathBuf>,
+}
+
+/// The action policy's flags, for `run` and for a fleet task (`submit`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct PolicyArgs {
+    /// Allow acting in this application only (repeatable) [agent.policy.apps]
+    #[arg(long, value_name = "APP")]
+    pub allow_app: Vec<String>,
+    /// Allow acting in this window only (repeatable) [agent.policy.windows]
+    #[arg(long, value_name = "TITLE")]
+    pub allow_window: Vec<String>,
+    /// Never send this key chord (repeatable) [agent.policy.deny_keys]
+    #[arg(long, value_name = "CHORD")]
+    pub deny_key: Vec<String>,
+    /// Always confirm clicks on elements whose name holds this word (repeatable) [agent.policy.confirm]
+    #[arg(long, value_name = "WORD")]
+    pub confirm: Vec<String>,
+}
+
+impl PolicyArgs {
+    /// Whether any flag was given.
+    pub fn given(&self) -> bool {
+        !(self.allow_app.is_empty()
+            && self.allow_window.is_empty()
+            && self.deny_key.is_empty()
+            && self.confirm.is_empty())
+    }
 }

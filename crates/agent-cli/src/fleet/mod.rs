@@ -100,6 +100,11 @@ pub struct SubmitArgs {
     /// Wait for the result and exit with its outcome (always so without --fleet)
     #[arg(long)]
     pub wait: bool,
+    /// The task's action policy, checked here and enforced by the worker before each step
+    /// (with any of these, the built-in denials and confirmation words hold too: a step that
+    /// would need a person's confirmation is refused)
+    #[command(flatten)]
+    pub policy: crate::cli::PolicyArgs,
 }
 
 /// `fleet`.
@@ -260,9 +265,20 @@ pub fn submit(out: &Out, config: &Config, a: &SubmitArgs) -> Result<Exit, CliErr
         .map_err(|e| CliError::usage(format!("cannot read the flow file {}: {e}", a.file.display())))?;
     let vars: BTreeMap<String, String> = a.vars.iter().cloned().collect();
     // Checked here, before it is queued: a worker never gets a flow that cannot run.
-    deft_toolbelt::flow::parse_flow(&text, &vars).map_err(|e| CliError::usage(format!("{}: {e}", a.file.display())))?;
+    let flow = deft_toolbelt::flow::parse_flow(&text, &vars)
+        .map_err(|e| CliError::usage(format!("{}: {e}", a.file.display())))?;
     let needs = parse_needs(&a.needs)?;
-    let body = FlowTask { kind: "flow".into(), flow: text, vars };
+    let policy = a.policy.given().then(|| deft_agent::Policy {
+        apps: a.policy.allow_app.clone(),
+        windows: a.policy.allow_window.clone(),
+        deny_keys: a.policy.deny_key.clone(),
+        confirm: a.policy.confirm.clone(),
+        ..deft_agent::Policy::default()
+    });
+    let body = FlowTask { kind: "flow".into(), flow: text, vars, policy };
+    if let Some(why) = body.refused(&flow) {
+        return Err(CliError::usage(format!("{}: {why}", a.file.display())));
+    }
     let id = a.id.clone().unwrap_or_else(|| format!("t{}-{}", lease::now_ms(), std::process::id()));
     let task = Task {
         id: id.clone(),

@@ -21,6 +21,23 @@ pub struct FlowTask {
     /// The caller's `--var`s.
     #[serde(default)]
     pub vars: BTreeMap<String, String>,
+    /// The task's action policy, enforced by the worker before each step
+    /// ([`deft_agent::Policy::check_written`]); none: the flow as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<deft_agent::Policy>,
+}
+
+impl FlowTask {
+    /// Why a step of `flow` may not run under the task's policy: the first refused, with
+    /// its number and line.
+    pub fn refused(&self, flow: &Flow) -> Option<String> {
+        let policy = self.policy.as_ref()?;
+        flow.steps.iter().enumerate().find_map(|(i, step)| {
+            let why = policy.check_written(&step.call).err()?;
+            let line = step.line.map(|l| format!(" (line {l})")).unwrap_or_default();
+            Some(format!("step {}{line} is refused by the task's policy: {why}", i + 1))
+        })
+    }
 }
 
 /// Called as each step ends.
@@ -49,6 +66,10 @@ impl Runner for FlowRunner<'_> {
             Ok(f) => f,
             Err(e) => return failed(format!("the flow does not check: {e}")),
         };
+        // Checked at submit too; the worker is where it is enforced.
+        if let Some(why) = body.refused(&flow) {
+            return failed(why);
+        }
         let started = std::time::Instant::now();
         let plan = match self.resume_point(&flow, resume).await {
             Ok(p) => p,
@@ -163,5 +184,21 @@ fn lost_or_failed(e: LeaseError) -> RunEnd {
     match e {
         LeaseError::Lost { .. } => RunEnd::Lost,
         LeaseError::Fleet(e) => RunEnd::Retry { summary: e.to_string() },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_the_task_s_policy_refuses_is_named_with_its_line() {
+        let text = "steps:\n  - click: {target: Submit order, app: Deft Fixture}\n  - key: ctrl+q\n";
+        let flow = parse_flow(text, &BTreeMap::new()).unwrap();
+        let task = |policy| FlowTask { kind: "flow".into(), flow: text.into(), vars: BTreeMap::new(), policy };
+        assert_eq!(task(None).refused(&flow), None, "no policy: the flow as written");
+        let policy = deft_agent::Policy { deny_keys: vec!["ctrl+q".into()], ..deft_agent::Policy::default() };
+        let why = task(Some(policy)).refused(&flow).unwrap();
+        assert!(why.starts_with("step 2 (line 3) is refused by the task's policy: "), "{why}");
     }
 }

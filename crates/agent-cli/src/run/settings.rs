@@ -107,10 +107,10 @@ pub fn agent_config(file: Option<&AgentSection>, a: &RunArgs) -> Result<AgentCon
     if a.vision {
         c.vision = true;
     }
-    c.policy.apps.extend(a.allow_app.iter().cloned());
-    c.policy.windows.extend(a.allow_window.iter().cloned());
-    c.policy.deny_keys.extend(a.deny_key.iter().cloned());
-    c.policy.confirm.extend(a.confirm.iter().cloned());
+    c.policy.apps.extend(a.policy.allow_app.iter().cloned());
+    c.policy.windows.extend(a.policy.allow_window.iter().cloned());
+    c.policy.deny_keys.extend(a.policy.deny_key.iter().cloned());
+    c.policy.confirm.extend(a.policy.confirm.iter().cloned());
     c.check().map_err(|e| CliError::usage(format!("the agent settings: {e}")))?;
     Ok(c)
 }
@@ -135,10 +135,10 @@ pub fn tighten(a: &RunArgs) -> Result<Tighten, CliError> {
     }
     Ok(Tighten {
         policy: Policy {
-            apps: a.allow_app.clone(),
-            windows: a.allow_window.clone(),
-            deny_keys: a.deny_key.clone(),
-            confirm: a.confirm.clone(),
+            apps: a.policy.allow_app.clone(),
+            windows: a.policy.allow_window.clone(),
+            deny_keys: a.policy.deny_key.clone(),
+            confirm: a.policy.confirm.clone(),
             ..Policy::default()
         },
         max_steps: a.max_steps,

@@ -65,7 +65,7 @@ pub fn call_words(c: &deft_llm::ToolCall) -> String {
 }
 
 /// The target parameters of an acting call; `None` for calls aimed at the focus.
-fn target_params(tc: &ToolCall) -> Option<&TargetParams> {
+pub(crate) fn target_params(tc: &ToolCall) -> Option<&TargetParams> {
     match tc {
         ToolCall::Click(p) => Some(&p.target),
         ToolCall::Type(p) if !p.target.is_empty() => Some(&p.target),

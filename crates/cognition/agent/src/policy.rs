@@ -188,6 +188,54 @@ impl Policy {
     }
 }
 
+impl Policy {
+    /// The verdict on a call as it is written, with no desktop to resolve it against and no
+    /// person to ask: a flow's step in a fleet task, checked when it is submitted and again
+    /// by the worker before it runs. The same rules as the agent's, each as far as the text
+    /// tells it: the tool, the key chord, a confirmation word in the target it names (there
+    /// is nobody to confirm, so it is refused), and, when the policy limits where to act,
+    /// the application or window the call names (one that names neither is refused: it
+    /// could act anywhere). `Err` says why it may not run.
+    pub fn check_written(&self, call: &ToolCall) -> Result<(), String> {
+        let tool = call.name();
+        if let Some(why) = self.check_tool(tool.as_str()) {
+            return Err(why);
+        }
+        if let ToolCall::Key(k) = call
+            && let Some(why) = self.check_key(&k.keys)
+        {
+            return Err(why);
+        }
+        let target = crate::act::target_params(call);
+        if matches!(call, ToolCall::Click(_) | ToolCall::Action(_))
+            && let Some(t) = target
+        {
+            for text in [t.target.as_deref(), t.name.as_deref()].into_iter().flatten() {
+                if let Some(word) = self.confirm_word(text) {
+                    return Err(format!(
+                        "{text:?} holds {word:?}, which needs a person's confirmation, and no person is there to give \
+                         it (lift it by name with no_confirm, or do it with `agent-cli run`, which asks)"
+                    ));
+                }
+            }
+        }
+        if tool.acts() && self.restricts_places() {
+            let (app, window) = target.map(|t| (t.app.clone(), t.window.clone())).unwrap_or_default();
+            if app.is_none() && window.is_none() {
+                return Err(format!(
+                    "the policy allows acting only in {}, and this {} step names no app or window: add `app:` to it",
+                    list(&[self.apps.clone(), self.windows.clone()].concat()),
+                    tool.as_str()
+                ));
+            }
+            if let Some(why) = self.check_place(&Place { app: app.unwrap_or_default(), window }) {
+                return Err(why);
+            }
+        }
+        Ok(())
+    }
+}
+
 fn list(v: &[String]) -> String {
     v.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ")
 }
@@ -246,6 +294,26 @@ mod tests {
         assert!(wrong.check_lifts().unwrap_err().contains("not a built-in denial"));
         let wrong = Policy { no_confirm: vec!["archive".into()], ..Policy::default() };
         assert!(wrong.check_lifts().unwrap_err().contains("not a built-in confirmation word"));
+    }
+
+    #[test]
+    fn a_written_call_is_judged_by_what_its_text_tells() {
+        let call = |tool: &str, args: serde_json::Value| ToolCall::parse(tool, args).unwrap();
+        let p = Policy { apps: vec!["Deft Fixture".into()], deny_keys: vec!["ctrl+q".into()], ..Policy::default() };
+        let ok = call("click", serde_json::json!({ "target": "Submit order", "app": "Deft Fixture" }));
+        assert_eq!(p.check_written(&ok), Ok(()));
+        let elsewhere = call("click", serde_json::json!({ "target": "OK", "app": "Terminal" }));
+        assert!(p.check_written(&elsewhere).unwrap_err().contains("only in the applications"));
+        let anywhere = call("type", serde_json::json!({ "target": "Name", "text": "x" }));
+        assert!(p.check_written(&anywhere).unwrap_err().contains("names no app or window"));
+        let key = call("key", serde_json::json!({ "keys": "Ctrl+Q" }));
+        assert!(p.check_written(&key).unwrap_err().contains("ctrl+q"));
+        let send = call("click", serde_json::json!({ "target": "Send now", "app": "Deft Fixture" }));
+        assert!(p.check_written(&send).unwrap_err().contains("no person is there"));
+        let read = call("read", serde_json::json!({}));
+        assert_eq!(p.check_written(&read), Ok(()), "an observation acts nowhere");
+        let lifted = Policy { no_confirm: vec!["send".into()], ..Policy::default() };
+        assert_eq!(lifted.check_written(&call("click", serde_json::json!({ "target": "Send" }))), Ok(()));
     }
 
     #[test]
