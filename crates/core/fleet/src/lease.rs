@@ -34,18 +34,7 @@ pub enum SubmitError {
 pub async fn submit(queue: &dyn Queue, task: Task) -> Result<(), SubmitError> {
     check_name("task id", &task.id)?;
     check_name("pool", &task.pool)?;
-    let workers = queue.workers().await?;
-    let in_pool: Vec<_> = workers.iter().filter(|w| w.pool == task.pool).collect();
-    if !in_pool.iter().any(|w| w.offer.unmet(&task.needs).is_empty()) {
-        let why = if in_pool.is_empty() {
-            format!("the pool has no live worker (start one with `agent-cli worker --pool {}`)", task.pool)
-        } else {
-            in_pool
-                .iter()
-                .map(|w| format!("{} lacks {}", w.name, w.offer.unmet(&task.needs).join(" and ")))
-                .collect::<Vec<_>>()
-                .join("; ")
-        };
+    if let Some(why) = unrunnable(queue, &task).await? {
         return Err(SubmitError::NoMatchingWorker { pool: task.pool.clone(), why });
     }
     let (id, pool) = (task.id.clone(), task.pool.clone());
@@ -56,6 +45,25 @@ pub async fn submit(queue: &dyn Queue, task: Task) -> Result<(), SubmitError> {
     })?;
     queue.publish(&pool, &id).await?;
     Ok(())
+}
+
+/// Why no live worker of `task`'s pool can run it (each and what it lacks), or `None` when
+/// one can.
+async fn unrunnable(queue: &dyn Queue, task: &Task) -> Result<Option<String>, FleetError> {
+    let workers = queue.workers().await?;
+    let in_pool: Vec<_> = workers.iter().filter(|w| w.pool == task.pool).collect();
+    if in_pool.iter().any(|w| w.offer.unmet(&task.needs).is_empty()) {
+        return Ok(None);
+    }
+    Ok(Some(if in_pool.is_empty() {
+        format!("the pool has no live worker (start one with `agent-cli worker --pool {}`)", task.pool)
+    } else {
+        in_pool
+            .iter()
+            .map(|w| format!("{} lacks {}", w.name, w.offer.unmet(&task.needs).join(" and ")))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }))
 }
 
 /// The store key of a task's record.
@@ -113,6 +121,32 @@ pub async fn claim<'q>(
             return Ok(Claim::Ended);
         }
         if !offer.unmet(&record.task.needs).is_empty() {
+            // Handed back only while a live worker of the pool can run it (the rule of
+            // `submit`), and within the queue's deliveries: else it would go round the
+            // pool's other desktops until the queue stopped delivering it, unreported.
+            let why_not = match unrunnable(queue, &record.task).await? {
+                Some(why) => Some(why),
+                None if delivery.delivered() + 1 >= queue.max_deliver() => {
+                    Some(format!("delivered {} times without reaching a desktop that can run it", delivery.delivered()))
+                }
+                None => None,
+            };
+            if let Some(why) = why_not {
+                record.state = TaskState::Failed;
+                record.result = Some(TaskResult {
+                    ok: false,
+                    summary: format!("no live worker can run it any more: {why}"),
+                    output: serde_json::Value::Null,
+                    worker: worker.to_string(),
+                    attempt: u32::try_from(record.attempts.len()).unwrap_or(u32::MAX),
+                });
+                match write(queue, &id, &record, rev).await {
+                    Err(FleetError::Conflict) => continue,
+                    r => r?,
+                };
+                delivery.give_up().await?;
+                return Ok(Claim::Exhausted);
+            }
             record.refusals += 1;
             match write(queue, &id, &record, rev).await {
                 Err(FleetError::Conflict) => continue,

@@ -112,6 +112,10 @@ impl Queue for MemoryQueue {
         self.shared.config.ack_wait
     }
 
+    fn max_deliver(&self) -> u64 {
+        self.shared.config.max_deliver
+    }
+
     async fn create(&self, key: &str, value: Vec<u8>) -> Result<Revision, FleetError> {
         let mut state = self.state();
         if state.store.contains_key(key) {

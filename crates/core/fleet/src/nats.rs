@@ -191,6 +191,10 @@ impl Queue for NatsQueue {
         self.config.ack_wait
     }
 
+    fn max_deliver(&self) -> u64 {
+        self.config.max_deliver
+    }
+
     async fn create(&self, key: &str, value: Vec<u8>) -> Result<Revision, FleetError> {
         self.tasks.create(key, value.into()).await.map_err(|e| match e.kind() {
             kv::CreateErrorKind::AlreadyExists => FleetError::Exists(key.to_string()),

@@ -78,6 +78,8 @@ pub trait Queue: Send + Sync {
     async fn next(&self, pool: &str, wait: Duration) -> Result<Option<Box<dyn Delivery>>, FleetError>;
     /// How long a delivery may go without a heartbeat before it is delivered again.
     fn ack_wait(&self) -> Duration;
+    /// Deliveries of one message at most; past them the queue stops delivering it.
+    fn max_deliver(&self) -> u64;
 
     /// Store a new record; `Exists` when the key has one.
     async fn create(&self, key: &str, value: Vec<u8>) -> Result<Revision, FleetError>;

@@ -48,6 +48,7 @@ both!(a_dead_workers_task_resumes_elsewhere_and_its_late_writes_are_refused, red
 both!(a_task_started_too_often_is_reported_failed, exhausted);
 both!(a_desktop_that_cannot_run_a_task_hands_it_to_one_that_can, routing);
 both!(ids_and_pools_are_checked_and_never_taken_twice, names);
+both!(a_task_whose_only_able_desktop_left_fails_with_why_at_its_next_delivery, able_one_left);
 
 fn worker(name: &str, apps: &[&str]) -> Worker {
     let offer = Offer { session: "x11".into(), apps: apps.iter().map(|a| a.to_string()).collect(), ..Offer::default() };
@@ -210,4 +211,19 @@ async fn names(q: &dyn Queue) {
     // The registry forgets a worker that stops saying it is alive.
     tokio::time::sleep(Duration::from_millis(3500)).await;
     assert!(q.workers().await.unwrap().is_empty(), "{:?}", q.workers().await.unwrap());
+}
+
+async fn able_one_left(q: &dyn Queue) {
+    let (plain, fixture) = (worker("plain", &["gedit"]), worker("fixture", &["Deft Fixture"]));
+    q.advertise(&fixture.info(None)).await.unwrap();
+    submit(q, task("t1", 1, &["Deft Fixture"], 3)).await.unwrap();
+    // The fixture's desktop stops saying it is alive; only one that cannot run it is left.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let served = plain.serve_one(q, &LogRunner::default(), Duration::from_secs(5)).await.unwrap();
+    assert_eq!(served, Served::Exhausted("t1".into()));
+    let record = lease::record(q, "t1").await.unwrap().unwrap();
+    assert_eq!(record.state, TaskState::Failed);
+    let summary = record.result.unwrap().summary;
+    assert_eq!(summary, "no live worker can run it any more: plain lacks Deft Fixture running (it runs gedit)");
+    assert!(q.next("desk", Duration::from_millis(1500)).await.unwrap().is_none(), "not delivered again");
 }
