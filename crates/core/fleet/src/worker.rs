@@ -2,12 +2,13 @@
 //! runner works, and ends it (acked, handed back, or failed for good) by what the runner
 //! says, never acking a task it lost.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 
 use crate::lease::{Claim, Lease, LeaseError, claim, now_ms};
-use crate::queue::{FleetError, Queue, WorkerInfo};
+use crate::queue::{Delivery, FleetError, Queue, WorkerInfo};
 use crate::record::TaskRecord;
 use crate::task::{Offer, Task};
 
@@ -98,6 +99,7 @@ impl Worker {
     ) -> Result<Served, FleetError> {
         queue.advertise(&self.info(None)).await?;
         let Some(delivery) = queue.next(&self.pool, wait).await? else { return Ok(Served::Idle) };
+        let delivery: Arc<dyn Delivery> = Arc::from(delivery);
         let id = delivery.task_id().to_string();
         let lease = match claim(queue, delivery.as_ref(), &self.name, &self.offer).await? {
             Claim::Held(lease) => lease,
@@ -111,19 +113,31 @@ impl Worker {
             Err(LeaseError::Fleet(e)) => return Err(e),
         };
         queue.advertise(&self.info(Some(&id))).await?;
-        // The heartbeat: well inside the ack wait, for the queue and for the registry.
+        // The heartbeat, well inside the ack wait, on a task of its own: a runner that holds
+        // its thread a while (a long OCR) must not cost it the task. A beat or registry
+        // write that fails is not a reason to drop a step half sent: the run goes on, and
+        // its lease says at the end whether the task is still its own.
         let beat = queue.ack_wait() / 3;
+        let beating = {
+            let delivery = Arc::clone(&delivery);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(beat).await;
+                    let _ = delivery.heartbeat().await;
+                }
+            })
+        };
         let run = runner.run(&resume.task, &resume, &lease);
         tokio::pin!(run);
         let end = loop {
             tokio::select! {
                 end = &mut run => break end,
                 _ = tokio::time::sleep(beat) => {
-                    delivery.heartbeat().await?;
-                    queue.advertise(&self.info(Some(&id))).await?;
+                    let _ = queue.advertise(&self.info(Some(&id))).await;
                 }
             }
         };
+        beating.abort();
         let written = match &end {
             RunEnd::Done { summary, output } => lease.finish(true, summary.clone(), output.clone()).await,
             RunEnd::Failed { summary, output } => lease.finish(false, summary.clone(), output.clone()).await,
