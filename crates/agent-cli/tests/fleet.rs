@@ -100,7 +100,7 @@ fn order_events(app: &FixtureApp) -> [usize; 4] {
 
 #[test]
 fn a_task_goes_to_the_desktop_with_its_app_and_outlives_its_worker_being_killed() {
-    let _campaigns = super::beside_campaigns();
+    let _alone = super::apart_from_campaigns();
     let nats = NatsServer::start();
     let url = nats.url.clone();
     let with_app = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
@@ -163,7 +163,7 @@ fn a_task_goes_to_the_desktop_with_its_app_and_outlives_its_worker_being_killed(
 
 #[test]
 fn a_task_whose_desktop_died_is_done_on_another_from_the_first_step_not_seen_there() {
-    let _campaigns = super::beside_campaigns();
+    let _alone = super::apart_from_campaigns();
     let nats = NatsServer::start();
     let url = nats.url.clone();
     let (one, two) = (Desktop::start(), Desktop::start());
@@ -179,7 +179,7 @@ fn a_task_whose_desktop_died_is_done_on_another_from_the_first_step_not_seen_the
         || fleet(&two, &url, &[]),
         |v| v["workers"].as_array().is_some_and(|w| w.len() == 1),
     );
-    submit(&two, &url, &["--id", "order2"]).expect_code(0);
+    submit(&two, &url, &["--id", "order2", "--redo-elsewhere"]).expect_code(0);
     let view = || fleet(&two, &url, &["result", "order2"]);
     until_waiting_for_the_save(view);
     // Desktop one's worker dies; desktop two takes the task. Nothing desktop one did shows

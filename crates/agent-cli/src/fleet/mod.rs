@@ -48,7 +48,7 @@ pub struct FleetArgs {
     pub creds: Option<PathBuf>,
     /// How long a worker may stop answering before its task goes to another; fixed when a
     /// pool's consumer is first made on the server [default: 30]
-    #[arg(long, value_name = "SECONDS", global = true)]
+    #[arg(long, value_name = "SECONDS", global = true, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub ack_wait: Option<u64>,
 }
 
@@ -105,6 +105,14 @@ pub struct SubmitArgs {
     /// would need a person's confirmation is refused)
     #[command(flatten)]
     pub policy: crate::cli::PolicyArgs,
+    /// A built-in confirmation word lifted for this task (repeatable): send, delete, pay, ...
+    #[arg(long, value_name = "WORD")]
+    pub no_confirm: Vec<String>,
+    /// When a worker dies and another desktop takes the task with none of the done steps'
+    /// effects visible there, do the flow again from its first step there (for flows whose
+    /// effects stay on the desktop that did them); without it the task fails, saying why
+    #[arg(long)]
+    pub redo_elsewhere: bool,
 }
 
 /// `fleet`.
@@ -179,23 +187,38 @@ async fn serve(
             eprintln!("{}: step {} {} {}: {:?}", task.id, step.step, step.tool, step.asked, step.status)
         }),
     };
-    let stop = crate::mcp::stop_signal();
-    tokio::pin!(stop);
+    // Ctrl+C ends the worker between tasks, never inside one: a task dropped mid-step
+    // could leave half its text typed, for the next attempt to type again.
+    let stopping = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let stopping = std::sync::Arc::clone(&stopping);
+        tokio::spawn(async move {
+            crate::mcp::stop_signal().await;
+            eprintln!("worker: stopping after the task in hand");
+            stopping.store(true, std::sync::atomic::Ordering::SeqCst);
+        })
+    };
     let mut ran = 0;
     let mut last = Exit::Ok;
-    while limit.is_none_or(|n| ran < n) {
+    while limit.is_none_or(|n| ran < n) && !stopping.load(std::sync::atomic::Ordering::SeqCst) {
         // What runs here changes: advertise it anew before each task.
         worker.offer = offer().await;
-        let served = tokio::select! {
-            served = worker.serve_one(queue, &runner, Duration::from_secs(5)) => served,
-            _ = &mut stop => break,
+        let served = match worker.serve_one(queue, &runner, Duration::from_secs(2)).await {
+            Ok(s) => s,
+            // The queue's server away a moment is no reason to stop serving.
+            Err(e) => {
+                eprintln!("worker: {e}; trying again");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
         };
-        let served = served.map_err(|e| CliError::environment(e.to_string()))?;
         let (id, said) = match &served {
             Served::Idle => continue,
             Served::Ended(id) => (id, "had ended already".to_string()),
             Served::Refused(id) => (id, "needs what this desktop lacks: handed back".to_string()),
-            Served::Exhausted(id) => (id, "was started too many times: failed for good".to_string()),
+            Served::Exhausted(id) => {
+                (id, format!("failed for good before it ran (`agent-cli fleet result {id}` says why)"))
+            }
             Served::Ran(id, end) => {
                 ran += 1;
                 last = exit_of_end(end);
@@ -206,6 +229,7 @@ async fn serve(
             format!("{} task {id}: {said}\n", st.dim("·"))
         });
     }
+    watcher.abort();
     Ok(last)
 }
 
@@ -268,14 +292,18 @@ pub fn submit(out: &Out, config: &Config, a: &SubmitArgs) -> Result<Exit, CliErr
     let flow = deft_toolbelt::flow::parse_flow(&text, &vars)
         .map_err(|e| CliError::usage(format!("{}: {e}", a.file.display())))?;
     let needs = parse_needs(&a.needs)?;
-    let policy = a.policy.given().then(|| deft_agent::Policy {
+    let policy = (a.policy.given() || !a.no_confirm.is_empty()).then(|| deft_agent::Policy {
         apps: a.policy.allow_app.clone(),
         windows: a.policy.allow_window.clone(),
         deny_keys: a.policy.deny_key.clone(),
         confirm: a.policy.confirm.clone(),
+        no_confirm: a.no_confirm.clone(),
         ..deft_agent::Policy::default()
     });
-    let body = FlowTask { kind: "flow".into(), flow: text, vars, policy };
+    if let Some(p) = &policy {
+        p.check_lifts().map_err(|e| CliError::usage(format!("--no-confirm: {e}")))?;
+    }
+    let body = FlowTask { kind: "flow".into(), flow: text, vars, policy, redo_elsewhere: a.redo_elsewhere };
     if let Some(why) = body.refused(&flow) {
         return Err(CliError::usage(format!("{}: {why}", a.file.display())));
     }

@@ -25,6 +25,12 @@ pub struct FlowTask {
     /// ([`deft_agent::Policy::check_written`]); none: the flow as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<deft_agent::Policy>,
+    /// Resumed on another desktop with none of the earlier steps' effects visible there, do
+    /// the flow from its first step (its effects stay on the desktop that did them: typed
+    /// text, a local file). Off: the task fails there, since an effect confirmed only where
+    /// it was done (a server's order shown by a local toast) would be done twice.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub redo_elsewhere: bool,
 }
 
 impl FlowTask {
@@ -71,7 +77,7 @@ impl Runner for FlowRunner<'_> {
             return failed(why);
         }
         let started = std::time::Instant::now();
-        let plan = match self.resume_point(&flow, resume).await {
+        let plan = match self.resume_point(&flow, resume, body.redo_elsewhere).await {
             Ok(p) => p,
             Err(why) => return failed(why),
         };
@@ -148,11 +154,10 @@ impl FlowRunner<'_> {
     /// be (an order sent to a server every desktop sees): the latest step whose
     /// expectation holds here is where the run goes on; steps that cannot be told are
     /// never sent again.
-    async fn resume_point(&self, flow: &Flow, resume: &TaskRecord) -> Result<Plan, String> {
+    async fn resume_point(&self, flow: &Flow, resume: &TaskRecord, redo_elsewhere: bool) -> Result<Plan, String> {
         let desktop_of =
             |attempt: u32| resume.attempts.iter().find(|a| a.number == attempt).map(|a| a.desktop.as_str());
-        let earlier = resume.attempts.len().saturating_sub(1);
-        let in_flight_desktop = resume.attempts.get(earlier.saturating_sub(1)).map(|a| a.desktop.as_str());
+        let in_flight_desktop = resume.in_flight_by.and_then(desktop_of);
         let all_here = resume.done.iter().all(|d| desktop_of(d.attempt) == Some(self.desktop.as_str()))
             && (resume.in_flight.is_none() || in_flight_desktop == Some(self.desktop.as_str()));
         if all_here {
@@ -175,8 +180,21 @@ impl FlowRunner<'_> {
                 Looked::NotThere => {}
             }
         }
-        // No earlier step's effect is visible here: they were this desktop's to do.
-        Ok(Plan::default())
+        // No earlier step's effect is visible here: they were the other desktop's own (then
+        // they are this one's to do), or confirmed only there (then doing them again here
+        // would do them twice). Only the flow's author can say which.
+        if redo_elsewhere {
+            return Ok(Plan::default());
+        }
+        let others: Vec<&str> =
+            resume.attempts.iter().map(|a| a.desktop.as_str()).filter(|d| *d != self.desktop).collect();
+        Err(format!(
+            "resumed on {} after steps were done on {}, and none of their expectations holds here: whether doing \
+             them again here would do them twice cannot be told, so nothing was sent (submit it with \
+             --redo-elsewhere when its effects stay on the desktop that did them)",
+            self.desktop,
+            others.first().copied().unwrap_or("another desktop")
+        ))
     }
 }
 
@@ -195,7 +213,13 @@ mod tests {
     fn a_step_the_task_s_policy_refuses_is_named_with_its_line() {
         let text = "steps:\n  - click: {target: Submit order, app: Deft Fixture}\n  - key: ctrl+q\n";
         let flow = parse_flow(text, &BTreeMap::new()).unwrap();
-        let task = |policy| FlowTask { kind: "flow".into(), flow: text.into(), vars: BTreeMap::new(), policy };
+        let task = |policy| FlowTask {
+            kind: "flow".into(),
+            flow: text.into(),
+            vars: BTreeMap::new(),
+            policy,
+            redo_elsewhere: false,
+        };
         assert_eq!(task(None).refused(&flow), None, "no policy: the flow as written");
         let policy = deft_agent::Policy { deny_keys: vec!["ctrl+q".into()], ..deft_agent::Policy::default() };
         let why = task(Some(policy)).refused(&flow).unwrap();

@@ -214,13 +214,18 @@ impl Policy {
                 if let Some(word) = self.confirm_word(text) {
                     return Err(format!(
                         "{text:?} holds {word:?}, which needs a person's confirmation, and no person is there to give \
-                         it (lift it by name with no_confirm, or do it with `agent-cli run`, which asks)"
+                         it (lift the word by name: no_confirm in the policy, `submit --no-confirm {word}`; or do \
+                         it with `agent-cli run`, which asks)"
                     ));
                 }
             }
         }
         if tool.acts() && self.restricts_places() {
-            let (app, window) = target.map(|t| (t.app.clone(), t.window.clone())).unwrap_or_default();
+            let (app, window) = match (call, target) {
+                (ToolCall::Key(k), _) => (k.app.clone(), k.window.clone()),
+                (_, Some(t)) => (t.app.clone(), t.window.clone()),
+                _ => (None, None),
+            };
             if app.is_none() && window.is_none() {
                 return Err(format!(
                     "the policy allows acting only in {}, and this {} step names no app or window: add `app:` to it",
@@ -308,6 +313,8 @@ mod tests {
         assert!(p.check_written(&anywhere).unwrap_err().contains("names no app or window"));
         let key = call("key", serde_json::json!({ "keys": "Ctrl+Q" }));
         assert!(p.check_written(&key).unwrap_err().contains("ctrl+q"));
+        let key_there = call("key", serde_json::json!({ "keys": "Return", "app": "Deft Fixture" }));
+        assert_eq!(p.check_written(&key_there), Ok(()), "a key names its app beside its chord");
         let send = call("click", serde_json::json!({ "target": "Send now", "app": "Deft Fixture" }));
         assert!(p.check_written(&send).unwrap_err().contains("no person is there"));
         let read = call("read", serde_json::json!({}));

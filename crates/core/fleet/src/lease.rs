@@ -34,6 +34,15 @@ pub enum SubmitError {
 pub async fn submit(queue: &dyn Queue, task: Task) -> Result<(), SubmitError> {
     check_name("task id", &task.id)?;
     check_name("pool", &task.pool)?;
+    if u64::from(task.max_attempts) >= queue.max_deliver() || task.max_attempts == 0 {
+        return Err(FleetError::Invalid(format!(
+            "max_attempts {}: give 1 to {} (the queue delivers a task at most {} times)",
+            task.max_attempts,
+            queue.max_deliver().saturating_sub(1),
+            queue.max_deliver()
+        ))
+        .into());
+    }
     if let Some(why) = unrunnable(queue, &task).await? {
         return Err(SubmitError::NoMatchingWorker { pool: task.pool.clone(), why });
     }
@@ -125,17 +134,20 @@ pub async fn claim<'q>(
             // `submit`), and within the queue's deliveries: else it would go round the
             // pool's other desktops until the queue stopped delivering it, unreported.
             let why_not = match unrunnable(queue, &record.task).await? {
-                Some(why) => Some(why),
-                None if delivery.delivered() + 1 >= queue.max_deliver() => {
-                    Some(format!("delivered {} times without reaching a desktop that can run it", delivery.delivered()))
-                }
+                Some(why) => Some(format!("no live worker can run it any more: {why}")),
+                None if delivery.delivered() + 1 >= queue.max_deliver() => Some(format!(
+                    "delivered {} times, and no desktop that can run it was free to take it (the queue delivers \
+                     a task at most {} times)",
+                    delivery.delivered(),
+                    queue.max_deliver()
+                )),
                 None => None,
             };
             if let Some(why) = why_not {
                 record.state = TaskState::Failed;
                 record.result = Some(TaskResult {
                     ok: false,
-                    summary: format!("no live worker can run it any more: {why}"),
+                    summary: why,
                     output: serde_json::Value::Null,
                     worker: worker.to_string(),
                     attempt: u32::try_from(record.attempts.len()).unwrap_or(u32::MAX),
@@ -152,7 +164,10 @@ pub async fn claim<'q>(
                 Err(FleetError::Conflict) => continue,
                 r => r?,
             };
-            delivery.retry_later(REFUSAL_DELAY).await?;
+            // Longer each time (the desktop that can run it may be busy for minutes), so the
+            // queue's deliveries last well beyond a long task.
+            let backoff = REFUSAL_DELAY.saturating_mul(1 << delivery.delivered().min(8));
+            delivery.retry_later(backoff.min(queue.ack_wait())).await?;
             return Ok(Claim::Refused);
         }
         let started = u32::try_from(record.attempts.len()).unwrap_or(u32::MAX);
@@ -248,7 +263,13 @@ impl Lease<'_> {
     /// About to act on step `step`: if this worker dies now, the next attempt looks before
     /// acting on it again.
     pub async fn started(&self, step: usize) -> Result<(), LeaseError> {
-        self.change(|r| r.in_flight = Some(step)).await.map(drop)
+        let attempt = self.attempt;
+        self.change(|r| {
+            r.in_flight = Some(step);
+            r.in_flight_by = Some(attempt);
+        })
+        .await
+        .map(drop)
     }
 
     /// Step `step`'s effect was seen, with this outcome.
@@ -256,6 +277,7 @@ impl Lease<'_> {
         let attempt = self.attempt;
         self.change(|r| {
             r.in_flight = None;
+            r.in_flight_by = None;
             r.done.retain(|d| d.step != step);
             r.done.push(StepDone { step, attempt, outcome: outcome.clone() });
         })

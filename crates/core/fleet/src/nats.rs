@@ -52,6 +52,9 @@ pub struct NatsQueue {
     config: QueueConfig,
     js: jetstream::Context,
     consumers: tokio::sync::Mutex<HashMap<String, PullConsumer>>,
+    /// The ack wait and max deliveries the server's consumers really have (a consumer made
+    /// earlier, by another process, keeps its own): the heartbeat follows them.
+    effective: std::sync::Mutex<(Duration, u64)>,
 }
 
 fn queue_err(what: &str) -> impl Fn(&dyn std::fmt::Display) -> FleetError + '_ {
@@ -97,6 +100,7 @@ impl NatsQueue {
             config: options.config.clone(),
             js,
             consumers: Default::default(),
+            effective: std::sync::Mutex::new((options.config.ack_wait, options.config.max_deliver)),
         })
     }
 
@@ -121,6 +125,11 @@ impl NatsQueue {
             )
             .await
             .map_err(|e| queue_err(&format!("the consumer of pool {pool}"))(&e))?;
+        let made = &consumer.cached_info().config;
+        let max = u64::try_from(made.max_deliver).ok().filter(|m| *m > 0).unwrap_or(u64::MAX);
+        let mut effective = self.effective.lock().unwrap_or_else(|p| p.into_inner());
+        *effective = (effective.0.min(made.ack_wait), effective.1.min(max));
+        drop(effective);
         consumers.insert(pool.to_string(), consumer.clone());
         Ok(consumer)
     }
@@ -188,11 +197,11 @@ impl Queue for NatsQueue {
     }
 
     fn ack_wait(&self) -> Duration {
-        self.config.ack_wait
+        self.effective.lock().unwrap_or_else(|p| p.into_inner()).0
     }
 
     fn max_deliver(&self) -> u64 {
-        self.config.max_deliver
+        self.effective.lock().unwrap_or_else(|p| p.into_inner()).1
     }
 
     async fn create(&self, key: &str, value: Vec<u8>) -> Result<Revision, FleetError> {

@@ -86,6 +86,10 @@ pub struct TaskRecord {
     /// when that worker died, so the next attempt looks before acting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_flight: Option<usize>,
+    /// The attempt that set `in_flight` (a later attempt that died before writing anything
+    /// leaves it as it was: the step may have landed on that attempt's desktop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_flight_by: Option<u32>,
     /// Steps whose effect was seen, in order.
     #[serde(default)]
     pub done: Vec<StepDone>,
@@ -105,6 +109,7 @@ impl TaskRecord {
             state: TaskState::Queued,
             attempts: Vec::new(),
             in_flight: None,
+            in_flight_by: None,
             done: Vec::new(),
             refusals: 0,
             result: None,

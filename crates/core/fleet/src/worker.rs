@@ -129,10 +129,12 @@ impl Worker {
         };
         let run = runner.run(&resume.task, &resume, &lease);
         tokio::pin!(run);
+        // The registry's entries expire after its TTL (30 s by default): said well inside it.
+        let say_alive = beat.min(Duration::from_secs(10));
         let end = loop {
             tokio::select! {
                 end = &mut run => break end,
-                _ = tokio::time::sleep(beat) => {
+                _ = tokio::time::sleep(say_alive) => {
                     let _ = queue.advertise(&self.info(Some(&id))).await;
                 }
             }

@@ -205,6 +205,8 @@ async fn names(q: &dyn Queue) {
     submit(q, task("t1", 1, &[], 3)).await.unwrap();
     let err = submit(q, task("t1", 1, &[], 3)).await.unwrap_err();
     assert_eq!(err.to_string(), "a task with id \"t1\" exists already");
+    let err = submit(q, task("t3", 1, &[], 20)).await.unwrap_err();
+    assert_eq!(err.to_string(), "max_attempts 20: give 1 to 19 (the queue delivers a task at most 20 times)");
     let err = submit(q, task("t.2", 1, &[], 3)).await.unwrap_err();
     assert!(err.to_string().contains("use letters, digits"), "{err}");
     assert!(matches!(q.next("desk.*", Duration::ZERO).await, Err(FleetError::Invalid(_))));
