@@ -167,7 +167,7 @@ pub fn worker(out: &Out, config: &Config, a: &WorkerArgs) -> Result<Exit, CliErr
             worker.offer.session,
             worker.offer.apps.join(", ")
         );
-        let served = serve(out, &queue, &session, worker, a.tasks).await;
+        let served = serve(out, &queue, &session, worker, a.tasks, false).await;
         session.finish();
         served
     })
@@ -179,6 +179,7 @@ async fn serve(
     session: &Session,
     mut worker: Worker,
     limit: Option<u32>,
+    quiet: bool,
 ) -> Result<Exit, CliError> {
     let runner = FlowRunner {
         belt: session.belt(),
@@ -225,9 +226,11 @@ async fn serve(
                 (id, end_words(end))
             }
         };
-        let _ = out.print(&serde_json::json!({ "task": id, "worker": worker.name, "said": said }), |st| {
-            format!("{} task {id}: {said}\n", st.dim("·"))
-        });
+        if !quiet {
+            let _ = out.print(&serde_json::json!({ "task": id, "worker": worker.name, "said": said }), |st| {
+                format!("{} task {id}: {said}\n", st.dim("·"))
+            });
+        }
     }
     watcher.abort();
     Ok(last)
@@ -341,7 +344,8 @@ async fn submit_here(out: &Out, config: &Config, task: Task) -> Result<Exit, Cli
     queue.advertise(&worker.info(None)).await.map_err(|e| CliError::environment(e.to_string()))?;
     let id = task.id.clone();
     deft_fleet::submit(&queue, task).await.map_err(submit_error)?;
-    let served = serve(out, &queue, &session, worker, Some(1)).await;
+    // Only the record is printed (one document with --json).
+    let served = serve(out, &queue, &session, worker, Some(1), true).await;
     session.finish();
     served?;
     let record = lease::record(&queue, &id).await.map_err(|e| CliError::environment(e.to_string()))?;
@@ -462,7 +466,7 @@ fn show_record(out: &Out, record: &TaskRecord) -> Result<Exit, CliError> {
         let mut s = match &record.result {
             Some(r) if r.ok => format!("{} task {}: {}\n", st.green("✓"), record.task.id, r.summary),
             Some(r) => format!("{} task {}: {}\n", st.red("✗"), record.task.id, r.summary),
-            None => format!("· task {}: {:?}\n", record.task.id, record.state),
+            None => format!("· task {}: {}\n", record.task.id, format!("{:?}", record.state).to_lowercase()),
         };
         for a in &record.attempts {
             let ended = a.ended.as_deref().unwrap_or("running");

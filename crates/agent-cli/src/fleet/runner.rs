@@ -91,6 +91,18 @@ impl Runner for FlowRunner<'_> {
             if plan.look_first == Some(i) {
                 match self.belt.look_for_step(step, n).await {
                     Looked::There(r) => report = Some(*r),
+                    // An observation, or an action whose input had not gone out yet, runs;
+                    // but an action may have been sent with its effect still to come (an
+                    // app slower than the hand-over): never sent again.
+                    Looked::NotThere if step.call.name().acts() => {
+                        return failed(format!(
+                            "step {n} ({} {}) was being sent when its worker stopped, and its expectation does not \
+                             hold: its input may have landed with the effect still to come, or never gone out; it \
+                             is not sent again (look at the app, then re-submit what is left)",
+                            step.call.name().as_str(),
+                            step.call.args().get("target").and_then(|t| t.as_str()).unwrap_or("")
+                        ));
+                    }
                     Looked::NotThere => {}
                     Looked::CannotTell(why) => return failed(why),
                 }
@@ -130,8 +142,15 @@ impl Runner for FlowRunner<'_> {
                 if skipped > 0 { format!(" ({skipped} of them by an earlier attempt)") } else { String::new() };
             RunEnd::Done { summary: format!("{} steps done{earlier}", flow.steps.len()), output }
         } else {
-            let last = report.steps.last().map(|s| format!("step {} ({} {})", s.step, s.tool, s.asked));
-            let summary = format!("stopped at {}: its effect was not seen", last.unwrap_or_default());
+            let last = report.steps.last();
+            let at = last.map(|s| format!("step {} ({} {})", s.step, s.tool, s.asked)).unwrap_or_default();
+            // What the step itself said: its error, or what its action observed.
+            let why = last.and_then(|s| match (&s.error, &s.output) {
+                (Some(e), _) => Some(e.message.clone()),
+                (_, Some(deft_toolbelt::ToolOutput::Action(a))) => Some(a.outcome.observed.clone()),
+                _ => None,
+            });
+            let summary = format!("stopped at {at}: {}", why.unwrap_or_else(|| "its effect was not seen".into()));
             RunEnd::Failed { summary, output }
         }
     }

@@ -65,7 +65,14 @@ async fn unrunnable(queue: &dyn Queue, task: &Task) -> Result<Option<String>, Fl
         return Ok(None);
     }
     Ok(Some(if in_pool.is_empty() {
-        format!("the pool has no live worker (start one with `agent-cli worker --pool {}`)", task.pool)
+        let mut pools: Vec<&str> = workers.iter().map(|w| w.pool.as_str()).collect();
+        pools.sort();
+        pools.dedup();
+        let live = match pools.is_empty() {
+            true => String::new(),
+            false => format!("; the pools with live workers: {}", pools.join(", ")),
+        };
+        format!("the pool has no live worker (start one with `agent-cli worker --pool {}`){live}", task.pool)
     } else {
         in_pool
             .iter()
