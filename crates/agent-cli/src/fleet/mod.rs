@@ -201,10 +201,15 @@ async fn serve(
     };
     let mut ran = 0;
     let mut last = Exit::Ok;
+    let mut offered = std::time::Instant::now();
     while limit.is_none_or(|n| ran < n) && !stopping.load(std::sync::atomic::Ordering::SeqCst) {
-        // What runs here changes: advertise it anew before each task.
-        worker.offer = offer().await;
-        let served = match worker.serve_one(queue, &runner, Duration::from_secs(2)).await {
+        // What runs here changes: looked at anew now and then, not at every poll (reading
+        // every application's tree costs the desktop the worker serves).
+        if offered.elapsed() >= OFFER_EVERY {
+            worker.offer = offer().await;
+            offered = std::time::Instant::now();
+        }
+        let served = match worker.serve_one(queue, &runner, Duration::from_secs(5)).await {
             Ok(s) => s,
             // The queue's server away a moment is no reason to stop serving.
             Err(e) => {
@@ -216,12 +221,20 @@ async fn serve(
         let (id, said) = match &served {
             Served::Idle => continue,
             Served::Ended(id) => (id, "had ended already".to_string()),
-            Served::Refused(id) => (id, "needs what this desktop lacks: handed back".to_string()),
+            Served::Refused(id) => {
+                // It may have been judged on an old look: look again.
+                worker.offer = offer().await;
+                offered = std::time::Instant::now();
+                (id, "needs what this desktop lacks: handed back".to_string())
+            }
             Served::Exhausted(id) => {
                 (id, format!("failed for good before it ran (`agent-cli fleet result {id}` says why)"))
             }
             Served::Ran(id, end) => {
                 ran += 1;
+                // A task may have started or closed applications.
+                worker.offer = offer().await;
+                offered = std::time::Instant::now();
                 last = exit_of_end(end);
                 (id, end_words(end))
             }
@@ -235,6 +248,9 @@ async fn serve(
     watcher.abort();
     Ok(last)
 }
+
+/// How often an idle worker looks again at what its desktop runs.
+const OFFER_EVERY: Duration = Duration::from_secs(30);
 
 fn end_words(end: &RunEnd) -> String {
     match end {
