@@ -100,7 +100,7 @@ fn order_events(app: &FixtureApp) -> [usize; 4] {
 
 #[test]
 fn a_task_goes_to_the_desktop_with_its_app_and_outlives_its_worker_being_killed() {
-    let _alone = super::apart_from_campaigns();
+    let _campaigns = super::beside_campaigns();
     let nats = NatsServer::start();
     let url = nats.url.clone();
     let with_app = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
@@ -163,7 +163,7 @@ fn a_task_goes_to_the_desktop_with_its_app_and_outlives_its_worker_being_killed(
 
 #[test]
 fn a_task_whose_desktop_died_is_done_on_another_from_the_first_step_not_seen_there() {
-    let _alone = super::apart_from_campaigns();
+    let _campaigns = super::beside_campaigns();
     let nats = NatsServer::start();
     let url = nats.url.clone();
     let (one, two) = (Desktop::start(), Desktop::start());
