@@ -114,7 +114,8 @@ pub enum Claim<'q> {
     Ended,
     /// Its desktop cannot run the task: handed back for another worker.
     Refused,
-    /// The task was started `max_attempts` times already: failed for good, reported.
+    /// Failed for good before it ran, reported in its record: started `max_attempts` times
+    /// already, or no live worker can run it any more.
     Exhausted,
 }
 
