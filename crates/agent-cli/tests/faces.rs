@@ -176,6 +176,32 @@ fn fill_replaces_a_field_s_text_and_type_inserts_into_it() {
     app.check_alive(&desktop, Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
 }
 
+#[test]
+fn text_typed_in_under_an_expectation_not_met_is_never_typed_again() {
+    // Found by a new user's flow whose step typed "Ada" into a field that already held it,
+    // expecting "Ada": the keys went in ("AdaAda"), and each method of the chain after them
+    // emptied the field and typed it all again, 19 s in all, reported as "no change".
+    let (desktop, app) = start();
+    cli(&desktop, &["fill", "--name", "Name", "--text", "Ada", "--verify"]).expect_code(0);
+    assert_eq!(name_reads(&app, "Ada"), "Ada");
+    let r =
+        cli(&desktop, &["type", "--name", "Name", "--text", "Ada", "--expect", r#"value:name=Name="Ada""#, "--json"]);
+    r.expect_code(1);
+    let v = r.json();
+    assert_eq!(v["attempts"].as_array().map(Vec::len), Some(1), "one method, never a second: {r:#?}");
+    assert!(r.stdout.contains("did what it does") && r.stdout.contains("AdaAda"), "{r:#?}");
+    std::thread::sleep(SETTLE);
+    let values: Vec<String> = app
+        .events()
+        .iter()
+        .filter(|e| e.is("text_changed", Some("name")))
+        .filter_map(|e| e.str("value").map(str::to_string))
+        .collect();
+    let typed = values.iter().position(|v| v == "AdaA").unwrap_or_else(|| panic!("the keys never went in: {values:?}"));
+    assert_eq!(values[typed..], ["AdaA", "AdaAd", "AdaAda"], "typed once, never emptied: {values:?}");
+    app.check_alive(&desktop, Duration::from_secs(5)).unwrap_or_else(|e| panic!("{e}"));
+}
+
 /// Gives the fixture's field named `name` the focus and puts its caret at `offset`, as an
 /// independent accessibility client (pyatspi) does: where a person's click would leave it.
 fn put_caret(desktop: &Desktop, name: &str, offset: usize) {

@@ -145,6 +145,12 @@ pub struct Signals {
     /// So no second input is sent after it (see `Engine::conclude`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub own_motion: Option<String>,
+    /// Under an expectation that does not hold: what the action itself promises is read
+    /// back from its target (the text typed in at the caret, the value set), in words. The
+    /// input landed; another method would only do the same again (or double it), so none
+    /// is sent (see `Engine::on_no_change`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub done_as_asked: Option<Box<str>>,
 }
 
 /// Immediate feedback of an input: a pressed look, a focus change, a busy state, a pixel

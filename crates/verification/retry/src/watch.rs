@@ -35,6 +35,8 @@ pub(crate) struct Watch {
     pub keys_astray: bool,
     /// What changed by itself after the input (sticky): see `Signals::own_motion`.
     pub own_motion: Option<String>,
+    /// The action's own promise was read back (sticky): see `Signals::done_as_asked`.
+    pub done_as_asked: bool,
 }
 
 impl Watch {
@@ -55,6 +57,7 @@ impl Watch {
             press_unwatched: false,
             keys_astray: false,
             own_motion: None,
+            done_as_asked: false,
         }
     }
 
@@ -77,6 +80,7 @@ impl Watch {
         if s.own_motion.is_some() {
             self.own_motion.clone_from(&s.own_motion);
         }
+        self.done_as_asked |= s.done_as_asked.is_some();
     }
 
     /// A failed read: nothing can be said about feedback any more.

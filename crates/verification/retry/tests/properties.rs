@@ -151,6 +151,7 @@ fn fitting(step: &Step, now: u64, c: &Choice) -> Observation {
                     keys_unseen: c.flags.is_multiple_of(11),
                     keys_astray: c.flags.is_multiple_of(13),
                     own_motion: c.flags.is_multiple_of(7).then(|| "Uptime".to_string()),
+                    done_as_asked: c.flags.is_multiple_of(19).then(|| "Name now shows AdaAda".into()),
                 }),
             }
         }
@@ -189,6 +190,7 @@ fn chaotic(now: u64, c: &Choice) -> Observation {
             keys_unseen: c.flags.is_multiple_of(11),
             keys_astray: c.flags.is_multiple_of(13),
             own_motion: c.flags.is_multiple_of(7).then(|| "Uptime".to_string()),
+            done_as_asked: c.flags.is_multiple_of(19).then(|| "x".into()),
         }),
     };
     Observation::new(at, report)
@@ -246,6 +248,8 @@ fn check_run(p: &ActionPolicy, ctx: &ActionContext, run: &Run, fitting: bool) ->
     // When each method's input was last sent: no method is sent again inside its window.
     let mut last_sent: Vec<(Method, u64)> = Vec::new();
     let mut toggle_changed = false;
+    // The action's own promise read back under an expectation: its input landed.
+    let mut done_as_asked = false;
     for (i, (obs, step)) in run.iter().enumerate() {
         if let Some(o) = obs {
             match &o.report {
@@ -262,6 +266,7 @@ fn check_run(p: &ActionPolicy, ctx: &ActionContext, run: &Run, fitting: bool) ->
                 }
                 Report::NoChange(s) if matches!(run[i - 1].1, Step::Verify { .. }) => {
                     toggle_changed |= s.toggle == Toggle::Changed;
+                    done_as_asked |= s.done_as_asked.is_some();
                     if let Some(f) = &mut in_flight {
                         f.reads.push(s.clone());
                     }
@@ -300,6 +305,9 @@ fn check_run(p: &ActionPolicy, ctx: &ActionContext, run: &Run, fitting: bool) ->
                 prop_assert!(acts.len() as u32 <= p.max_attempts(), "attempt budget exceeded");
                 if ctx.is_toggle {
                     prop_assert!(!toggle_changed, "input after the toggle changed");
+                }
+                if ctx.expectation {
+                    prop_assert!(!done_as_asked, "input after the last one did what it does");
                 }
                 if let Some(f) = in_flight.take() {
                     check_repeat(p, ctx, &f, *method, obs.as_ref().unwrap())?;

@@ -808,6 +808,41 @@ fn a_received_click_under_an_unmet_expectation_is_never_pressed_again() {
 }
 
 #[test]
+fn text_that_went_in_under_an_unmet_expectation_is_never_typed_again() {
+    // `type Name --text Ada --expect 'value:name=Name="Ada"'` into a field that held "Ada":
+    // the keys went in ("AdaAda", read back), the expectation does not hold. Selecting all
+    // and typing, or setting the text, would only write the same again: the action fails
+    // saying what was done, once the window (lengthened while the app loads) has passed.
+    let expecting = ActionContext { expectation: true, ..ctx(ActionKind::Type) };
+    let v = verdict(check(
+        expecting,
+        r#"
+        -> act keystrokes #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 200 no_change feedback=seen done="Name now shows AdaAda"
+        -> verify 300ms..3000ms
+        <- 3000 no_change feedback=seen loading done="Name now shows AdaAda"
+        -> verify 3100ms..4000ms
+        <- 4000 no_change feedback=seen
+        -> done failed no_effect [keystrokes: no_change]
+        "#,
+    ));
+    assert!(v.summary.contains("did what it does (Name now shows AdaAda)"), "{}", v.summary);
+    // Without it (the keys did not all go in), the chain goes on as before.
+    check(
+        expecting,
+        r#"
+        -> act keystrokes #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=seen
+        -> act a11y_set #2 at 3000ms
+        "#,
+    );
+}
+
+#[test]
 fn received_input_still_falls_back_where_that_is_safe() {
     // A toggle's state said it did not change: a fallback cannot undo anything.
     let toggle = ActionContext { is_toggle: true, ..ctx(ActionKind::Click) };

@@ -38,6 +38,7 @@ fn protocol_round_trips() {
                 keys_unseen: true,
                 keys_astray: true,
                 own_motion: Some("Uptime 12 s".into()),
+                done_as_asked: Some("Name now shows \"AdaAda\"".into()),
             }),
         ),
         Observation::new(9, Report::Verified { observed: "dialog Saved appeared".into() }),

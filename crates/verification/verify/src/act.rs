@@ -64,7 +64,11 @@ impl Executor {
                 _ => run.target.as_ref().and_then(|t| t.element.clone()),
             };
             run.before_text = Some(element.and_then(|e| e.text.or(e.value)).unwrap_or_default());
-            if let Goal::Typed { before, .. } = &mut run.goal {
+            let own = match &mut run.goal {
+                Goal::Expect(_, Some(own)) => own.as_mut(),
+                goal => goal,
+            };
+            if let Goal::Typed { before, .. } = own {
                 before.clone_from(&run.before_text);
             }
         }
@@ -106,7 +110,7 @@ impl Executor {
             run.pending.receipt_pixels = self.watch_pixels(t.scale.rect_to_physical(bounds), None).await;
         }
         run.pending.ocr_watch = match &run.goal {
-            Goal::Expect(c) if run.verify && matches!(**c, Condition::TextAppears(_)) => self.watch_screen(),
+            Goal::Expect(c, _) if run.verify && matches!(**c, Condition::TextAppears(_)) => self.watch_screen(),
             _ => None,
         };
         let before = run.before_text.clone().unwrap_or_default();

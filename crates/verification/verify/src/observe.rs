@@ -28,8 +28,10 @@ pub(crate) enum Goal {
     Typed { typed: String, before: Option<String> },
     /// The target's value (or text) equals `value`.
     Set { value: String },
-    /// An explicit expectation.
-    Expect(Box<Condition>),
+    /// An explicit expectation, and what the action itself promises (`Typed`, `Set`) when
+    /// it has a promise of its own: met while the expectation is not, the input landed
+    /// and is not sent again ([`Seen::done_as_asked`]).
+    Expect(Box<Condition>, Option<Box<Goal>>),
 }
 
 /// How the toggle signal is reported.
@@ -90,6 +92,9 @@ pub(crate) struct Seen {
     /// The target is gone and an equal stands where it stood, in words
     /// ([`rebuilt_in_place`]): receipt of the input.
     pub rebuilt_in_place: Option<String>,
+    /// Under an expectation not met: what the action itself promises is there (the text
+    /// typed in, the value set), in words. The input landed.
+    pub done_as_asked: Option<String>,
 }
 
 /// Another field that typed text landed in: what it showed before the input and now.
@@ -218,7 +223,7 @@ pub(crate) fn observe(
     let j = judge(&d, &pre.snap, &post.snap, &cfg);
     let mut seen = Seen { note: explained_notes(&j, target, pre), ..Seen::default() };
     seen.rebuilt_in_place = target.and_then(|t| rebuilt_in_place(t, pre, post));
-    if matches!(goal, Goal::AnyChange | Goal::Expect(_)) {
+    if matches!(goal, Goal::AnyChange | Goal::Expect(..)) {
         seen.own_motion = own_motion(&j, post);
     }
     // The input was aimed at the target's bounds; a read before it that shows the target
@@ -361,21 +366,8 @@ pub(crate) fn observe(
         Goal::Typed { typed, before: at_start } => {
             let (was, now) = (before.map(text_of).unwrap_or_default(), after.map(text_of).unwrap_or_default());
             seen.feedback |= was != now;
-            let landed = match after.is_some_and(is_secret) {
-                // A password field shows one mask character per character: count them.
-                true => now.chars().count() == was.chars().count() + typed.chars().count(),
-                // Against the text from before the action (a fallback's read before shows
-                // what an earlier attempt left), or this attempt's.
-                false => at_start.as_deref().is_some_and(|b| inserted(b, &now, typed)) || inserted(&was, &now, typed),
-            };
-            if landed && (was != now || typed.is_empty()) {
-                let shows = match after.is_some_and(is_secret) {
-                    // Even the mask: an app may show a password's text to accessibility.
-                    true => format!("{} characters", now.chars().count()),
-                    false => format!("{now:?}"),
-                };
-                seen.verified =
-                    Some(format!("{} now shows {shows}", after.map_or_else(String::new, Element::describe)));
+            if let Some(shows) = typed_landed(typed, at_start.as_deref(), before, after) {
+                seen.verified = Some(shows);
             } else if let Some((over, editor)) =
                 // The target as resolved when the read before the input no longer holds it:
                 // Calc re-creates every cell when the input begins.
@@ -396,22 +388,8 @@ pub(crate) fn observe(
                 seen.note = join(seen.note.take(), garbled);
             }
         }
-        Goal::Set { value } => {
-            let now = after.map(|e| e.value.clone().or_else(|| e.text.clone()).unwrap_or_default());
-            let set = match (after.is_some_and(is_secret), &now) {
-                (true, Some(now)) => now.chars().count() == value.chars().count(),
-                (_, now) => now.as_deref() == Some(value.as_str()),
-            };
-            if set {
-                let has = match after.is_some_and(is_secret) {
-                    // The value set into a password field is never written out.
-                    true => format!("holds the {} characters set", value.chars().count()),
-                    false => format!("has value {value:?}"),
-                };
-                seen.verified = Some(format!("{} now {has}", after.map_or_else(String::new, Element::describe)));
-            }
-        }
-        Goal::Expect(c) => {
+        Goal::Set { value } => seen.verified = value_set(value, after),
+        Goal::Expect(c, own) => {
             let now = condition::check(c, &post.tree);
             let was = condition::check(c, &pre.tree);
             if now.met && (!was.met || !effects.is_empty()) {
@@ -419,6 +397,21 @@ pub(crate) fn observe(
             } else if now.met {
                 seen.note =
                     join(seen.note.take(), Some(format!("{} already before the input, and nothing changed", now.what)));
+            } else {
+                // The action did what it promises (the text typed in, the value set), read
+                // back from the target, and the expectation still does not hold: the input
+                // landed, and another method would only do the same again.
+                seen.done_as_asked = match own.as_deref() {
+                    Some(Goal::Typed { typed, before: at_start }) => {
+                        typed_landed(typed, at_start.as_deref(), before, after)
+                            .map(|shows| format!("{shows}: {typed:?} inserted into what it held"))
+                    }
+                    Some(Goal::Set { value }) if before.map(text_or_value) != after.map(text_or_value) => {
+                        value_set(value, after)
+                    }
+                    _ => None,
+                };
+                seen.feedback |= seen.done_as_asked.is_some();
             }
         }
     }
@@ -565,6 +558,57 @@ pub(crate) fn join(a: Option<String>, b: Option<String>) -> Option<String> {
     }
 }
 
+/// What the target shows once `typed` went in exactly (inserted at one place into its text
+/// from before the action, `at_start`, or from before this attempt), in words; `None`
+/// when it did not.
+fn typed_landed(
+    typed: &str,
+    at_start: Option<&str>,
+    before: Option<&Element>,
+    after: Option<&Element>,
+) -> Option<String> {
+    let (was, now) = (before.map(text_of).unwrap_or_default(), after.map(text_of).unwrap_or_default());
+    let secret = after.is_some_and(is_secret);
+    let landed = match secret {
+        // A password field shows one mask character per character: count them.
+        true => now.chars().count() == was.chars().count() + typed.chars().count(),
+        // Against the text from before the action (a fallback's read before shows what an
+        // earlier attempt left), or this attempt's.
+        false => at_start.is_some_and(|b| inserted(b, &now, typed)) || inserted(&was, &now, typed),
+    };
+    if !(landed && (was != now || typed.is_empty())) {
+        return None;
+    }
+    let shows = match secret {
+        // Even the mask: an app may show a password's text to accessibility.
+        true => format!("{} characters", now.chars().count()),
+        false => format!("{now:?}"),
+    };
+    Some(format!("{} now shows {shows}", after.map_or_else(String::new, Element::describe)))
+}
+
+fn text_or_value(e: &Element) -> String {
+    e.value.clone().or_else(|| e.text.clone()).unwrap_or_default()
+}
+
+/// What the target holds once its value (or text) is `value`, in words; `None` otherwise.
+fn value_set(value: &str, after: Option<&Element>) -> Option<String> {
+    let now = after.map(text_or_value);
+    let set = match (after.is_some_and(is_secret), &now) {
+        (true, Some(now)) => now.chars().count() == value.chars().count(),
+        (_, now) => now.as_deref() == Some(value),
+    };
+    if !set {
+        return None;
+    }
+    let has = match after.is_some_and(is_secret) {
+        // The value set into a password field is never written out.
+        true => format!("holds the {} characters set", value.chars().count()),
+        false => format!("has value {value:?}"),
+    };
+    Some(format!("{} now {has}", after.map_or_else(String::new, Element::describe)))
+}
+
 /// The goal in words, for the outcome's `expected` line. The text of a secret field
 /// (a password) is never written out, only its length.
 pub(crate) fn describe_goal(goal: &Goal, target: &str, secret: bool) -> String {
@@ -574,7 +618,7 @@ pub(crate) fn describe_goal(goal: &Goal, target: &str, secret: bool) -> String {
         Goal::Typed { typed, .. } => format!("{target} shows its text with {typed:?} inserted"),
         Goal::Set { value } if secret => format!("{target} holds the {} characters set", value.chars().count()),
         Goal::Set { value } => format!("{target} has value {value:?}"),
-        Goal::Expect(c) => deft_a11y::selector::describe_condition(c),
+        Goal::Expect(c, _) => deft_a11y::selector::describe_condition(c),
     }
 }
 

@@ -301,11 +301,15 @@ impl Executor {
         if key {
             relevance.incidental_states.retain(|s| *s != deft_types::State::Focused);
         }
-        let goal = match (&options.expect, action) {
-            (Some(c), _) => Goal::Expect(Box::new(c.clone())),
-            (None, Action::Type { text, .. }) => Goal::Typed { typed: text.clone(), before: None },
-            (None, Action::SetValue { value, .. }) => Goal::Set { value: value.clone() },
-            _ => Goal::AnyChange,
+        let own = match action {
+            Action::Type { text, .. } => Some(Goal::Typed { typed: text.clone(), before: None }),
+            Action::SetValue { value, .. } => Some(Goal::Set { value: value.clone() }),
+            _ => None,
+        };
+        let goal = match (&options.expect, own) {
+            (Some(c), own) => Goal::Expect(Box::new(c.clone()), own.map(Box::new)),
+            (None, Some(own)) => own,
+            (None, None) => Goal::AnyChange,
         };
         let mut run = Run {
             op,

@@ -62,6 +62,7 @@ struct Gathered {
     keys_unseen: bool,
     keys_astray: bool,
     own_motion: Option<String>,
+    done_as_asked: Option<String>,
 }
 
 impl Gathered {
@@ -72,6 +73,9 @@ impl Gathered {
         self.toggle = s.toggle;
         if s.own_motion.is_some() {
             self.own_motion.clone_from(&s.own_motion);
+        }
+        if s.done_as_asked.is_some() {
+            self.done_as_asked.clone_from(&s.done_as_asked);
         }
     }
 
@@ -93,6 +97,7 @@ impl Gathered {
             keys_unseen: self.keys_unseen,
             keys_astray: self.keys_astray,
             own_motion: self.own_motion.clone(),
+            done_as_asked: self.done_as_asked.as_deref().map(Box::from),
         }
     }
 }
@@ -313,7 +318,7 @@ impl Executor {
                 self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
                 return Report::Verified { observed };
             }
-            if let (Some(watch), Goal::Expect(c)) = (&run.pending.ocr_watch, &run.goal)
+            if let (Some(watch), Goal::Expect(c, _)) = (&run.pending.ocr_watch, &run.goal)
                 && let Condition::TextAppears(t) = &**c
                 && last_ocr.is_none_or(|at: Instant| at.elapsed() >= OCR_EVERY)
             {

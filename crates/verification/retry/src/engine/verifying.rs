@@ -50,6 +50,12 @@ impl Engine {
                 )
             });
         }
+        if let Some(what) = s.done_as_asked.as_ref().filter(|_| self.ctx.expectation && self.inputs_closed.is_none()) {
+            self.inputs_closed = Some(format!(
+                "{m} did what it does ({what}), but the expectation was not met; not retried, since another \
+                 method would only do the same again"
+            ));
+        }
         if let Some(b) = s.blocking {
             let message = format!("{} {:?} appeared", b.role, b.name);
             self.close(at, AttemptResult::Failed { class: ErrorClass::Blocked, message: message.clone() }, None);
@@ -120,7 +126,7 @@ impl Engine {
         let waited = at - w.sent_ms;
         let observed = if early {
             format!("no feedback within {waited}ms")
-        } else if self.ctx.expectation && w.toggle == Toggle::Changed {
+        } else if self.ctx.expectation && (w.toggle == Toggle::Changed || w.done_as_asked) {
             format!("a change within {waited}ms, not the one expected")
         } else {
             format!("no change within {waited}ms")

@@ -506,3 +506,29 @@ fn a_press_is_not_verified_by_elements_elsewhere_that_only_moved() {
     let seen = observe(&pre, &post, Some(&id("edit")), None, &Goal::AnyChange, ToggleMode::None, &cfg, false);
     assert!(seen.verified.is_some(), "{seen:?}");
 }
+
+#[test]
+fn typed_text_that_landed_under_an_expectation_not_met_is_done_as_asked() {
+    // A field that held "Ada" given "Ada" again, expected to hold "Ada": the keys landed
+    // (a fallback would only type it once more); the expectation is what is wrong.
+    let pre = reading(&Form { name: "Ada", loading: true, ..FORM });
+    let post = reading(&Form { name: "AdaAda", loading: true, ..FORM });
+    let c = deft_a11y::selector::parse_condition("value:name=Name=\"Ada\"").unwrap();
+    let own = Goal::Typed { typed: "Ada".into(), before: Some("Ada".into()) };
+    let goal = Goal::Expect(Box::new(c.clone()), Some(Box::new(own)));
+    let seen = see(&pre, &post, "name", &goal, ToggleMode::None);
+    assert_eq!(seen.verified, None, "{seen:?}");
+    assert!(seen.feedback);
+    let done = seen.done_as_asked.unwrap();
+    assert!(done.contains("\"AdaAda\"") && done.contains("inserted into what it held"), "{done}");
+    // Nothing typed in: no claim.
+    let seen = see(&pre, &pre, "name", &goal, ToggleMode::None);
+    assert_eq!(seen.done_as_asked, None);
+    // Half of it: no claim either (a fallback may complete it).
+    let half = reading(&Form { name: "AdaA", loading: true, ..FORM });
+    assert_eq!(see(&pre, &half, "name", &goal, ToggleMode::None).done_as_asked, None);
+    // A value set that was there before says nothing of the input.
+    let set = Goal::Expect(Box::new(c), Some(Box::new(Goal::Set { value: "AdaAda".into() })));
+    assert_eq!(see(&post, &post, "name", &set, ToggleMode::None).done_as_asked, None);
+    assert!(see(&pre, &post, "name", &set, ToggleMode::None).done_as_asked.is_some());
+}
