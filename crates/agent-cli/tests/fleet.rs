@@ -54,7 +54,8 @@ fn fleet(desktop: &Desktop, url: &str, extra: &[&str]) -> serde_json::Value {
     args.push("--json".into());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let r = cli(desktop, &args);
-    r.expect_code(0);
+    // `fleet result` of a task that ended without being done exits 1, with its record.
+    assert!(r.code == 0 || (r.code == 1 && extra.first() == Some(&"result")), "{r:#?}");
     r.json()
 }
 
@@ -205,4 +206,65 @@ fn a_task_whose_desktop_died_is_done_on_another_from_the_first_step_not_seen_the
     app_two.check_alive(&two, Duration::from_secs(5)).expect("app two still answers");
     let _ = second.kill();
     let _ = second.wait();
+}
+
+#[test]
+fn a_cancelled_task_never_runs_and_a_running_one_stops_after_its_step_in_hand() {
+    let _campaigns = super::beside_campaigns();
+    let nats = NatsServer::start();
+    let url = nats.url.clone();
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let opts = FixtureOptions { save_delay: Some(Duration::from_secs(6)), ..FixtureOptions::default() };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+
+    // An address that is no NATS server's is bad input, said before anything is tried.
+    let r = cli(&desktop, &["fleet", "--fleet", "http://localhost:4222"]);
+    r.expect_code(2);
+    assert!(r.stderr.contains("nats://HOST:4222"), "{r:#?}");
+
+    let mut worker = start_worker(&desktop, &url, "w");
+    until(
+        "the worker in the registry",
+        Duration::from_secs(60),
+        || fleet(&desktop, &url, &[]),
+        |v| v["workers"].as_array().is_some_and(|w| w.len() == 1),
+    );
+    submit(&desktop, &url, &["--id", "first"]).expect_code(0);
+    let view = || fleet(&desktop, &url, &["result", "first"]);
+    until_waiting_for_the_save(view);
+
+    // Queued behind it: waiting for it gives up in time, and says how to go on.
+    let r = submit(&desktop, &url, &["--id", "second", "--wait", "--timeout", "1"]);
+    r.expect_code(6);
+    assert!(r.stderr.contains("task second is still queued") && r.stderr.contains("fleet cancel second"), "{r:#?}");
+    let cancel = |id: &str| {
+        let args = ["fleet", "cancel", id, "--why", "wrong customer", "--fleet", url.as_str(), "--json"];
+        cli(&desktop, &args)
+    };
+    let r = cancel("second");
+    r.expect_code(0);
+    assert_eq!(r.json()["state"], "cancelled", "{r:#?}");
+    // Running: the wait for the save (step 4) is in hand; step 5 must never come.
+    cancel("first").expect_code(0);
+    let record = until("the worker stopped", Duration::from_secs(60), view, |v| {
+        v["attempts"][0]["ended"].as_str().is_some_and(|e| e.contains("cancelled"))
+    });
+    assert_eq!(record["state"], "cancelled", "{record:#}");
+    assert!(record["result"]["summary"].as_str().unwrap().contains("while step 4 ran: wrong customer"), "{record:#}");
+    // The worker finishes the step in hand, then stops there and acks.
+    until(
+        "the worker idle",
+        Duration::from_secs(60),
+        || fleet(&desktop, &url, &[]),
+        |v| v["workers"][0]["running"].is_null(),
+    );
+    std::thread::sleep(SETTLE);
+    assert_eq!(order_events(&app), [1, 1, 1, 0], "one order, its save, no dialog closed: {:?}", app.events());
+    // Ended: nothing to cancel; unknown: not found.
+    cancel("first").expect_code(0);
+    let r = cli(&desktop, &["fleet", "cancel", "nope", "--fleet", url.as_str()]);
+    r.expect_code(3);
+    app.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
+    let _ = worker.kill();
+    let _ = worker.wait();
 }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use deft_fleet::{
-    MemoryQueue, NatsOptions, NatsQueue, Needs, Offer, Queue, QueueConfig, RunEnd, Served, SubmitError, Task,
+    Cancel, MemoryQueue, NatsOptions, NatsQueue, Needs, Offer, Queue, QueueConfig, RunEnd, Served, SubmitError, Task,
     TaskRecord, TaskState, Worker, lease,
 };
 use deft_toolbelt::DesktopConfig;
@@ -100,6 +100,10 @@ pub struct SubmitArgs {
     /// Wait for the result and exit with its outcome (always so without --fleet)
     #[arg(long)]
     pub wait: bool,
+    /// With --wait: give up waiting after this many seconds (exit 6, the task left as it
+    /// is: `agent-cli fleet result TASK` later, `agent-cli fleet cancel TASK` to stop it)
+    #[arg(long, value_name = "SECONDS", requires = "wait", value_parser = clap::value_parser!(u64).range(1..))]
+    pub timeout: Option<u64>,
     /// The task's action policy, checked here and enforced by the worker before each step
     /// (with any of these, the built-in denials and confirmation words hold too: a step that
     /// would need a person's confirmation is refused)
@@ -126,13 +130,22 @@ pub struct FleetShowArgs {
     pub verb: Option<FleetVerb>,
 }
 
-/// `fleet result`.
+/// `fleet result`, `fleet cancel`.
 #[derive(Subcommand, Debug, Clone)]
 pub enum FleetVerb {
     /// One task's record: its attempts, the steps done, its result
     Result {
         /// The task's id
         task: String,
+    },
+    /// Cancel a task: queued, it never runs; running, its worker stops after the step in
+    /// hand (a step is never cut in half)
+    Cancel {
+        /// The task's id
+        task: String,
+        /// Why, for its record
+        #[arg(long, value_name = "TEXT", default_value = "")]
+        why: String,
     },
 }
 
@@ -150,7 +163,10 @@ impl FleetArgs {
         if let Some(s) = self.ack_wait {
             options.config.ack_wait = Duration::from_secs(s.max(1));
         }
-        NatsQueue::connect(&options).await.map_err(|e| CliError::environment(e.to_string()))
+        NatsQueue::connect(&options).await.map_err(|e| match e {
+            deft_fleet::FleetError::Invalid(why) => CliError::usage(why),
+            e => CliError::environment(e.to_string()),
+        })
     }
 }
 
@@ -258,6 +274,7 @@ fn end_words(end: &RunEnd) -> String {
         RunEnd::Failed { summary, .. } => format!("failed: {summary}"),
         RunEnd::Retry { summary } => format!("handed back: {summary}"),
         RunEnd::Lost => "lost to another worker (this one stopped answering in time)".into(),
+        RunEnd::Cancelled { summary } => format!("stopped after the step in hand: {summary}"),
     }
 }
 
@@ -347,7 +364,7 @@ pub fn submit(out: &Out, config: &Config, a: &SubmitArgs) -> Result<Exit, CliErr
             })?;
             return Ok(Exit::Ok);
         }
-        let record = wait_for_end(&queue, &id).await?;
+        let record = wait_for_end(&queue, &id, a.timeout.map(Duration::from_secs)).await?;
         show_record(out, &record)
     })
 }
@@ -395,11 +412,25 @@ fn parse_needs(needs: &[String]) -> Result<Needs, CliError> {
     Ok(out)
 }
 
-async fn wait_for_end(queue: &dyn Queue, id: &str) -> Result<TaskRecord, CliError> {
+async fn wait_for_end(queue: &dyn Queue, id: &str, timeout: Option<Duration>) -> Result<TaskRecord, CliError> {
+    let since = std::time::Instant::now();
     loop {
         let record = lease::record(queue, id).await.map_err(|e| CliError::environment(e.to_string()))?;
         match record {
             Some(r) if r.state.ended() => return Ok(r),
+            Some(r) if timeout.is_some_and(|t| since.elapsed() >= t) => {
+                let state = format!("{:?}", r.state).to_lowercase();
+                let steps = r.done.len();
+                return Err(CliError::new(
+                    Exit::TimedOut,
+                    format!(
+                        "task {id} is still {state} after {}s ({steps} step(s) done, {} attempt(s)); it goes on: \
+                         `agent-cli fleet result {id}` shows it later, `agent-cli fleet cancel {id}` stops it",
+                        since.elapsed().as_secs(),
+                        r.attempts.len()
+                    ),
+                ));
+            }
             Some(_) => tokio::time::sleep(Duration::from_millis(200)).await,
             None => return Err(CliError::new(Exit::NotFound, format!("no task {id:?} in the fleet"))),
         }
@@ -417,6 +448,25 @@ pub fn fleet(out: &Out, a: &FleetShowArgs) -> Result<Exit, CliError> {
                 let record =
                     record.ok_or_else(|| CliError::new(Exit::NotFound, format!("no task {task:?} in the fleet")))?;
                 show_record(out, &record)
+            }
+            Some(FleetVerb::Cancel { task, why }) => {
+                let user =
+                    std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_else(|_| "someone".into());
+                let by = format!("{user}@{}", host());
+                match lease::cancel(&queue, task, &by, why).await.map_err(env)? {
+                    Cancel::Cancelled(record) => show_record(out, &record).map(|_| Exit::Ok),
+                    Cancel::Ended(record) if record.state == TaskState::Cancelled => {
+                        show_record(out, &record).map(|_| Exit::Ok)
+                    }
+                    Cancel::Ended(record) => {
+                        let state = format!("{:?}", record.state).to_lowercase();
+                        Err(CliError::new(
+                            Exit::Failed,
+                            format!("task {task} had ended already ({state}): nothing to cancel"),
+                        ))
+                    }
+                    Cancel::Unknown => Err(CliError::new(Exit::NotFound, format!("no task {task:?} in the fleet"))),
+                }
             }
             None => {
                 let workers = queue.workers().await.map_err(env)?;

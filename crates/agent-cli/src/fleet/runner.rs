@@ -220,6 +220,7 @@ impl FlowRunner<'_> {
 fn lost_or_failed(e: LeaseError) -> RunEnd {
     match e {
         LeaseError::Lost { .. } => RunEnd::Lost,
+        LeaseError::Cancelled { why, .. } => RunEnd::Cancelled { summary: why },
         LeaseError::Fleet(e) => RunEnd::Retry { summary: e.to_string() },
     }
 }

@@ -247,6 +247,14 @@ pub enum LeaseError {
         /// Who holds it now, in words.
         holder: String,
     },
+    /// Someone cancelled the task: stop (the step in hand ran to its end), and ack it.
+    #[error("task {id} was cancelled: {why}")]
+    Cancelled {
+        /// The task.
+        id: String,
+        /// Who cancelled it and why, in words.
+        why: String,
+    },
     /// The store failed.
     #[error(transparent)]
     Fleet(#[from] FleetError),
@@ -333,6 +341,10 @@ impl Lease<'_> {
             let Some((mut record, rev)) = read(self.queue, &self.id).await? else {
                 return Err(self.lost("nobody: its record is gone"));
             };
+            if record.state == TaskState::Cancelled {
+                let why = record.result.as_ref().map_or_else(String::new, |r| r.summary.clone());
+                return Err(LeaseError::Cancelled { id: self.id.clone(), why });
+            }
             if !record.held_by(&self.worker, self.attempt) {
                 let holder = match record.lease() {
                     Some(a) => format!("{} (attempt {})", a.worker, a.number),
@@ -353,6 +365,52 @@ impl Lease<'_> {
 
     fn lost(&self, holder: &str) -> LeaseError {
         LeaseError::Lost { id: self.id.clone(), attempt: self.attempt, holder: holder.to_string() }
+    }
+}
+
+/// What [`cancel`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cancel {
+    /// Cancelled now; the record as written. A worker that held it stops after its step.
+    Cancelled(TaskRecord),
+    /// It had ended already (done, failed, or cancelled before): left as it was.
+    Ended(TaskRecord),
+    /// No task has this id.
+    Unknown,
+}
+
+/// Cancel task `id` (`by`: who asks, `why`: in their words, may be empty): queued, it is
+/// never run (its delivery is acked when it comes); running, its worker finds out at its
+/// next write to the record, after the step in hand, and stops there. A step is never cut
+/// in half: the one in flight may still have its effect, which the record then does not
+/// show as done.
+pub async fn cancel(queue: &dyn Queue, id: &str, by: &str, why: &str) -> Result<Cancel, FleetError> {
+    loop {
+        let Some((mut record, rev)) = read(queue, id).await? else { return Ok(Cancel::Unknown) };
+        if record.state.ended() {
+            return Ok(Cancel::Ended(record));
+        }
+        let why = if why.trim().is_empty() { String::new() } else { format!(": {}", why.trim()) };
+        let running = record.state == TaskState::Running;
+        let step =
+            record.in_flight.filter(|_| running).map(|s| format!(" while step {} ran", s + 1)).unwrap_or_default();
+        let attempt = u32::try_from(record.attempts.len()).unwrap_or(u32::MAX);
+        if let Some(a) = record.attempts.last_mut().filter(|_| running) {
+            a.ended = Some(format!("cancelled by {by}{step}"));
+        }
+        record.state = TaskState::Cancelled;
+        record.result = Some(TaskResult {
+            ok: false,
+            summary: format!("cancelled by {by}{step}{why}"),
+            output: serde_json::Value::Null,
+            worker: by.to_string(),
+            attempt,
+        });
+        match write(queue, id, &record, rev).await {
+            Err(FleetError::Conflict) => continue,
+            r => r?,
+        };
+        return Ok(Cancel::Cancelled(record));
     }
 }
 

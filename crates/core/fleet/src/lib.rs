@@ -25,7 +25,7 @@ pub mod task;
 pub mod worker;
 
 pub use config::QueueConfig;
-pub use lease::{Claim, Lease, LeaseError, SubmitError, submit};
+pub use lease::{Cancel, Claim, Lease, LeaseError, SubmitError, cancel, submit};
 pub use memory::MemoryQueue;
 pub use nats::{NatsOptions, NatsQueue};
 pub use queue::{Delivery, FleetError, Queue, Revision, WorkerInfo};

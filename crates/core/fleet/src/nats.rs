@@ -65,10 +65,11 @@ impl NatsQueue {
     /// Connect, and create the fleet's stream and buckets if they are not there.
     pub async fn connect(options: &NatsOptions) -> Result<NatsQueue, FleetError> {
         check_name("fleet prefix", &options.prefix)?;
+        check_url(&options.url)?;
         let mut connect = async_nats::ConnectOptions::new().name("deft").connection_timeout(Duration::from_secs(5));
         if let Some(path) = &options.credentials {
             connect = connect.credentials_file(path).await.map_err(|e| {
-                FleetError::Queue(format!("the credentials file {} could not be read: {e}", path.display()))
+                FleetError::Invalid(format!("the credentials file {} could not be read: {e}", path.display()))
             })?;
         }
         if let Some(seed) = &options.nkey {
@@ -80,16 +81,14 @@ impl NatsQueue {
             .map_err(|e| FleetError::Queue(format!("could not reach the NATS server at {}: {e}", options.url)))?;
         let js = jetstream::new(client);
         let prefix = options.prefix.clone();
-        let stream = js
-            .get_or_create_stream(jetstream::stream::Config {
-                name: format!("{prefix}_tasks"),
-                subjects: vec![format!("{prefix}.tasks.>")],
-                retention: jetstream::stream::RetentionPolicy::WorkQueue,
-                storage: jetstream::stream::StorageType::File,
-                ..Default::default()
-            })
-            .await
-            .map_err(|e| queue_err("the task stream (is JetStream on? `nats-server -js`)")(&e))?;
+        let tasks_stream = jetstream::stream::Config {
+            name: format!("{prefix}_tasks"),
+            subjects: vec![format!("{prefix}.tasks.>")],
+            retention: jetstream::stream::RetentionPolicy::WorkQueue,
+            storage: jetstream::stream::StorageType::File,
+            ..Default::default()
+        };
+        let stream = made_stream(&js, tasks_stream, "the task stream (is JetStream on? `nats-server -js`)").await?;
         let tasks = bucket(&js, &format!("{prefix}_records"), Duration::ZERO).await?;
         let workers = bucket(&js, &format!("{prefix}_workers"), options.config.worker_ttl).await?;
         Ok(NatsQueue {
@@ -110,7 +109,7 @@ impl NatsQueue {
             return Ok(c.clone());
         }
         let name = format!("pool_{pool}");
-        let consumer: PullConsumer = self
+        let consumer = self
             .stream
             .get_or_create_consumer(
                 &name,
@@ -123,8 +122,16 @@ impl NatsQueue {
                     ..Default::default()
                 },
             )
-            .await
-            .map_err(|e| queue_err(&format!("the consumer of pool {pool}"))(&e))?;
+            .await;
+        // Made meanwhile by another worker of the pool starting at once: take that one.
+        let consumer: PullConsumer = match consumer {
+            Ok(c) => c,
+            Err(first) => self
+                .stream
+                .get_consumer(&name)
+                .await
+                .map_err(|_| queue_err(&format!("the consumer of pool {pool}"))(&first))?,
+        };
         let made = &consumer.cached_info().config;
         let max = u64::try_from(made.max_deliver).ok().filter(|m| *m > 0).unwrap_or(u64::MAX);
         let mut effective = self.effective.lock().unwrap_or_else(|p| p.into_inner());
@@ -139,6 +146,22 @@ impl NatsQueue {
     }
 }
 
+/// The stream `config` names, created if missing. Two clients that connect at once (a worker
+/// starting while `agent-cli fleet` looks) may both find it missing and both create it:
+/// the server refuses the second ("subjects overlap with an existing stream"), which then
+/// takes the one the first made.
+async fn made_stream(
+    js: &jetstream::Context,
+    config: jetstream::stream::Config,
+    what: &str,
+) -> Result<jetstream::stream::Stream, FleetError> {
+    let name = config.name.clone();
+    match js.get_or_create_stream(config).await {
+        Ok(stream) => Ok(stream),
+        Err(first) => js.get_stream(&name).await.map_err(|_| queue_err(what)(&first)),
+    }
+}
+
 /// The key-value bucket `name`, created if missing. Created here as the stream the
 /// key-value layout defines (`KV_<name>` over `$KV.<name>.>`, one value per key, rollups
 /// allowed, deletes denied, direct gets) rather than through the client's
@@ -147,7 +170,7 @@ async fn bucket(js: &jetstream::Context, name: &str, max_age: Duration) -> Resul
     if let Ok(store) = js.get_key_value(name).await {
         return Ok(store);
     }
-    js.get_or_create_stream(jetstream::stream::Config {
+    let config = jetstream::stream::Config {
         name: format!("KV_{name}"),
         subjects: vec![format!("$KV.{name}.>")],
         max_messages_per_subject: 1,
@@ -159,9 +182,8 @@ async fn bucket(js: &jetstream::Context, name: &str, max_age: Duration) -> Resul
         discard: jetstream::stream::DiscardPolicy::New,
         num_replicas: 1,
         ..Default::default()
-    })
-    .await
-    .map_err(|e| queue_err(&format!("the bucket {name}"))(&e))?;
+    };
+    made_stream(js, config, &format!("the bucket {name}")).await?;
     js.get_key_value(name).await.map_err(|e| queue_err(&format!("the bucket {name}"))(&e))
 }
 
@@ -289,5 +311,40 @@ impl Delivery for NatsDelivery {
 
     async fn give_up(&self) -> Result<(), FleetError> {
         self.send(AckKind::Term, "ending a task").await
+    }
+}
+
+/// The schemes a NATS client speaks; a bare `HOST:PORT` is `nats://`.
+const SCHEMES: [&str; 4] = ["nats", "tls", "ws", "wss"];
+
+/// Refuses an address no NATS server has (a web address, an empty one) with what to write,
+/// before any connection is tried (the client's own error names only the parse).
+fn check_url(url: &str) -> Result<(), FleetError> {
+    let hint = "write the NATS server as nats://HOST:4222 (tls://HOST:4222 for TLS)";
+    if url.trim().is_empty() {
+        return Err(FleetError::Invalid(format!("the fleet's address is empty: {hint}")));
+    }
+    match url.split_once("://") {
+        Some((scheme, rest)) if SCHEMES.contains(&scheme.to_lowercase().as_str()) && !rest.is_empty() => Ok(()),
+        Some((scheme, _)) => Err(FleetError::Invalid(format!(
+            "{url:?} is not a NATS server's address ({scheme}:// is not a scheme NATS speaks): {hint}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_url;
+
+    #[test]
+    fn an_address_no_nats_server_has_is_refused_with_what_to_write() {
+        for ok in ["nats://127.0.0.1:4222", "tls://fleet.example:4222", "NATS://h:1", "host:4222", "ws://h:80"] {
+            assert!(check_url(ok).is_ok(), "{ok}");
+        }
+        let err = check_url("http://localhost:4222").unwrap_err().to_string();
+        assert!(err.contains("http:// is not a scheme NATS speaks") && err.contains("nats://HOST:4222"), "{err}");
+        assert!(check_url(" ").unwrap_err().to_string().contains("empty"));
+        assert!(check_url("nats://").is_err());
     }
 }

@@ -18,12 +18,15 @@ pub enum TaskState {
     Done,
     /// It ended for good without being done; `result` says why.
     Failed,
+    /// Someone cancelled it before it ended; `result` says who and why. A worker holding it
+    /// stops after the step it is in (a step is never cut in half).
+    Cancelled,
 }
 
 impl TaskState {
     /// Whether the task has ended (nothing will run it again).
     pub fn ended(self) -> bool {
-        matches!(self, TaskState::Done | TaskState::Failed)
+        matches!(self, TaskState::Done | TaskState::Failed | TaskState::Cancelled)
     }
 }
 

@@ -37,6 +37,12 @@ pub enum RunEnd {
     },
     /// The lease was lost mid-task: stop, write nothing, never ack.
     Lost,
+    /// The task was cancelled mid-task (`lease`'s [`LeaseError::Cancelled`]): stop after
+    /// the step in hand, and ack it.
+    Cancelled {
+        /// Who cancelled it and why, in words.
+        summary: String,
+    },
 }
 
 /// What runs a task on this worker's desktop.
@@ -45,7 +51,8 @@ pub trait Runner: Send + Sync {
     /// Run `task`, resuming from `resume` (the record as this attempt found it: steps done
     /// by earlier attempts, and the step one was in when it died), reporting each step
     /// through `lease` ([`Lease::started`] before acting, [`Lease::done`] once its effect
-    /// was seen). A [`LeaseError::Lost`] from the lease must end the run with [`RunEnd::Lost`].
+    /// was seen). A [`LeaseError::Lost`] from the lease must end the run with [`RunEnd::Lost`],
+    /// a [`LeaseError::Cancelled`] with [`RunEnd::Cancelled`].
     async fn run(&self, task: &Task, resume: &TaskRecord, lease: &Lease<'_>) -> RunEnd;
 }
 
@@ -110,6 +117,10 @@ impl Worker {
         let resume = match lease.record().await {
             Ok(r) => r,
             Err(LeaseError::Lost { .. }) => return Ok(Served::Ran(id, RunEnd::Lost)),
+            Err(LeaseError::Cancelled { .. }) => {
+                delivery.ack().await?;
+                return Ok(Served::Ended(id));
+            }
             Err(LeaseError::Fleet(e)) => return Err(e),
         };
         queue.advertise(&self.info(Some(&id))).await?;
@@ -145,15 +156,18 @@ impl Worker {
             RunEnd::Failed { summary, output } => lease.finish(false, summary.clone(), output.clone()).await,
             RunEnd::Retry { summary } => lease.hand_back(summary).await,
             RunEnd::Lost => return Ok(Served::Ran(id, RunEnd::Lost)),
+            RunEnd::Cancelled { .. } => Ok(()),
         };
-        match written {
-            Ok(()) => {}
+        let end = match written {
+            Ok(()) => end,
             // Lost between the last step and the end: another attempt holds it and ends it.
             Err(LeaseError::Lost { .. }) => return Ok(Served::Ran(id, RunEnd::Lost)),
+            // Cancelled between the last step and the end: the cancel's record stands.
+            Err(LeaseError::Cancelled { why, .. }) => RunEnd::Cancelled { summary: why },
             Err(LeaseError::Fleet(e)) => return Err(e),
-        }
+        };
         match &end {
-            RunEnd::Done { .. } => delivery.ack().await?,
+            RunEnd::Done { .. } | RunEnd::Cancelled { .. } => delivery.ack().await?,
             RunEnd::Failed { .. } => delivery.give_up().await?,
             RunEnd::Retry { .. } => delivery.retry_later(RETRY_DELAY).await?,
             RunEnd::Lost => {}

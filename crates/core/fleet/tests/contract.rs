@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use deft_fleet::{
-    Claim, FleetError, Lease, LeaseError, MemoryQueue, NatsOptions, NatsQueue, Needs, Offer, Queue, QueueConfig,
-    RunEnd, Runner, Served, SubmitError, Task, TaskRecord, TaskState, Worker, lease, submit,
+    Cancel, Claim, FleetError, Lease, LeaseError, MemoryQueue, NatsOptions, NatsQueue, Needs, Offer, Queue,
+    QueueConfig, RunEnd, Runner, Served, SubmitError, Task, TaskRecord, TaskState, Worker, lease, submit,
 };
 
 use deft_harness::nats::NatsServer;
@@ -49,6 +49,7 @@ both!(a_task_started_too_often_is_reported_failed, exhausted);
 both!(a_desktop_that_cannot_run_a_task_hands_it_to_one_that_can, routing);
 both!(ids_and_pools_are_checked_and_never_taken_twice, names);
 both!(a_task_whose_only_able_desktop_left_fails_with_why_at_its_next_delivery, able_one_left);
+both!(a_cancelled_task_never_runs_or_stops_after_its_step_in_hand, cancelled);
 
 fn worker(name: &str, apps: &[&str]) -> Worker {
     let offer = Offer { session: "x11".into(), apps: apps.iter().map(|a| a.to_string()).collect(), ..Offer::default() };
@@ -71,6 +72,16 @@ fn task(id: &str, steps: usize, apps: &[&str], max_attempts: u32) -> Task {
 #[derive(Clone, Default)]
 struct LogRunner {
     app_log: Arc<Mutex<Vec<String>>>,
+    /// After this step, say so and give a canceller a moment.
+    cancel_after: Option<(usize, Arc<tokio::sync::Notify>)>,
+}
+
+fn ended(e: LeaseError) -> RunEnd {
+    match e {
+        LeaseError::Lost { .. } => RunEnd::Lost,
+        LeaseError::Cancelled { why, .. } => RunEnd::Cancelled { summary: why },
+        LeaseError::Fleet(e) => panic!("{e}"),
+    }
 }
 
 #[async_trait]
@@ -84,15 +95,18 @@ impl Runner for LogRunner {
             let effect = format!("{} step {step}", task.id);
             let already = resume.in_flight == Some(step) && self.app_log.lock().unwrap().contains(&effect);
             if let Err(e) = lease.started(step).await {
-                assert!(matches!(e, LeaseError::Lost { .. }), "{e}");
-                return RunEnd::Lost;
+                return ended(e);
             }
             if !already {
                 self.app_log.lock().unwrap().push(effect);
             }
             let outcome = serde_json::json!({ "step": step, "already": already });
-            if lease.done(step, outcome).await.is_err() {
-                return RunEnd::Lost;
+            if let Err(e) = lease.done(step, outcome).await {
+                return ended(e);
+            }
+            if let Some(cancel) = self.cancel_after.as_ref().filter(|(at, _)| *at == step) {
+                cancel.1.notify_one();
+                tokio::time::sleep(Duration::from_millis(300)).await;
             }
         }
         RunEnd::Done { summary: format!("{steps} steps done"), output: serde_json::Value::Null }
@@ -228,4 +242,64 @@ async fn able_one_left(q: &dyn Queue) {
     let summary = record.result.unwrap().summary;
     assert_eq!(summary, "no live worker can run it any more: plain lacks Deft Fixture running (it runs gedit)");
     assert!(q.next("desk", Duration::from_millis(1500)).await.unwrap().is_none(), "not delivered again");
+}
+
+async fn cancelled(q: &dyn Queue) {
+    let w = worker("w", &[]);
+    q.advertise(&w.info(None)).await.unwrap();
+    // Queued: never run, and its delivery is acked.
+    submit(q, task("t1", 2, &[], 3)).await.unwrap();
+    let Cancel::Cancelled(record) = lease::cancel(q, "t1", "ops", "wrong customer").await.unwrap() else { panic!() };
+    assert_eq!(record.result.unwrap().summary, "cancelled by ops: wrong customer");
+    let runner = LogRunner::default();
+    assert_eq!(w.serve_one(q, &runner, Duration::from_secs(5)).await.unwrap(), Served::Ended("t1".into()));
+    assert!(runner.app_log.lock().unwrap().is_empty());
+    assert!(q.next("desk", Duration::from_millis(1500)).await.unwrap().is_none(), "acked: not delivered again");
+    // Ended: left as it was.
+    assert!(
+        matches!(lease::cancel(q, "t1", "ops", "").await.unwrap(), Cancel::Ended(r) if r.state == TaskState::Cancelled)
+    );
+    assert_eq!(lease::cancel(q, "nope", "ops", "").await.unwrap(), Cancel::Unknown);
+
+    // Running: the worker stops after the step in hand, and acks.
+    submit(q, task("t2", 3, &[], 3)).await.unwrap();
+    let after_first = Arc::new(tokio::sync::Notify::new());
+    let runner = LogRunner { cancel_after: Some((0, Arc::clone(&after_first))), ..LogRunner::default() };
+    let cancelling = async {
+        after_first.notified().await;
+        lease::cancel(q, "t2", "ops", "").await.unwrap()
+    };
+    let (served, cancel) = tokio::join!(w.serve_one(q, &runner, Duration::from_secs(5)), cancelling);
+    assert!(matches!(cancel, Cancel::Cancelled(_)), "{cancel:?}");
+    let served = served.unwrap();
+    assert!(
+        matches!(&served, Served::Ran(_, RunEnd::Cancelled { summary }) if summary == "cancelled by ops"),
+        "{served:?}"
+    );
+    assert_eq!(*runner.app_log.lock().unwrap(), ["t2 step 0"], "nothing after the step in hand");
+    let record = lease::record(q, "t2").await.unwrap().unwrap();
+    assert_eq!((record.state, record.done.len()), (TaskState::Cancelled, 1));
+    assert_eq!(record.attempts[0].ended.as_deref(), Some("cancelled by ops"));
+    assert!(q.next("desk", Duration::from_millis(1500)).await.unwrap().is_none(), "acked: not delivered again");
+}
+
+/// Clients that connect at once to a fresh server (a worker starting while `agent-cli
+/// fleet` looks) all find the stream and buckets missing and all create them: each one
+/// connects, whichever made them. (Seen once from two processes as "subjects overlap with
+/// an existing stream"; not reproduced in-process, 8 clients x 15 servers: this guards the
+/// fallback, it does not prove the race.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_connecting_at_once_to_a_fresh_server_all_connect() {
+    for _ in 0..3 {
+        let server = NatsServer::start();
+        let mut options = NatsOptions::new(&server.url);
+        options.config = config();
+        let connects: Vec<_> = (0..4).map(|_| NatsQueue::connect(&options)).collect();
+        let queues = futures_util::future::join_all(connects).await;
+        for q in &queues {
+            let q = q.as_ref().unwrap_or_else(|e| panic!("{e}"));
+            // And each takes from the same pool's consumer, made once.
+            assert!(q.next("desk", Duration::from_millis(50)).await.unwrap().is_none());
+        }
+    }
 }
