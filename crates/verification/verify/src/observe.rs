@@ -14,7 +14,7 @@ use crate::attribution::{is_backdrop, menu_closing, own_motion, rebuilt_in_place
 use crate::condition;
 use crate::read::Reading;
 use crate::ready::popup_texts;
-use crate::typed::{describe_strays, garbled_inside, in_place_editor, inserted, strays};
+use crate::typed::{describe_strays, garbled_inside, in_place_editor, strays, text_or_value, typed_landed, value_set};
 
 /// What the action must achieve to count as verified.
 #[derive(Clone, Debug)]
@@ -556,57 +556,6 @@ pub(crate) fn join(a: Option<String>, b: Option<String>) -> Option<String> {
         (Some(a), Some(b)) => Some(format!("{a}; {b}")),
         (a, b) => a.or(b),
     }
-}
-
-/// What the target shows once `typed` went in exactly (inserted at one place into its text
-/// from before the action, `at_start`, or from before this attempt), in words; `None`
-/// when it did not.
-fn typed_landed(
-    typed: &str,
-    at_start: Option<&str>,
-    before: Option<&Element>,
-    after: Option<&Element>,
-) -> Option<String> {
-    let (was, now) = (before.map(text_of).unwrap_or_default(), after.map(text_of).unwrap_or_default());
-    let secret = after.is_some_and(is_secret);
-    let landed = match secret {
-        // A password field shows one mask character per character: count them.
-        true => now.chars().count() == was.chars().count() + typed.chars().count(),
-        // Against the text from before the action (a fallback's read before shows what an
-        // earlier attempt left), or this attempt's.
-        false => at_start.is_some_and(|b| inserted(b, &now, typed)) || inserted(&was, &now, typed),
-    };
-    if !(landed && (was != now || typed.is_empty())) {
-        return None;
-    }
-    let shows = match secret {
-        // Even the mask: an app may show a password's text to accessibility.
-        true => format!("{} characters", now.chars().count()),
-        false => format!("{now:?}"),
-    };
-    Some(format!("{} now shows {shows}", after.map_or_else(String::new, Element::describe)))
-}
-
-fn text_or_value(e: &Element) -> String {
-    e.value.clone().or_else(|| e.text.clone()).unwrap_or_default()
-}
-
-/// What the target holds once its value (or text) is `value`, in words; `None` otherwise.
-fn value_set(value: &str, after: Option<&Element>) -> Option<String> {
-    let now = after.map(text_or_value);
-    let set = match (after.is_some_and(is_secret), &now) {
-        (true, Some(now)) => now.chars().count() == value.chars().count(),
-        (_, now) => now.as_deref() == Some(value),
-    };
-    if !set {
-        return None;
-    }
-    let has = match after.is_some_and(is_secret) {
-        // The value set into a password field is never written out.
-        true => format!("holds the {} characters set", value.chars().count()),
-        false => format!("has value {value:?}"),
-    };
-    Some(format!("{} now {has}", after.map_or_else(String::new, Element::describe)))
 }
 
 /// The goal in words, for the outcome's `expected` line. The text of a secret field

@@ -1,5 +1,5 @@
-//! Where typed text went: into the target, into an editor drawn over it, or astray into
-//! other fields.
+//! Where typed text went: into the target exactly (or the value set there), into an
+//! editor drawn over it, or astray into other fields.
 
 use deft_types::{Element, ElementId, State};
 
@@ -124,4 +124,55 @@ pub(crate) fn inserted(was: &str, now: &str, typed: &str) -> bool {
         .map(|(i, _)| i)
         .chain(std::iter::once(was.len()))
         .any(|i| now.starts_with(&was[..i]) && now[i..].starts_with(typed) && now[i + typed.len()..] == was[i..])
+}
+
+/// What the target shows once `typed` went in exactly (inserted at one place into its text
+/// from before the action, `at_start`, or from before this attempt), in words; `None`
+/// when it did not.
+pub(crate) fn typed_landed(
+    typed: &str,
+    at_start: Option<&str>,
+    before: Option<&Element>,
+    after: Option<&Element>,
+) -> Option<String> {
+    let (was, now) = (before.map(text_of).unwrap_or_default(), after.map(text_of).unwrap_or_default());
+    let secret = after.is_some_and(is_secret);
+    let landed = match secret {
+        // A password field shows one mask character per character: count them.
+        true => now.chars().count() == was.chars().count() + typed.chars().count(),
+        // Against the text from before the action (a fallback's read before shows what an
+        // earlier attempt left), or this attempt's.
+        false => at_start.is_some_and(|b| inserted(b, &now, typed)) || inserted(&was, &now, typed),
+    };
+    if !(landed && (was != now || typed.is_empty())) {
+        return None;
+    }
+    let shows = match secret {
+        // Even the mask: an app may show a password's text to accessibility.
+        true => format!("{} characters", now.chars().count()),
+        false => format!("{now:?}"),
+    };
+    Some(format!("{} now shows {shows}", after.map_or_else(String::new, Element::describe)))
+}
+
+pub(crate) fn text_or_value(e: &Element) -> String {
+    e.value.clone().or_else(|| e.text.clone()).unwrap_or_default()
+}
+
+/// What the target holds once its value (or text) is `value`, in words; `None` otherwise.
+pub(crate) fn value_set(value: &str, after: Option<&Element>) -> Option<String> {
+    let now = after.map(text_or_value);
+    let set = match (after.is_some_and(is_secret), &now) {
+        (true, Some(now)) => now.chars().count() == value.chars().count(),
+        (_, now) => now.as_deref() == Some(value),
+    };
+    if !set {
+        return None;
+    }
+    let has = match after.is_some_and(is_secret) {
+        // The value set into a password field is never written out.
+        true => format!("holds the {} characters set", value.chars().count()),
+        false => format!("has value {value:?}"),
+    };
+    Some(format!("{} now {has}", after.map_or_else(String::new, Element::describe)))
 }

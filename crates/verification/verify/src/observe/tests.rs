@@ -4,6 +4,7 @@ use deft_a11y::{TreeBuilder, element};
 use deft_types::{Logical, Rect};
 
 use super::*;
+use crate::typed::inserted;
 
 struct Form {
     name: &'static str,
