@@ -63,8 +63,18 @@ impl Session {
     /// [`Session::connect`], its outlines and refs for a model when `model_reads` (the agent
     /// repairs a flow's step through it) rather than for people.
     pub async fn connect_for(config: &Config, model_reads: bool) -> Result<Session, CliError> {
+        Session::open(config, model_reads, false).await
+    }
+
+    /// [`Session::connect`] with its executor's events on a bus whether or not they are
+    /// traced here (a fleet worker keeps each task's trace with its record).
+    pub async fn connect_with_bus(config: &Config) -> Result<Session, CliError> {
+        Session::open(config, false, true).await
+    }
+
+    async fn open(config: &Config, model_reads: bool, bus: bool) -> Result<Session, CliError> {
         let spinner = Spinner::wanted(config.format.value == Format::Human);
-        let bus = (config.trace_dir.is_some() || spinner).then(|| Bus::new(BusConfig::default()));
+        let bus = (bus || config.trace_dir.is_some() || spinner).then(|| Bus::new(BusConfig::default()));
         let mut exec_config = executor_config(config, config.verify.value, bus.clone())?;
         let trace = match (&bus, &config.trace_dir) {
             (Some(bus), Some(dir)) => Some(Trace::start_with_frames(bus, &dir.value)?),
@@ -91,6 +101,11 @@ impl Session {
     /// The toolbelt.
     pub fn belt(&self) -> &Toolbelt {
         &self.belt
+    }
+
+    /// Its executor's bus, when it has one.
+    pub fn bus(&self) -> Option<Bus<VerifyEvent>> {
+        self.bus.clone()
     }
 
     pub(crate) fn progress(&self, message: String) -> Progress {

@@ -137,6 +137,10 @@ pub enum FleetVerb {
     Result {
         /// The task's id
         task: String,
+        /// Also write the traces its workers kept into DIR, one file per attempt
+        /// (`agent-cli report DIR` renders them)
+        #[arg(long, value_name = "DIR")]
+        trace: Option<PathBuf>,
     },
     /// Cancel a task: queued, it never runs; running, its worker stops after the step in
     /// hand (a step is never cut in half)
@@ -174,7 +178,7 @@ impl FleetArgs {
 pub fn worker(out: &Out, config: &Config, a: &WorkerArgs) -> Result<Exit, CliError> {
     crate::app::runtime()?.block_on(async {
         let queue = a.fleet.connect().await?;
-        let session = Session::connect(config).await?;
+        let session = Session::connect_with_bus(config).await?;
         let name = a.name.clone().unwrap_or_else(default_name);
         let worker = Worker { name: name.clone(), pool: a.pool.clone(), offer: offer().await };
         eprintln!(
@@ -199,6 +203,7 @@ async fn serve(
 ) -> Result<Exit, CliError> {
     let runner = FlowRunner {
         belt: session.belt(),
+        bus: session.bus(),
         desktop: worker.offer.desktop.clone(),
         each: Box::new(|task, step| {
             eprintln!("{}: step {} {} {}: {:?}", task.id, step.step, step.tool, step.asked, step.status)
@@ -443,10 +448,13 @@ pub fn fleet(out: &Out, a: &FleetShowArgs) -> Result<Exit, CliError> {
         let queue = a.fleet.connect().await?;
         let env = |e: deft_fleet::FleetError| CliError::environment(e.to_string());
         match &a.verb {
-            Some(FleetVerb::Result { task }) => {
+            Some(FleetVerb::Result { task, trace }) => {
                 let record = lease::record(&queue, task).await.map_err(env)?;
                 let record =
                     record.ok_or_else(|| CliError::new(Exit::NotFound, format!("no task {task:?} in the fleet")))?;
+                if let Some(dir) = trace {
+                    write_traces(&queue, &record, dir).await?;
+                }
                 show_record(out, &record)
             }
             Some(FleetVerb::Cancel { task, why }) => {
@@ -477,6 +485,35 @@ pub fn fleet(out: &Out, a: &FleetShowArgs) -> Result<Exit, CliError> {
             }
         }
     })
+}
+
+/// The traces `record` lists, as `dir/trace-<task>-attempt<N>.jsonl`, saying where on
+/// stderr; a task with none says why there is none.
+async fn write_traces(queue: &dyn Queue, record: &TaskRecord, dir: &std::path::Path) -> Result<(), CliError> {
+    let id = &record.task.id;
+    if record.traces.is_empty() {
+        return Err(CliError::new(
+            Exit::NotFound,
+            format!(
+                "task {id} has no trace: a worker keeps one when its run ends (one that died, or was cancelled \
+                 mid-task, kept none), and the store forgets them after a week"
+            ),
+        ));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| CliError::usage(format!("cannot create the trace directory {}: {e}", dir.display())))?;
+    for t in &record.traces {
+        let data = lease::trace(queue, &t.key).await.map_err(|e| CliError::environment(e.to_string()))?;
+        let Some(data) = data else {
+            eprintln!("trace of attempt {}: no longer kept (the store forgets traces after a week)", t.attempt);
+            continue;
+        };
+        let path = dir.join(format!("trace-{id}-attempt{}.jsonl", t.attempt));
+        std::fs::write(&path, data)
+            .map_err(|e| CliError::environment(format!("cannot write {}: {e}", path.display())))?;
+        eprintln!("trace of attempt {}: {}", t.attempt, path.display());
+    }
+    Ok(())
 }
 
 fn fleet_human(workers: &[deft_fleet::WorkerInfo], tasks: &[TaskRecord], st: &Style) -> String {

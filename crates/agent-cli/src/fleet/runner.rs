@@ -6,9 +6,10 @@
 use std::collections::{BTreeMap, HashSet};
 
 use async_trait::async_trait;
+use deft_bus::{Bus, TraceRecorder};
 use deft_fleet::{Lease, LeaseError, RunEnd, Runner, Task, TaskRecord};
-use deft_toolbelt::Toolbelt;
 use deft_toolbelt::flow::{Flow, FlowReport, Looked, StepReport, parse_flow};
+use deft_toolbelt::{Toolbelt, VerifyEvent};
 use serde::{Deserialize, Serialize};
 
 /// A task's body, as `submit` writes it.
@@ -53,6 +54,9 @@ pub type StepSink<'b> = Box<dyn Fn(&Task, &StepReport) + Send + Sync + 'b>;
 pub struct FlowRunner<'b> {
     /// The desktop's toolbelt.
     pub belt: &'b Toolbelt,
+    /// Its executor's bus: each run's events are recorded and kept with the task's record
+    /// (`agent-cli fleet result TASK --trace DIR`, then `agent-cli report DIR`).
+    pub bus: Option<Bus<VerifyEvent>>,
     /// Which desktop this is (the worker's offer's `desktop`).
     pub desktop: String,
     /// Called as each step ends (the worker prints it).
@@ -62,6 +66,34 @@ pub struct FlowRunner<'b> {
 #[async_trait]
 impl Runner for FlowRunner<'_> {
     async fn run(&self, task: &Task, resume: &TaskRecord, lease: &Lease<'_>) -> RunEnd {
+        let path = std::env::temp_dir().join(format!(
+            "deft-worker-{}-{}-{}.jsonl",
+            std::process::id(),
+            task.id,
+            lease.attempt()
+        ));
+        let recorder = self.bus.as_ref().and_then(|bus| TraceRecorder::start(bus, &path).ok());
+        let end = self.run_flow(task, resume, lease).await;
+        let Some(recorder) = recorder else { return end };
+        let kept = match recorder.finish() {
+            Ok(_) if !matches!(end, RunEnd::Lost | RunEnd::Cancelled { .. }) => match std::fs::read(&path) {
+                Ok(data) => lease.attach_trace(data).await.map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            },
+            Ok(_) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        };
+        let _ = std::fs::remove_file(&path);
+        // A trace not kept costs the task nothing: its record says what each step did.
+        if let Err(e) = kept {
+            eprintln!("{}: its trace was not kept: {e}", task.id);
+        }
+        end
+    }
+}
+
+impl FlowRunner<'_> {
+    async fn run_flow(&self, task: &Task, resume: &TaskRecord, lease: &Lease<'_>) -> RunEnd {
         let failed = |summary: String| RunEnd::Failed { summary, output: serde_json::Value::Null };
         let body: FlowTask = match serde_json::from_value::<FlowTask>(task.body.clone()) {
             Ok(b) if b.kind == "flow" => b,

@@ -136,8 +136,7 @@ async fn throughput(q: &(dyn Queue + 'static), n: usize, tasks: usize, work: Dur
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let runs: usize = std::env::var("DEFT_BENCH_RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(100);
-    let config =
-        QueueConfig { ack_wait: Duration::from_secs(1), max_deliver: 100, worker_ttl: Duration::from_secs(30) };
+    let config = QueueConfig { ack_wait: Duration::from_secs(1), ..QueueConfig::default() };
     let server = NatsServer::start();
     let mut options = NatsOptions::new(&server.url);
     options.config = config.clone();

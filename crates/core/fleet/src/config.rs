@@ -13,10 +13,18 @@ pub struct QueueConfig {
     pub max_deliver: u64,
     /// A worker that has not said it is alive for this long is gone from the registry.
     pub worker_ttl: Duration,
+    /// How long runs' traces are kept (the store forgets older ones). Fixed when the store
+    /// is first made on the server.
+    pub blob_max_age: Duration,
 }
 
 impl Default for QueueConfig {
     fn default() -> QueueConfig {
-        QueueConfig { ack_wait: Duration::from_secs(30), max_deliver: 100, worker_ttl: Duration::from_secs(30) }
+        QueueConfig {
+            ack_wait: Duration::from_secs(30),
+            max_deliver: 100,
+            worker_ttl: Duration::from_secs(30),
+            blob_max_age: Duration::from_secs(7 * 24 * 3600),
+        }
     }
 }

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use crate::queue::{Delivery, FleetError, Queue, Revision};
-use crate::record::{Attempt, StepDone, TaskRecord, TaskResult, TaskState};
+use crate::record::{Attempt, StepDone, TaskRecord, TaskResult, TaskState, TraceRef};
 use crate::task::{Offer, Task, check_name};
 
 /// How long a task handed back by a desktop that cannot run it waits before its next
@@ -322,6 +322,23 @@ impl Lease<'_> {
         .map(drop)
     }
 
+    /// Keep this attempt's trace (`data`, a trace file's bytes) in the queue's blob store
+    /// and list it in the record, while this attempt holds the task (before `finish`).
+    pub async fn attach_trace(&self, data: Vec<u8>) -> Result<(), LeaseError> {
+        // Checked first, so a lost or cancelled attempt stores nothing.
+        self.record().await?;
+        let key = format!("trace.{}.{}", self.id, self.attempt);
+        let bytes = data.len() as u64;
+        self.queue.put_blob(&key, data).await?;
+        let attempt = self.attempt;
+        self.change(|r| {
+            r.traces.retain(|t| t.attempt != attempt);
+            r.traces.push(TraceRef { attempt, key: key.clone(), bytes });
+        })
+        .await
+        .map(drop)
+    }
+
     /// This attempt stops without ending the task (a transient failure): it goes back to
     /// the queue for another attempt.
     pub async fn hand_back(&self, why: &str) -> Result<(), LeaseError> {
@@ -366,6 +383,11 @@ impl Lease<'_> {
     fn lost(&self, holder: &str) -> LeaseError {
         LeaseError::Lost { id: self.id.clone(), attempt: self.attempt, holder: holder.to_string() }
     }
+}
+
+/// The trace kept under `key` (a record's [`TraceRef::key`]).
+pub async fn trace(queue: &dyn Queue, key: &str) -> Result<Option<Vec<u8>>, FleetError> {
+    queue.get_blob(key).await
 }
 
 /// What [`cancel`] found.

@@ -29,6 +29,6 @@ pub use lease::{Cancel, Claim, Lease, LeaseError, SubmitError, cancel, submit};
 pub use memory::MemoryQueue;
 pub use nats::{NatsOptions, NatsQueue};
 pub use queue::{Delivery, FleetError, Queue, Revision, WorkerInfo};
-pub use record::{Attempt, StepDone, TaskRecord, TaskResult, TaskState};
+pub use record::{Attempt, StepDone, TaskRecord, TaskResult, TaskState, TraceRef};
 pub use task::{Needs, Offer, Task};
 pub use worker::{RunEnd, Runner, Served, Worker};

@@ -32,6 +32,7 @@ struct State {
     store: HashMap<String, (Vec<u8>, Revision)>,
     revisions: Revision,
     workers: HashMap<String, (WorkerInfo, Instant)>,
+    blobs: HashMap<String, Vec<u8>>,
 }
 
 struct Message {
@@ -145,6 +146,15 @@ impl Queue for MemoryQueue {
 
     async fn keys(&self) -> Result<Vec<String>, FleetError> {
         Ok(self.state().store.keys().cloned().collect())
+    }
+
+    async fn put_blob(&self, key: &str, data: Vec<u8>) -> Result<(), FleetError> {
+        self.state().blobs.insert(key.to_string(), data);
+        Ok(())
+    }
+
+    async fn get_blob(&self, key: &str) -> Result<Option<Vec<u8>>, FleetError> {
+        Ok(self.state().blobs.get(key).cloned())
     }
 
     async fn advertise(&self, worker: &WorkerInfo) -> Result<(), FleetError> {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use async_nats::jetstream::{self, AckKind, consumer::PullConsumer, kv};
+use async_nats::jetstream::{self, AckKind, consumer::PullConsumer, kv, object_store};
 use async_trait::async_trait;
 use futures_util::{StreamExt, TryStreamExt};
 
@@ -48,6 +48,8 @@ pub struct NatsQueue {
     stream: jetstream::stream::Stream,
     tasks: kv::Store,
     workers: kv::Store,
+    /// Runs' traces, chunked (a trace is larger than a message).
+    blobs: object_store::ObjectStore,
     prefix: String,
     config: QueueConfig,
     js: jetstream::Context,
@@ -91,10 +93,12 @@ impl NatsQueue {
         let stream = made_stream(&js, tasks_stream, "the task stream (is JetStream on? `nats-server -js`)").await?;
         let tasks = bucket(&js, &format!("{prefix}_records"), Duration::ZERO).await?;
         let workers = bucket(&js, &format!("{prefix}_workers"), options.config.worker_ttl).await?;
+        let blobs = blob_store(&js, &format!("{prefix}_traces"), options.config.blob_max_age).await?;
         Ok(NatsQueue {
             stream,
             tasks,
             workers,
+            blobs,
             prefix,
             config: options.config.clone(),
             js,
@@ -159,6 +163,31 @@ async fn made_stream(
     match js.get_or_create_stream(config).await {
         Ok(stream) => Ok(stream),
         Err(first) => js.get_stream(&name).await.map_err(|_| queue_err(what)(&first)),
+    }
+}
+
+/// The object store `name` (chunks over the stream `OBJ_<name>`), created if missing, or
+/// taken from a client that made it meanwhile.
+async fn blob_store(
+    js: &jetstream::Context,
+    name: &str,
+    max_age: Duration,
+) -> Result<object_store::ObjectStore, FleetError> {
+    if let Ok(store) = js.get_object_store(name).await {
+        return Ok(store);
+    }
+    let config = object_store::Config {
+        bucket: name.to_string(),
+        max_age,
+        storage: jetstream::stream::StorageType::File,
+        num_replicas: 1,
+        ..Default::default()
+    };
+    match js.create_object_store(config).await {
+        Ok(store) => Ok(store),
+        Err(first) => {
+            js.get_object_store(name).await.map_err(|_| queue_err(&format!("the object store {name}"))(&first))
+        }
     }
 }
 
@@ -248,6 +277,23 @@ impl Queue for NatsQueue {
     async fn keys(&self) -> Result<Vec<String>, FleetError> {
         let keys = self.tasks.keys().await.map_err(|e| queue_err("listing records")(&e))?;
         keys.try_collect().await.map_err(|e| queue_err("listing records")(&e))
+    }
+
+    async fn put_blob(&self, key: &str, data: Vec<u8>) -> Result<(), FleetError> {
+        self.blobs.put(key, &mut data.as_slice()).await.map_err(|e| queue_err(&format!("keeping {key}"))(&e))?;
+        Ok(())
+    }
+
+    async fn get_blob(&self, key: &str) -> Result<Option<Vec<u8>>, FleetError> {
+        use tokio::io::AsyncReadExt;
+        let mut object = match self.blobs.get(key).await {
+            Ok(o) => o,
+            Err(e) if e.kind() == object_store::GetErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(queue_err(&format!("reading {key}"))(&e)),
+        };
+        let mut data = Vec::new();
+        object.read_to_end(&mut data).await.map_err(|e| queue_err(&format!("reading {key}"))(&e))?;
+        Ok(Some(data))
     }
 
     async fn advertise(&self, worker: &WorkerInfo) -> Result<(), FleetError> {

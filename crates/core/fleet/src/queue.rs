@@ -90,6 +90,12 @@ pub trait Queue: Send + Sync {
     /// Every key in the store.
     async fn keys(&self) -> Result<Vec<String>, FleetError>;
 
+    /// Keep `data` under `key` (a run's trace: larger than a message), replacing any; kept
+    /// for [`crate::QueueConfig::blob_max_age`].
+    async fn put_blob(&self, key: &str, data: Vec<u8>) -> Result<(), FleetError>;
+    /// What is kept under `key`.
+    async fn get_blob(&self, key: &str) -> Result<Option<Vec<u8>>, FleetError>;
+
     /// Say that a worker is alive (its entry expires unless said again in time).
     async fn advertise(&self, worker: &WorkerInfo) -> Result<(), FleetError>;
     /// The workers alive now.

@@ -59,6 +59,17 @@ pub struct StepDone {
     pub outcome: serde_json::Value,
 }
 
+/// A run's trace, kept in the queue's blob store (`Queue::get_blob`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TraceRef {
+    /// The attempt whose run it records.
+    pub attempt: u32,
+    /// Its key in the blob store.
+    pub key: String,
+    /// Its size.
+    pub bytes: u64,
+}
+
 /// How a task ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskResult {
@@ -102,6 +113,10 @@ pub struct TaskRecord {
     /// How it ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<TaskResult>,
+    /// The traces of the attempts that ran to an end on their worker (one that died left
+    /// none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traces: Vec<TraceRef>,
 }
 
 impl TaskRecord {
@@ -116,6 +131,7 @@ impl TaskRecord {
             done: Vec::new(),
             refusals: 0,
             result: None,
+            traces: Vec::new(),
         }
     }
 

@@ -15,7 +15,12 @@ use deft_harness::nats::NatsServer;
 
 /// A short ack wait, so a worker that stops answering is replaced within the test.
 fn config() -> QueueConfig {
-    QueueConfig { ack_wait: Duration::from_secs(1), max_deliver: 20, worker_ttl: Duration::from_secs(2) }
+    QueueConfig {
+        ack_wait: Duration::from_secs(1),
+        max_deliver: 20,
+        worker_ttl: Duration::from_secs(2),
+        ..QueueConfig::default()
+    }
 }
 
 /// Runs `$body(queue)` once on each implementation.
@@ -50,6 +55,7 @@ both!(a_desktop_that_cannot_run_a_task_hands_it_to_one_that_can, routing);
 both!(ids_and_pools_are_checked_and_never_taken_twice, names);
 both!(a_task_whose_only_able_desktop_left_fails_with_why_at_its_next_delivery, able_one_left);
 both!(a_cancelled_task_never_runs_or_stops_after_its_step_in_hand, cancelled);
+both!(a_run_s_trace_larger_than_a_message_is_kept_with_its_record, traces);
 
 fn worker(name: &str, apps: &[&str]) -> Worker {
     let offer = Offer { session: "x11".into(), apps: apps.iter().map(|a| a.to_string()).collect(), ..Offer::default() };
@@ -302,4 +308,25 @@ async fn clients_connecting_at_once_to_a_fresh_server_all_connect() {
             assert!(q.next("desk", Duration::from_millis(50)).await.unwrap().is_none());
         }
     }
+}
+
+async fn traces(q: &dyn Queue) {
+    let w = worker("w", &[]);
+    q.advertise(&w.info(None)).await.unwrap();
+    submit(q, task("t1", 1, &[], 3)).await.unwrap();
+    let delivery = q.next("desk", Duration::from_secs(5)).await.unwrap().unwrap();
+    let Claim::Held(held) = lease::claim(q, delivery.as_ref(), "w", &w.offer).await.unwrap() else { panic!() };
+    // 3 MB: beyond a NATS message's 1 MB, so it goes in chunks.
+    let trace: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+    held.attach_trace(trace.clone()).await.unwrap();
+    held.finish(true, "done".into(), serde_json::Value::Null).await.unwrap();
+    delivery.ack().await.unwrap();
+    let record = lease::record(q, "t1").await.unwrap().unwrap();
+    let kept = &record.traces;
+    assert_eq!((kept.len(), kept[0].attempt, kept[0].bytes), (1, 1, 3_000_000), "{kept:?}");
+    assert_eq!(lease::trace(q, &kept[0].key).await.unwrap().as_deref(), Some(trace.as_slice()));
+    assert_eq!(lease::trace(q, "trace.nope.1").await.unwrap(), None);
+    // Ended: the lease no longer holds it, and nothing more is kept.
+    assert!(matches!(held.attach_trace(vec![1]).await, Err(LeaseError::Lost { .. })));
+    assert_eq!(lease::record(q, "t1").await.unwrap().unwrap().traces.len(), 1);
 }
