@@ -66,10 +66,10 @@ impl Session {
         Session::open(config, model_reads, false).await
     }
 
-    /// [`Session::connect`] with its executor's events on a bus whether or not they are
-    /// traced here (a fleet worker keeps each task's trace with its record).
-    pub async fn connect_with_bus(config: &Config) -> Result<Session, CliError> {
-        Session::open(config, false, true).await
+    /// [`Session::connect_for`] with its executor's events on a bus whether or not they
+    /// are traced here (a fleet worker keeps each task's trace with its record).
+    pub async fn connect_with_bus(config: &Config, model_reads: bool) -> Result<Session, CliError> {
+        Session::open(config, model_reads, true).await
     }
 
     async fn open(config: &Config, model_reads: bool, bus: bool) -> Result<Session, CliError> {

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use deft_harness::Desktop;
 use deft_harness::fixture::{FixtureApp, FixtureOptions};
 use deft_harness::nats::NatsServer;
+use deft_harness::test_model::{MODEL_NAME, Persona, TestModel, Wire};
 
 use super::desktop::{SETTLE, cli};
 use super::{BIN, isolate, scratch};
@@ -284,4 +285,100 @@ fn a_cancelled_task_never_runs_and_a_running_one_stops_after_its_step_in_hand() 
     app.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
     let _ = worker.kill();
     let _ = worker.wait();
+}
+
+/// `agent-cli worker` whose agent thinks with `model` (the test model).
+fn start_agent_worker(desktop: &Desktop, url: &str, name: &str, model: &TestModel) -> Child {
+    let mut cmd = desktop.command(BIN);
+    isolate(&mut cmd, &scratch("fleet-home"));
+    let dir = scratch("fleet-workers").join(name);
+    let _ = std::fs::create_dir_all(&dir);
+    cmd.env("DEFT_MODEL_PROVIDER", model.provider())
+        .env("DEFT_MODEL", MODEL_NAME)
+        .env("DEFT_MODEL_BASE_URL", model.base_url())
+        .env("ANTHROPIC_API_KEY", "test-model-needs-no-key");
+    cmd.args(["worker", "--pool", "desk", "--name", name]).args(fleet_args(url));
+    let log = std::fs::File::create(dir.join("stderr.txt")).unwrap();
+    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
+    cmd.spawn().unwrap_or_else(|e| panic!("cannot start a worker: {e}"))
+}
+
+#[test]
+fn a_goal_is_thought_through_by_a_worker_s_agent_and_resumed_from_its_record_once() {
+    let _campaigns = super::beside_campaigns();
+    let nats = NatsServer::start();
+    let url = nats.url.clone();
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let opts = FixtureOptions { save_delay: Some(Duration::from_secs(6)), ..FixtureOptions::default() };
+    let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
+    let model = TestModel::start(Wire::OpenAi, Persona::Honest).unwrap();
+    let goal = |id: &str| {
+        let args = [
+            "submit",
+            "--goal",
+            super::agent::TASK,
+            "--app",
+            "Deft Fixture",
+            "--pool",
+            "desk",
+            "--id",
+            id,
+            "--fleet",
+            &url,
+        ];
+        cli(&desktop, &args)
+    };
+
+    // A worker with no model cannot take a goal: refused at once, saying what it lacks.
+    let mut plain = start_worker(&desktop, &url, "plain");
+    until(
+        "the worker in the registry",
+        Duration::from_secs(60),
+        || fleet(&desktop, &url, &[]),
+        |v| v["workers"].as_array().is_some_and(|w| w.len() == 1),
+    );
+    let r = goal("refused");
+    r.expect_code(3);
+    assert!(r.stderr.contains("plain lacks a model for the agent"), "{r:#?}");
+    let _ = plain.kill();
+    let _ = plain.wait();
+
+    let mut first = start_agent_worker(&desktop, &url, "agent-1", &model);
+    until(
+        "the agent's worker in the registry",
+        Duration::from_secs(60),
+        || fleet(&desktop, &url, &[]),
+        |v| v["workers"].as_array().is_some_and(|w| w.iter().any(|w| w["offer"]["model"].is_string())),
+    );
+    goal("goal1").expect_code(0);
+    // Killed after its fourth action (Save), while the save runs.
+    let view = || fleet(&desktop, &url, &["result", "goal1"]);
+    let record = until("four actions done", Duration::from_secs(90), view, |v| {
+        v["done"].as_array().is_some_and(|d| d.len() == 4) || v["state"] == "done" || v["state"] == "failed"
+    });
+    assert_eq!(record["state"], "running", "{record:#}");
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let mut second = start_agent_worker(&desktop, &url, "agent-2", &model);
+
+    let record =
+        until("the task ended", Duration::from_secs(120), view, |v| v["state"] == "done" || v["state"] == "failed");
+    std::thread::sleep(SETTLE);
+    let events = app.events();
+    assert_eq!(record["state"], "done", "{record:#}\n{events:?}");
+    let workers: Vec<&str> =
+        record["attempts"].as_array().unwrap().iter().filter_map(|a| a["worker"].as_str()).collect();
+    assert_eq!(workers, ["agent-1", "agent-2"], "{record:#}");
+    // The truth is the app's log: typed, ticked, ordered and saved once each.
+    let ticks = events.iter().filter(|e| e.is("checkbox_toggled", Some("subscribe"))).count();
+    assert_eq!((order_events(&app)[..3].to_vec(), ticks), (vec![1, 1, 1], 1), "{events:?}");
+    // The second attempt's agent was told what the first did.
+    let told = model
+        .received()
+        .iter()
+        .any(|x| x.seen.messages.first().is_some_and(|m| m.text.contains("- done: click \"Save\" (on this desktop")));
+    assert!(told, "no request carried the resume note");
+    app.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
+    let _ = second.kill();
+    let _ = second.wait();
 }

@@ -4,6 +4,7 @@
 //! effect. With no `--fleet`, `submit` runs the task here through the in-process queue (the
 //! same records and rules, no server).
 
+mod goal;
 mod runner;
 mod show;
 
@@ -22,7 +23,8 @@ use crate::act::Session;
 use crate::config::Config;
 use crate::exit::{CliError, Exit};
 use crate::output::Out;
-use runner::{FlowRunner, FlowTask};
+use goal::{AgentParts, GoalTask};
+use runner::{FlowTask, TaskRunner};
 pub use show::fleet;
 use show::show_record;
 
@@ -82,8 +84,16 @@ pub struct SubmitArgs {
     #[allow(missing_docs)]
     pub fleet: FleetArgs,
     /// The flow file (YAML) the task runs
-    #[arg(value_name = "FLOW.yaml")]
-    pub file: PathBuf,
+    #[arg(value_name = "FLOW.yaml", required_unless_present = "goal")]
+    pub file: Option<PathBuf>,
+    /// Instead of a flow: a goal the worker's own agent pursues with its model (only
+    /// workers with a model configured take it; what it did is recorded action by action)
+    #[arg(long, value_name = "TEXT", conflicts_with = "file")]
+    pub goal: Option<String>,
+    /// With --goal: the application the agent is shown at the start (its windows'
+    /// outline), by the name `agent-cli doctor` lists [default: the whole desktop]
+    #[arg(long, value_name = "NAME", requires = "goal")]
+    pub app: Option<String>,
     /// A variable's value: --var customer=John
     #[arg(long = "var", value_name = "NAME=VALUE", value_parser = crate::flow::parse_var)]
     pub vars: Vec<(String, String)>,
@@ -181,16 +191,19 @@ impl FleetArgs {
 pub fn worker(out: &Out, config: &Config, a: &WorkerArgs) -> Result<Exit, CliError> {
     crate::app::runtime()?.block_on(async {
         let queue = a.fleet.connect().await?;
-        let session = Session::connect_with_bus(config).await?;
+        let agent = agent_parts(config)?;
+        // Its agent reads the desktop as a model does (refs in outlines); flows run the same.
+        let session = Session::connect_with_bus(config, agent.is_some()).await?;
         let name = a.name.clone().unwrap_or_else(default_name);
-        let worker = Worker { name: name.clone(), pool: a.pool.clone(), offer: offer().await };
+        let model = agent.as_ref().map(|p| deft_llm::Model::describe(&p.model).to_string());
+        let worker = Worker { name: name.clone(), pool: a.pool.clone(), offer: offer(model.as_deref()).await };
         eprintln!(
             "worker {name}: taking tasks of pool {:?} ({}; running {}); Ctrl+C stops after the task in hand",
             a.pool,
             worker.offer.session,
             worker.offer.apps.join(", ")
         );
-        let served = serve(out, &queue, &session, worker, a.tasks, false).await;
+        let served = serve(out, &queue, &session, agent.as_ref(), worker, a.tasks, false).await;
         session.finish();
         served
     })
@@ -200,12 +213,15 @@ async fn serve(
     out: &Out,
     queue: &dyn Queue,
     session: &Session,
+    agent: Option<&AgentParts>,
     mut worker: Worker,
     limit: Option<u32>,
     quiet: bool,
 ) -> Result<Exit, CliError> {
-    let runner = FlowRunner {
+    let model = worker.offer.model.clone();
+    let runner = TaskRunner {
         belt: session.belt(),
+        agent,
         bus: session.bus(),
         desktop: worker.offer.desktop.clone(),
         each: Box::new(|task, step| {
@@ -230,7 +246,7 @@ async fn serve(
         // What runs here changes: looked at anew now and then, not at every poll (reading
         // every application's tree costs the desktop the worker serves).
         if offered.elapsed() >= OFFER_EVERY {
-            worker.offer = offer().await;
+            worker.offer = offer(model.as_deref()).await;
             offered = std::time::Instant::now();
         }
         let served = match worker.serve_one(queue, &runner, Duration::from_secs(5)).await {
@@ -247,7 +263,7 @@ async fn serve(
             Served::Ended(id) => (id, "had ended already".to_string()),
             Served::Refused(id) => {
                 // It may have been judged on an old look: look again.
-                worker.offer = offer().await;
+                worker.offer = offer(model.as_deref()).await;
                 offered = std::time::Instant::now();
                 (id, "needs what this desktop lacks: handed back".to_string())
             }
@@ -257,7 +273,7 @@ async fn serve(
             Served::Ran(id, end) => {
                 ran += 1;
                 // A task may have started or closed applications.
-                worker.offer = offer().await;
+                worker.offer = offer(model.as_deref()).await;
                 offered = std::time::Instant::now();
                 last = exit_of_end(end);
                 (id, end_words(end))
@@ -294,7 +310,7 @@ fn exit_of_end(end: &RunEnd) -> Exit {
 }
 
 /// What this desktop offers: its session and the applications on its accessibility bus.
-async fn offer() -> Offer {
+async fn offer(model: Option<&str>) -> Offer {
     let desktop = DesktopConfig::default();
     let diagnosis = deft_toolbelt::observe::doctor(&desktop).await;
     let mut apps: Vec<String> = diagnosis.applications.into_iter().filter(|a| a.readable).map(|a| a.name).collect();
@@ -312,7 +328,23 @@ async fn offer() -> Offer {
         apps,
         screen: None,
         locale: std::env::var("LANG").unwrap_or_default(),
+        model: model.map(str::to_string),
     }
+}
+
+/// The worker's agent, when a model is configured where it runs (goal tasks go only to
+/// such workers); a model configured wrongly is an error, none is no agent.
+fn agent_parts(config: &Config) -> Result<Option<AgentParts>, CliError> {
+    let env = |k: &str| std::env::var(k).ok();
+    let configured = config.model.is_some() || env("DEFT_MODEL_PROVIDER").is_some_and(|p| !p.trim().is_empty());
+    if !configured {
+        return Ok(None);
+    }
+    let provider = crate::run::model_config(config.model.as_ref(), &env)?;
+    let model = provider.build().map_err(|e| CliError::usage(e.to_string()))?;
+    let agent = config.agent.as_ref().map(|s| s.0.clone()).unwrap_or_default();
+    agent.check().map_err(|e| CliError::usage(format!("the agent settings: {e}")))?;
+    Ok(Some(AgentParts { model, config: agent }))
 }
 
 /// This machine's name, as a queue name may carry it.
@@ -329,13 +361,7 @@ fn default_name() -> String {
 
 /// `submit`: queue a flow for a pool (or run it here, with no fleet).
 pub fn submit(out: &Out, config: &Config, a: &SubmitArgs) -> Result<Exit, CliError> {
-    let text = std::fs::read_to_string(&a.file)
-        .map_err(|e| CliError::usage(format!("cannot read the flow file {}: {e}", a.file.display())))?;
-    let vars: BTreeMap<String, String> = a.vars.iter().cloned().collect();
-    // Checked here, before it is queued: a worker never gets a flow that cannot run.
-    let flow = deft_toolbelt::flow::parse_flow(&text, &vars)
-        .map_err(|e| CliError::usage(format!("{}: {e}", a.file.display())))?;
-    let needs = parse_needs(&a.needs)?;
+    let mut needs = parse_needs(&a.needs)?;
     let policy = (a.policy.given() || !a.no_confirm.is_empty()).then(|| deft_agent::Policy {
         apps: a.policy.allow_app.clone(),
         windows: a.policy.allow_window.clone(),
@@ -347,16 +373,32 @@ pub fn submit(out: &Out, config: &Config, a: &SubmitArgs) -> Result<Exit, CliErr
     if let Some(p) = &policy {
         p.check_lifts().map_err(|e| CliError::usage(format!("--no-confirm: {e}")))?;
     }
-    let body = FlowTask { kind: "flow".into(), flow: text, vars, policy, redo_elsewhere: a.redo_elsewhere };
-    if let Some(why) = body.refused(&flow) {
-        return Err(CliError::usage(format!("{}: {why}", a.file.display())));
+    let body = match (&a.file, &a.goal) {
+        (Some(file), None) => flow_body(a, file, policy)?,
+        (None, Some(goal)) if !goal.trim().is_empty() => {
+            // The worker's own model thinks it through: only workers with one can take it.
+            needs.agent = true;
+            serde_json::to_value(GoalTask {
+                kind: "goal".into(),
+                goal: goal.trim().to_string(),
+                app: a.app.clone(),
+                policy,
+            })
+        }
+        _ => {
+            return Err(CliError::usage(
+                "say what the task is: a flow file (agent-cli submit order.yaml) or a goal for the workers' agent \
+                 (agent-cli submit --goal \"Type Ada into Name and press Save\")",
+            ));
+        }
     }
+    .map_err(|e| CliError::usage(e.to_string()))?;
     let id = a.id.clone().unwrap_or_else(|| format!("t{}-{}", lease::now_ms(), std::process::id()));
     let task = Task {
         id: id.clone(),
         pool: a.pool.clone(),
         needs,
-        body: serde_json::to_value(&body).map_err(|e| CliError::usage(e.to_string()))?,
+        body,
         max_attempts: a.max_attempts.max(1),
         submitted_ms: lease::now_ms(),
     };
@@ -377,16 +419,37 @@ pub fn submit(out: &Out, config: &Config, a: &SubmitArgs) -> Result<Exit, CliErr
     })
 }
 
+/// A flow task's body: the file checked here, before it is queued (a worker never gets a
+/// flow that cannot run), with its variables and policy.
+fn flow_body(
+    a: &SubmitArgs,
+    file: &std::path::Path,
+    policy: Option<deft_agent::Policy>,
+) -> Result<Result<serde_json::Value, serde_json::Error>, CliError> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| CliError::usage(format!("cannot read the flow file {}: {e}", file.display())))?;
+    let vars: BTreeMap<String, String> = a.vars.iter().cloned().collect();
+    let flow = deft_toolbelt::flow::parse_flow(&text, &vars)
+        .map_err(|e| CliError::usage(format!("{}: {e}", file.display())))?;
+    let body = FlowTask { kind: "flow".into(), flow: text, vars, policy, redo_elsewhere: a.redo_elsewhere };
+    if let Some(why) = body.refused(&flow) {
+        return Err(CliError::usage(format!("{}: {why}", file.display())));
+    }
+    Ok(serde_json::to_value(&body))
+}
+
 /// With no fleet: the task through an in-process queue and a worker on this desktop.
 async fn submit_here(out: &Out, config: &Config, task: Task) -> Result<Exit, CliError> {
     let queue = MemoryQueue::new(QueueConfig::default());
-    let session = Session::connect(config).await?;
-    let worker = Worker { name: "here".into(), pool: task.pool.clone(), offer: offer().await };
+    let agent = agent_parts(config)?;
+    let session = Session::connect_for(config, agent.is_some()).await?;
+    let model = agent.as_ref().map(|p| deft_llm::Model::describe(&p.model).to_string());
+    let worker = Worker { name: "here".into(), pool: task.pool.clone(), offer: offer(model.as_deref()).await };
     queue.advertise(&worker.info(None)).await.map_err(|e| CliError::environment(e.to_string()))?;
     let id = task.id.clone();
     deft_fleet::submit(&queue, task).await.map_err(submit_error)?;
     // Only the record is printed (one document with --json).
-    let served = serve(out, &queue, &session, worker, Some(1), true).await;
+    let served = serve(out, &queue, &session, agent.as_ref(), worker, Some(1), true).await;
     session.finish();
     served?;
     let record = lease::record(&queue, &id).await.map_err(|e| CliError::environment(e.to_string()))?;

@@ -10,6 +10,8 @@ use deft_bus::{Bus, TraceRecorder};
 use deft_fleet::{Lease, LeaseError, RunEnd, Runner, Task, TaskRecord};
 use deft_toolbelt::flow::{Flow, FlowReport, Looked, StepReport, parse_flow};
 use deft_toolbelt::{Toolbelt, VerifyEvent};
+
+use super::goal::{AgentParts, GoalTask, run_goal};
 use serde::{Deserialize, Serialize};
 
 /// A task's body, as `submit` writes it.
@@ -50,10 +52,12 @@ impl FlowTask {
 /// Called as each step ends.
 pub type StepSink<'b> = Box<dyn Fn(&Task, &StepReport) + Send + Sync + 'b>;
 
-/// Runs flow tasks on one toolbelt.
-pub struct FlowRunner<'b> {
+/// Runs a worker's tasks on one toolbelt: flows step by step, goals through its agent.
+pub struct TaskRunner<'b> {
     /// The desktop's toolbelt.
     pub belt: &'b Toolbelt,
+    /// The worker's agent, when it has a model (goal tasks go only to such workers).
+    pub agent: Option<&'b AgentParts>,
     /// Its executor's bus: each run's events are recorded and kept with the task's record
     /// (`agent-cli fleet result TASK --trace DIR`, then `agent-cli report DIR`).
     pub bus: Option<Bus<VerifyEvent>>,
@@ -64,7 +68,7 @@ pub struct FlowRunner<'b> {
 }
 
 #[async_trait]
-impl Runner for FlowRunner<'_> {
+impl Runner for TaskRunner<'_> {
     async fn run(&self, task: &Task, resume: &TaskRecord, lease: &Lease<'_>) -> RunEnd {
         let path = std::env::temp_dir().join(format!(
             "deft-worker-{}-{}-{}.jsonl",
@@ -73,7 +77,7 @@ impl Runner for FlowRunner<'_> {
             lease.attempt()
         ));
         let recorder = self.bus.as_ref().and_then(|bus| TraceRecorder::start(bus, &path).ok());
-        let end = self.run_flow(task, resume, lease).await;
+        let end = self.run_task(task, resume, lease).await;
         let Some(recorder) = recorder else { return end };
         let kept = match recorder.finish() {
             Ok(_) if !matches!(end, RunEnd::Lost | RunEnd::Cancelled { .. }) => match std::fs::read(&path) {
@@ -92,12 +96,24 @@ impl Runner for FlowRunner<'_> {
     }
 }
 
-impl FlowRunner<'_> {
+impl TaskRunner<'_> {
+    async fn run_task(&self, task: &Task, resume: &TaskRecord, lease: &Lease<'_>) -> RunEnd {
+        let failed = |summary: String| RunEnd::Failed { summary, output: serde_json::Value::Null };
+        if task.body["kind"] == "goal" {
+            return match (serde_json::from_value::<GoalTask>(task.body.clone()), self.agent) {
+                (Ok(body), Some(parts)) => run_goal(self.belt, parts, task, body, resume, lease).await,
+                (Err(e), _) => failed(format!("the task is not a goal task: {e}")),
+                (Ok(_), None) => failed("this worker has no model for the agent (DEFT_MODEL_PROVIDER)".into()),
+            };
+        }
+        self.run_flow(task, resume, lease).await
+    }
+
     async fn run_flow(&self, task: &Task, resume: &TaskRecord, lease: &Lease<'_>) -> RunEnd {
         let failed = |summary: String| RunEnd::Failed { summary, output: serde_json::Value::Null };
         let body: FlowTask = match serde_json::from_value::<FlowTask>(task.body.clone()) {
             Ok(b) if b.kind == "flow" => b,
-            Ok(b) => return failed(format!("this worker runs flow tasks, not {:?}", b.kind)),
+            Ok(b) => return failed(format!("this worker runs flow and goal tasks, not {:?}", b.kind)),
             Err(e) => return failed(format!("the task is not a flow task: {e}")),
         };
         let flow = match parse_flow(&body.flow, &body.vars) {
@@ -198,7 +214,7 @@ struct Plan {
     look_first: Option<usize>,
 }
 
-impl FlowRunner<'_> {
+impl TaskRunner<'_> {
     /// Where to start, from the record. On the desktop that did the earlier steps, they
     /// are done and only the step in flight is looked for. Elsewhere, the earlier steps'
     /// effects may not be here (text typed into a field on a desktop that is gone) or may

@@ -5,7 +5,7 @@
 pub(crate) mod ask;
 pub(crate) mod saving;
 mod settings;
-mod show;
+pub(crate) mod show;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

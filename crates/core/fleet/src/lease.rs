@@ -279,10 +279,17 @@ impl Lease<'_> {
     /// About to act on step `step`: if this worker dies now, the next attempt looks before
     /// acting on it again.
     pub async fn started(&self, step: usize) -> Result<(), LeaseError> {
+        self.started_with(step, None).await
+    }
+
+    /// [`Lease::started`], saying what the step is (`what`: the runner's words, for a
+    /// later attempt to look for it).
+    pub async fn started_with(&self, step: usize, what: Option<serde_json::Value>) -> Result<(), LeaseError> {
         let attempt = self.attempt;
         self.change(|r| {
             r.in_flight = Some(step);
             r.in_flight_by = Some(attempt);
+            r.in_flight_what.clone_from(&what);
         })
         .await
         .map(drop)
@@ -294,6 +301,7 @@ impl Lease<'_> {
         self.change(|r| {
             r.in_flight = None;
             r.in_flight_by = None;
+            r.in_flight_what = None;
             r.done.retain(|d| d.step != step);
             r.done.push(StepDone { step, attempt, outcome: outcome.clone() });
         })

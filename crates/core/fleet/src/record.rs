@@ -104,6 +104,10 @@ pub struct TaskRecord {
     /// leaves it as it was: the step may have landed on that attempt's desktop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_flight_by: Option<u32>,
+    /// What the step in flight is, in the runner's words, when its task does not say
+    /// (an agent's action: the task holds a goal, not the steps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_flight_what: Option<serde_json::Value>,
     /// Steps whose effect was seen, in order.
     #[serde(default)]
     pub done: Vec<StepDone>,
@@ -128,6 +132,7 @@ impl TaskRecord {
             attempts: Vec::new(),
             in_flight: None,
             in_flight_by: None,
+            in_flight_what: None,
             done: Vec::new(),
             refusals: 0,
             result: None,

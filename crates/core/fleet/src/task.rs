@@ -30,6 +30,9 @@ pub struct Needs {
     /// Applications that must be running there, by the name they give the accessibility bus.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub apps: Vec<String>,
+    /// A model for the agent (a goal task: the worker's own model thinks it through).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub agent: bool,
 }
 
 /// What a desktop offers, as its worker advertises it (the way a grid node advertises its
@@ -51,6 +54,10 @@ pub struct Offer {
     /// The desktop's locale (`LANG`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub locale: String,
+    /// The model its worker's agent thinks with, when one is configured there (its key
+    /// stays on that machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl Offer {
@@ -71,6 +78,9 @@ impl Offer {
             if !self.apps.iter().any(|a| a.eq_ignore_ascii_case(app)) {
                 unmet.push(format!("{app} running (it runs {runs})"));
             }
+        }
+        if needs.agent && self.model.is_none() {
+            unmet.push("a model for the agent (none is configured where it runs: DEFT_MODEL_PROVIDER)".to_string());
         }
         unmet
     }
@@ -99,12 +109,19 @@ mod tests {
 
     #[test]
     fn an_offer_meets_what_it_has_and_names_what_it_lacks() {
-        let needs = Needs { session: Some("wayland".into()), apps: vec!["gedit".into(), "Deft Fixture".into()] };
+        let needs =
+            Needs { session: Some("wayland".into()), apps: vec!["gedit".into(), "Deft Fixture".into()], agent: false };
         assert!(offer("wayland/sway", &["deft fixture", "gedit"]).unmet(&needs).is_empty());
         assert_eq!(
             offer("x11", &["gedit"]).unmet(&needs),
             ["a wayland session (it runs x11)", "Deft Fixture running (it runs gedit)"]
         );
         assert!(offer("x11", &[]).unmet(&Needs::default()).is_empty());
+        let goal = Needs { agent: true, ..Needs::default() };
+        assert_eq!(
+            offer("x11", &[]).unmet(&goal),
+            ["a model for the agent (none is configured where it runs: DEFT_MODEL_PROVIDER)"]
+        );
+        assert!(Offer { model: Some("m".into()), ..offer("x11", &[]) }.unmet(&goal).is_empty());
     }
 }

@@ -66,7 +66,7 @@ fn task(id: &str, steps: usize, apps: &[&str], max_attempts: u32) -> Task {
     Task {
         id: id.into(),
         pool: "desk".into(),
-        needs: Needs { session: None, apps: apps.iter().map(|a| a.to_string()).collect() },
+        needs: Needs { apps: apps.iter().map(|a| a.to_string()).collect(), ..Needs::default() },
         body: serde_json::json!({ "steps": steps }),
         max_attempts,
         submitted_ms: lease::now_ms(),

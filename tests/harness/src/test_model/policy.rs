@@ -1,8 +1,9 @@
 //! The test model's reply policy: from what the agent sent (the goal, the tools, the
-//! outlines with refs, its own earlier steps and their results, the person's answers) to
-//! one reply. It is a small deterministic program, not a language model, and it is never
-//! told answers by a test: a test chooses only the persona (an honest model, or a gullible
-//! one that obeys instructions it reads on the screen).
+//! outlines with refs, its own earlier steps and their results, the person's answers, a
+//! resume note's list of what an earlier attempt did) to one reply. It is a small
+//! deterministic program, not a language model, and it is never told answers by a test: a
+//! test chooses only the persona (an honest model, or a gullible one that obeys
+//! instructions it reads on the screen).
 
 use serde_json::{Value, json};
 
@@ -150,7 +151,9 @@ fn step(seen: &Seen, persona: Persona) -> Reply {
         return r;
     }
     let n = tasks.len();
-    let Some(k) = (0..n).find(|&k| !done(&tasks[k], k, &past, &mem)) else {
+    let before = done_before(&opening);
+    let Some(k) = (0..n).find(|&k| !done(&tasks[k], k, &past, &mem) && !before.iter().any(|d| did(&tasks[k], d)))
+    else {
         let said =
             if tasks.is_empty() { "I found no task I can do in the goal" } else { "every task of the goal is done" };
         return say(
@@ -183,6 +186,30 @@ fn step(seen: &Seen, persona: Persona) -> Reply {
         }
     }
     reply
+}
+
+/// What an earlier attempt of the task did, as the goal's resume note lists it
+/// (`- done: click "Save" (on this desktop; ...)`), lower-cased; only what was done on this
+/// desktop counts here.
+fn done_before(opening: &str) -> Vec<String> {
+    opening
+        .lines()
+        .filter_map(|l| l.strip_prefix("- done: "))
+        .filter(|l| l.contains("(on this desktop"))
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether a done line of the resume note is `t`.
+fn did(t: &Task, line: &str) -> bool {
+    match t {
+        Task::Type { text, field } => {
+            line.starts_with(&format!("type {:?} into", text.to_lowercase())) && line.contains(&field.to_lowercase())
+        }
+        Task::Check { label } => line.starts_with("click ") && line.contains(&label.to_lowercase()),
+        Task::Press { words } => line.starts_with("click ") && words.iter().all(|w| line.contains(&w.to_lowercase())),
+        Task::Wait { .. } => false,
+    }
 }
 
 /// The call that does a task (not a dismissal or a read on the way).
