@@ -26,7 +26,7 @@ const CUSTOM: &[(&str, CustomSuite)] =
 /// Suites by name, in the order `cargo xtask bench` runs them.
 const SUITES: &[(&str, &[Target])] = &[
     ("bus", &[target("deft-bus", "bus", &[])]),
-    ("fleet", &[target("deft-fleet", "fleet", &[])]),
+    ("fleet", &[target("deft-fleet", "fleet", &[]), target("deft-desktop", "fleet_desktops", &[])]),
     ("snapshot", &[target("deft-snapshot", "diff", &[])]),
     (
         "perception",

@@ -232,8 +232,11 @@ impl Queue for NatsQueue {
     async fn next(&self, pool: &str, wait: Duration) -> Result<Option<Box<dyn Delivery>>, FleetError> {
         check_name("pool", pool)?;
         let consumer = self.consumer(pool).await?;
+        // A long poll: the server holds the request for up to `wait` and answers with the
+        // first task (`batch`; `fetch` marks its request not to wait, which the server
+        // version decides how to read). The contract test checks an empty pool is waited on.
         let mut batch = consumer
-            .fetch()
+            .batch()
             .max_messages(1)
             .expires(wait.max(Duration::from_millis(100)))
             .messages()

@@ -128,8 +128,11 @@ async fn no_matching_worker(q: &dyn Queue) {
     q.advertise(&worker("w1", &["gedit"]).info(None)).await.unwrap();
     let err = submit(q, task("t1", 1, &["Deft Fixture"], 3)).await.unwrap_err();
     assert_eq!(err.to_string(), "no matching worker in pool \"desk\": w1 lacks Deft Fixture running (it runs gedit)");
-    // Nothing was queued by the refused submits.
-    assert!(q.next("desk", Duration::from_millis(300)).await.unwrap().is_none());
+    // Nothing was queued by the refused submits; and asking an empty pool waits for a task
+    // (an idle worker must not ask hundreds of times a second).
+    let asked = std::time::Instant::now();
+    assert!(q.next("desk", Duration::from_millis(500)).await.unwrap().is_none());
+    assert!(asked.elapsed() >= Duration::from_millis(400), "answered at once: {:?}", asked.elapsed());
 }
 
 async fn runs_once(q: &dyn Queue) {
