@@ -29,11 +29,24 @@ fn binary() -> PathBuf {
 impl NatsServer {
     /// Start one; panics with what to install when it is missing.
     pub fn start() -> NatsServer {
+        NatsServer::start_with(None)
+    }
+
+    /// [`NatsServer::start`] with a configuration file's text (`authorization { ... }`,
+    /// `tls { ... }`), written beside its store.
+    pub fn start_with(config: Option<&str>) -> NatsServer {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let store = std::env::temp_dir().join(format!("deft-fleet-nats-{}-{port}", std::process::id()));
-        let child = Command::new(binary())
+        let mut cmd = Command::new(binary());
+        if let Some(text) = config {
+            std::fs::create_dir_all(&store).expect("the server's scratch directory");
+            let file = store.join("server.conf");
+            std::fs::write(&file, text).expect("the server's configuration");
+            cmd.arg("-c").arg(file);
+        }
+        let child = cmd
             .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
-            .arg(&store)
+            .arg(store.join("js"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

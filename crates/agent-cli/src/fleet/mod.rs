@@ -38,7 +38,8 @@ session=x11`). A worker that dies mid-task is replaced: the task is delivered ag
 next worker starts after the steps already done, looking for the effect of the step in
 flight (its `expect`) before sending it again, so no effect happens twice.
 
-The queue is NATS JetStream (`nats-server -js`; credentials with --creds or in the URL).
+The queue is NATS JetStream (`nats-server -js`; credentials with --creds FILE, an nkey seed
+in DEFT_FLEET_NKEY, or user:password@ in the URL).
 Without --fleet (or DEFT_FLEET), `submit` runs the task on this desktop through an
 in-process queue with the same rules.";
 
@@ -177,6 +178,8 @@ impl FleetArgs {
         };
         let mut options = NatsOptions::new(&url);
         options.credentials = self.creds.clone().or_else(|| std::env::var_os("DEFT_FLEET_CREDS").map(PathBuf::from));
+        // A seed is a secret: from the environment only, never a flag (flags show in `ps`).
+        options.nkey = std::env::var("DEFT_FLEET_NKEY").ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
         if let Some(s) = self.ack_wait {
             options.config.ack_wait = Duration::from_secs(s.max(1));
         }

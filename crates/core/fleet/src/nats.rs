@@ -77,10 +77,25 @@ impl NatsQueue {
         if let Some(seed) = &options.nkey {
             connect = connect.nkey(seed.clone());
         }
-        let client = connect
-            .connect(options.url.as_str())
-            .await
-            .map_err(|e| FleetError::Queue(format!("could not reach the NATS server at {}: {e}", options.url)))?;
+        // The client does not sign in with credentials written in the address: taken out
+        // of it here and given as what they are.
+        let (url, user, password) = split_credentials(&options.url);
+        connect = match (user, password) {
+            (Some(user), Some(password)) => connect.user_and_password(user, password),
+            (Some(token), None) => connect.token(token),
+            _ => connect,
+        };
+        let shown = shown_url(&options.url);
+        let client = connect.connect(url.as_str()).await.map_err(|e| match e.kind() {
+            async_nats::ConnectErrorKind::AuthorizationViolation | async_nats::ConnectErrorKind::Authentication => {
+                FleetError::Queue(format!(
+                    "the NATS server at {shown} refused this client ({e}): it wants credentials it was not given, or \
+                     others: a credentials file (--creds FILE, DEFT_FLEET_CREDS), an nkey seed (DEFT_FLEET_NKEY), or \
+                     user:password@ in the URL"
+                ))
+            }
+            _ => FleetError::Queue(format!("could not reach the NATS server at {shown}: {e}")),
+        })?;
         let js = jetstream::new(client);
         let prefix = options.prefix.clone();
         let tasks_stream = jetstream::stream::Config {
@@ -363,6 +378,30 @@ impl Delivery for NatsDelivery {
     }
 }
 
+/// `url` without the credentials written in it (`user:password@`, or a token `token@`),
+/// and them.
+fn split_credentials(url: &str) -> (String, Option<String>, Option<String>) {
+    let Some((scheme, rest)) = url.split_once("://") else { return (url.to_string(), None, None) };
+    let Some((who, host)) = rest.rsplit_once('@') else { return (url.to_string(), None, None) };
+    let (user, password) = match who.split_once(':') {
+        Some((u, p)) => (u.to_string(), Some(p.to_string())),
+        None => (who.to_string(), None),
+    };
+    (format!("{scheme}://{host}"), Some(user), password)
+}
+
+/// `url` as it may be shown: a password in it (`nats://user:password@host`) as `***`.
+pub fn shown_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
+    match rest.rsplit_once('@') {
+        Some((who, host)) => {
+            let user = who.split_once(':').map_or(who, |(u, _)| u);
+            format!("{scheme}://{user}:***@{host}")
+        }
+        None => url.to_string(),
+    }
+}
+
 /// The schemes a NATS client speaks; a bare `HOST:PORT` is `nats://`.
 const SCHEMES: [&str; 4] = ["nats", "tls", "ws", "wss"];
 
@@ -376,7 +415,8 @@ fn check_url(url: &str) -> Result<(), FleetError> {
     match url.split_once("://") {
         Some((scheme, rest)) if SCHEMES.contains(&scheme.to_lowercase().as_str()) && !rest.is_empty() => Ok(()),
         Some((scheme, _)) => Err(FleetError::Invalid(format!(
-            "{url:?} is not a NATS server's address ({scheme}:// is not a scheme NATS speaks): {hint}"
+            "{:?} is not a NATS server's address ({scheme}:// is not a scheme NATS speaks): {hint}",
+            shown_url(url)
         ))),
         None => Ok(()),
     }
@@ -395,5 +435,15 @@ mod tests {
         assert!(err.contains("http:// is not a scheme NATS speaks") && err.contains("nats://HOST:4222"), "{err}");
         assert!(check_url(" ").unwrap_err().to_string().contains("empty"));
         assert!(check_url("nats://").is_err());
+    }
+
+    #[test]
+    fn a_password_in_the_address_is_never_shown() {
+        assert_eq!(super::shown_url("nats://deft:s3cret@h:4222"), "nats://deft:***@h:4222");
+        assert_eq!(super::shown_url("nats://h:4222"), "nats://h:4222");
+        assert_eq!(super::shown_url("tls://token@h:4222"), "tls://token:***@h:4222");
+        let (url, user, password) = super::split_credentials("nats://deft:p@ss@h:4222");
+        assert_eq!((url.as_str(), user.as_deref(), password.as_deref()), ("nats://h:4222", Some("deft"), Some("p@ss")));
+        assert_eq!(super::split_credentials("h:4222"), ("h:4222".to_string(), None, None));
     }
 }

@@ -333,3 +333,31 @@ async fn traces(q: &dyn Queue) {
     assert!(matches!(held.attach_trace(vec![1]).await, Err(LeaseError::Lost { .. })));
     assert_eq!(lease::record(q, "t1").await.unwrap().unwrap().traces.len(), 1);
 }
+
+/// Only signed-in clients reach a fleet whose server wants them to: without credentials,
+/// or with wrong ones, the client is refused saying what to give (and a password in the
+/// address is never shown); with a password or an nkey, it connects and works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_wants_credentials_refuses_a_client_without_them() {
+    let user = nkeys::KeyPair::new_user();
+    let auth = format!(
+        "authorization {{ users = [ {{ user: deft, password: s3cret }}, {{ nkey: {} }} ] }}",
+        user.public_key()
+    );
+    let server = NatsServer::start_with(Some(&auth));
+    let err = NatsQueue::connect(&NatsOptions::new(&server.url)).await.err().expect("refused").to_string();
+    assert!(err.contains("refused this client") && err.contains("DEFT_FLEET_NKEY"), "{err}");
+    let wrong = server.url.replace("nats://", "nats://deft:nope@");
+    let err = NatsQueue::connect(&NatsOptions::new(&wrong)).await.err().expect("refused").to_string();
+    assert!(err.contains("refused this client") && !err.contains("nope"), "{err}");
+
+    let password = server.url.replace("nats://", "nats://deft:s3cret@");
+    let mut nkey = NatsOptions::new(&server.url);
+    nkey.nkey = Some(user.seed().unwrap());
+    for (how, mut options) in [("a password", NatsOptions::new(&password)), ("an nkey", nkey)] {
+        options.config = config();
+        let q = NatsQueue::connect(&options).await.unwrap_or_else(|e| panic!("with {how}: {e}"));
+        q.advertise(&worker("w", &[]).info(None)).await.unwrap();
+        assert_eq!(q.workers().await.unwrap().len(), 1);
+    }
+}
