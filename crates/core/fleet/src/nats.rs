@@ -206,6 +206,16 @@ async fn blob_store(
     }
 }
 
+/// The keys of `store`, from its stream's subjects: one request and its pages. The
+/// client's own `keys()` reads them through a consumer that counts what is left to come,
+/// and on a bucket written while it reads (the registry, refreshed by every worker all the
+/// time) it waited for minutes: a `submit` hung there in the real-desktop bench.
+async fn bucket_keys(store: &kv::Store) -> Result<Vec<String>, async_nats::jetstream::stream::InfoError> {
+    let subjects = store.stream.info_with_subjects(format!("{}>", store.prefix)).await?;
+    let subjects: Vec<(String, usize)> = subjects.try_collect().await?;
+    Ok(subjects.into_iter().filter_map(|(s, _)| s.strip_prefix(store.prefix.as_str()).map(str::to_string)).collect())
+}
+
 /// The key-value bucket `name`, created if missing. Created here as the stream the
 /// key-value layout defines (`KV_<name>` over `$KV.<name>.>`, one value per key, rollups
 /// allowed, deletes denied, direct gets) rather than through the client's
@@ -293,8 +303,7 @@ impl Queue for NatsQueue {
     }
 
     async fn keys(&self) -> Result<Vec<String>, FleetError> {
-        let keys = self.tasks.keys().await.map_err(|e| queue_err("listing records")(&e))?;
-        keys.try_collect().await.map_err(|e| queue_err("listing records")(&e))
+        bucket_keys(&self.tasks).await.map_err(|e| queue_err("listing records")(&e))
     }
 
     async fn put_blob(&self, key: &str, data: Vec<u8>) -> Result<(), FleetError> {
@@ -322,8 +331,7 @@ impl Queue for NatsQueue {
     }
 
     async fn workers(&self) -> Result<Vec<WorkerInfo>, FleetError> {
-        let keys = self.workers.keys().await.map_err(|e| queue_err("the worker registry")(&e))?;
-        let keys: Vec<String> = keys.try_collect().await.map_err(|e| queue_err("the worker registry")(&e))?;
+        let keys = bucket_keys(&self.workers).await.map_err(|e| queue_err("the worker registry")(&e))?;
         let mut all = Vec::new();
         for key in keys {
             let Some(bytes) = self.workers.get(&key).await.map_err(|e| queue_err("the worker registry")(&e))? else {
