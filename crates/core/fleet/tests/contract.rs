@@ -361,3 +361,36 @@ async fn a_server_that_wants_credentials_refuses_a_client_without_them() {
         assert_eq!(q.workers().await.unwrap().len(), 1);
     }
 }
+
+/// The registry and the records are listed while workers keep writing them (each refreshes
+/// its entry after every task): every listing answers. The client's own key listing once
+/// waited for minutes there (a `submit` hung beside three busy workers).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listings_answer_while_workers_write() {
+    let server = NatsServer::start();
+    let mut options = NatsOptions::new(&server.url);
+    options.config = config();
+    let q = Arc::new(NatsQueue::connect(&options).await.unwrap());
+    let writing = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let writers: Vec<_> = (0..3)
+        .map(|i| {
+            let (q, writing) = (Arc::clone(&q), Arc::clone(&writing));
+            tokio::spawn(async move {
+                while writing.load(std::sync::atomic::Ordering::SeqCst) {
+                    q.advertise(&worker(&format!("w{i}"), &[]).info(None)).await.unwrap();
+                }
+            })
+        })
+        .collect();
+    for n in 0..40 {
+        let listed = tokio::time::timeout(Duration::from_secs(10), q.workers()).await;
+        let workers = listed.unwrap_or_else(|_| panic!("listing {n} did not answer in 10 s")).unwrap();
+        assert!(workers.len() <= 3, "{workers:?}");
+        let keys = tokio::time::timeout(Duration::from_secs(10), q.keys()).await;
+        keys.unwrap_or_else(|_| panic!("record listing {n} did not answer in 10 s")).unwrap();
+    }
+    writing.store(false, std::sync::atomic::Ordering::SeqCst);
+    for w in writers {
+        w.await.unwrap();
+    }
+}
