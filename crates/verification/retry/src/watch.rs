@@ -118,9 +118,11 @@ impl Watch {
 ///   unless the keys went astray: the target showed the first keys, and the rest were
 ///   handled elsewhere;
 /// - **no loading was seen**: a busy app is working on something, maybe our input; unless
-///   the input was watched and never arrived (`press_unseen`, `keys_unseen`): the app
-///   answered while the button was held and did not arm it, or handled the key and kept
-///   its text, so the input is not what it is working on;
+///   the first key was watched handled without effect (`keys_unseen`) or the keys went
+///   astray. A press that never showed does not lift it: an app busy drawing (a spinner,
+///   under load) answers the window manager's ping when its toolkit reads the events, not
+///   when it dispatches them, so the press may still be queued behind the work, and land
+///   after the "never showed" (GTK 3 under load: a second press submitted a second order);
 /// - **the target is not a toggle**: a second input would undo a slow first one; unless the
 ///   press never showed and the toggle's state reads unchanged: nothing arrived to flip it;
 /// - **the send was certain**: after a backend error, only the full window tells;
@@ -150,7 +152,7 @@ pub(crate) fn early_fallback_allowed(
         && (!w.feedback_seen || w.keys_astray)
         && !w.feedback_unknown
         && !w.press_unwatched
-        && (!w.loading_seen || w.unseen() || w.keys_astray)
+        && (!w.loading_seen || w.keys_unseen || w.keys_astray)
         && (!ctx.is_toggle || (w.unseen() && w.toggle == Toggle::Unchanged))
         && w.uncertain.is_none()
         && !ctx.blind

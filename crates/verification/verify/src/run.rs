@@ -154,6 +154,9 @@ pub(crate) struct Pending {
     pub(crate) toggle_drawn_since: Option<std::time::Instant>,
     /// The engine was told that the pending press never showed.
     pub(crate) press_unseen_told: bool,
+    /// The press (or first key) never showed, and that was not told because something that
+    /// verifies was in sight, held to be told from the app's own motion (`watch.rs`).
+    pub(crate) unseen_deferred: bool,
     /// The pending keys' first key was seen handled without effect, and no more were typed
     /// (`first_key.rs`).
     pub(crate) keys_unseen: bool,

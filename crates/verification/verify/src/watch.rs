@@ -313,6 +313,19 @@ impl Executor {
                 self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
                 return Report::Received { observed };
             }
+            // What was in sight outlasted its hold, but the input never showed: with no
+            // expectation stated, the change may be the app's own (it ticked once before,
+            // it was heard briefly). No second input (it may have landed), and no claim of
+            // an effect either: received.
+            if let Some(observed) = seen.verified.clone().filter(|_| !hold && menu_since.is_none())
+                && run.pending.unseen_deferred
+                && !matches!(run.goal, Goal::Expect(..))
+            {
+                let observed = format!("{observed}, though the input never showed it arrived");
+                let e = run.evidence(Channel::Accessibility, format!("{}{observed}", deft_types::RECEIPT));
+                self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
+                return Report::Received { observed };
+            }
             if let Some(observed) = seen.verified.clone().filter(|_| !hold && menu_since.is_none()) {
                 let e = run.evidence(Channel::Accessibility, observed.clone());
                 self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
@@ -453,6 +466,10 @@ impl Executor {
             // was never shown" sent the chain on and pressed again an order already
             // submitted (a press under load, the status line already saying so).
             let effect_in_sight = hold && seen.verified.is_some();
+            // Held as maybe the app's own motion (not a disappearance being confirmed, which
+            // is the input's doing or nothing): remembered, for the report below.
+            let held_as_motion = moving_until.is_some_and(|t| Instant::now() < t);
+            run.pending.unseen_deferred |= effect_in_sight && held_as_motion && (news || keys_news);
             if news && negatives && !effect_in_sight {
                 run.pending.press_unseen_told = true;
                 return Report::NoChange(gathered.signals(None));

@@ -315,8 +315,11 @@ fn a_press_that_never_shows_on_a_focused_button_falls_back_early() {
     // GTK is a toolkit that would have: dropped, so the accessibility action follows at the
     // early checkpoint instead of after the whole window.
     let w = start(FixtureOptions { drop_clicks: 1, ..FixtureOptions::default() });
-    // The app's loading panel is still working: that does not hold the fallback back, since
-    // the app answered while the button was held (the press is not what it is busy with).
+    // Once the app's loading panel is done: while an app shows it is busy, a press that never
+    // showed does not lift the wait (its answer to the ping came when GTK read the events,
+    // not when it dispatched them: under load the press was still queued, and a second one
+    // submitted a second order). That case waits the window: the next test.
+    w.app.wait_for(|e| e.kind == "loading_done", std::time::Duration::from_secs(20)).expect("the loading panel ends");
     let submit = sel("role=push_button name=\"Submit order\"");
     let found = w.rt.block_on(deft_a11y::find(w.exec.a11y(), &submit, &deft_a11y::SnapshotOptions::default()));
     let id = found.expect("Submit order is there").element().id.clone();
@@ -327,6 +330,19 @@ fn a_press_that_never_shows_on_a_focused_button_falls_back_early() {
     assert_eq!(methods, [Method::CoordinateClick, Method::A11yAction], "{outcome:#?}");
     let reason = outcome.retry_reason.clone().unwrap_or_default();
     assert!(reason.contains("showed no sign of being received"), "{outcome:#?}");
+    w.quiet("activation", is_activation);
+    assert_eq!(w.app.count("order_submitted", None), 1, "{:#?}", w.log());
+}
+
+#[test]
+fn a_press_that_never_shows_while_the_app_is_busy_waits_the_window_before_another() {
+    // The same dropped press, while the app's loading panel still works: the app may be
+    // busy with the press itself, so the accessibility action comes only after the window.
+    let w = start(FixtureOptions { drop_clicks: 1, ..FixtureOptions::default() });
+    let outcome = w.perform(&click("role=push_button name=\"Submit order\""));
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    let methods: Vec<Method> = outcome.attempts.iter().map(|a| a.method).collect();
+    assert_eq!(methods, [Method::CoordinateClick, Method::A11yAction], "{outcome:#?}");
     w.quiet("activation", is_activation);
     assert_eq!(w.app.count("order_submitted", None), 1, "{:#?}", w.log());
 }
