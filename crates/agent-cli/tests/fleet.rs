@@ -36,10 +36,25 @@ fn fleet_args(url: &str) -> Vec<String> {
 }
 
 fn start_worker(desktop: &Desktop, url: &str, name: &str) -> Child {
+    spawn_worker(desktop, url, name, None)
+}
+
+/// `agent-cli worker` whose agent thinks with `model` (the test model).
+fn start_agent_worker(desktop: &Desktop, url: &str, name: &str, model: &TestModel) -> Child {
+    spawn_worker(desktop, url, name, Some(model))
+}
+
+fn spawn_worker(desktop: &Desktop, url: &str, name: &str, model: Option<&TestModel>) -> Child {
     let mut cmd = desktop.command(BIN);
     isolate(&mut cmd, &scratch("fleet-home"));
     let dir = scratch("fleet-workers").join(name);
     let _ = std::fs::create_dir_all(&dir);
+    if let Some(model) = model {
+        cmd.env("DEFT_MODEL_PROVIDER", model.provider())
+            .env("DEFT_MODEL", MODEL_NAME)
+            .env("DEFT_MODEL_BASE_URL", model.base_url())
+            .env("ANTHROPIC_API_KEY", "test-model-needs-no-key");
+    }
     cmd.args(["worker", "--pool", "desk", "--name", name]).args(fleet_args(url));
     cmd.arg("--trace").arg(&dir);
     let log = std::fs::File::create(dir.join("stderr.txt")).unwrap();
@@ -285,22 +300,6 @@ fn a_cancelled_task_never_runs_and_a_running_one_stops_after_its_step_in_hand() 
     app.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
     let _ = worker.kill();
     let _ = worker.wait();
-}
-
-/// `agent-cli worker` whose agent thinks with `model` (the test model).
-fn start_agent_worker(desktop: &Desktop, url: &str, name: &str, model: &TestModel) -> Child {
-    let mut cmd = desktop.command(BIN);
-    isolate(&mut cmd, &scratch("fleet-home"));
-    let dir = scratch("fleet-workers").join(name);
-    let _ = std::fs::create_dir_all(&dir);
-    cmd.env("DEFT_MODEL_PROVIDER", model.provider())
-        .env("DEFT_MODEL", MODEL_NAME)
-        .env("DEFT_MODEL_BASE_URL", model.base_url())
-        .env("ANTHROPIC_API_KEY", "test-model-needs-no-key");
-    cmd.args(["worker", "--pool", "desk", "--name", name]).args(fleet_args(url));
-    let log = std::fs::File::create(dir.join("stderr.txt")).unwrap();
-    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
-    cmd.spawn().unwrap_or_else(|e| panic!("cannot start a worker: {e}"))
 }
 
 #[test]
