@@ -154,14 +154,14 @@ pub enum Verb {
     /// Replay a flow file (a task written down as tool calls), every step verified, no model
     #[command(long_about = crate::flow::FLOW_ABOUT)]
     Flow(crate::flow::FlowArgs),
-    /// Take a fleet's tasks on this desktop (a pool's flows, from a NATS JetStream queue)
-    #[command(long_about = crate::fleet::FLEET_ABOUT)]
+    /// Take a fleet's tasks on this desktop (a pool's flows and goals, from a NATS JetStream queue)
+    #[command(long_about = crate::fleet::WORKER_ABOUT)]
     Worker(crate::fleet::WorkerArgs),
-    /// Queue a flow for a pool of desktops (or run it here, with no --fleet)
-    #[command(long_about = crate::fleet::FLEET_ABOUT)]
+    /// Queue a flow or a goal for a pool of desktops (or run it here, with no --fleet)
+    #[command(long_about = crate::fleet::SUBMIT_ABOUT)]
     Submit(crate::fleet::SubmitArgs),
-    /// Show a fleet's workers and tasks, or one task's record (`fleet result TASK`)
-    #[command(long_about = crate::fleet::FLEET_ABOUT)]
+    /// Show a fleet's workers and tasks, one task's record (`fleet result TASK`), or cancel one
+    #[command(long_about = crate::fleet::FLEET_SHOW_ABOUT)]
     Fleet(crate::fleet::FleetShowArgs),
     /// Suggest a confidence threshold from your own runs' (confidence, outcome) pairs
     Calibrate(CalibrateArgs),

@@ -178,9 +178,12 @@ fn a_task_goes_to_the_desktop_with_its_app_and_outlives_its_worker_being_killed(
     let _ = std::fs::remove_dir_all(&dir);
     let r = cli(&bare, &["fleet", "result", "order1", "--trace", dir.to_str().unwrap(), "--fleet", url.as_str()]);
     r.expect_code(0);
-    let files: Vec<String> =
+    let mut files: Vec<String> =
         std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
-    assert_eq!(files, ["trace-order1-attempt2.jsonl"], "{r:#?}");
+    files.sort();
+    assert_eq!(files, ["frames", "trace-order1-attempt2.jsonl"], "{r:#?}");
+    let frames = std::fs::read_dir(dir.join("frames")).unwrap().count();
+    assert!(frames >= 1, "the frames the trace refers to came with it: {r:#?}");
     let page = dir.join("report.html");
     let r = cli(&bare, &["report", dir.to_str().unwrap(), "-o", page.to_str().unwrap(), "--json"]);
     r.expect_code(0);
@@ -188,6 +191,7 @@ fn a_task_goes_to_the_desktop_with_its_app_and_outlives_its_worker_being_killed(
     // Attempt 2 waited for the save (the step in flight, looked for again) and clicked OK.
     assert_eq!((summary["actions"].as_u64(), summary["verified"].as_u64()), (Some(1), Some(1)), "{summary:#}");
     assert!(summary["waits_met"].as_u64().is_some_and(|w| w >= 1), "{summary:#}");
+    assert!(summary["frames"].as_u64().is_some_and(|f| f >= 1), "{summary:#}");
 
     for w in [&mut second, &mut other] {
         let _ = w.kill();

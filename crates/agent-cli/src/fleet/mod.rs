@@ -28,20 +28,52 @@ use runner::{FlowTask, TaskRunner};
 pub use show::fleet;
 use show::show_record;
 
-/// What `worker`, `submit` and `fleet` say about the fleet.
-pub const FLEET_ABOUT: &str = "\
-Many desktops, one queue. Start `agent-cli worker --pool NAME --fleet nats://HOST:4222` on
-each desktop (it advertises its session and running applications, and takes the pool's
-tasks); `agent-cli submit FLOW.yaml --pool NAME --fleet ...` queues a flow for the pool,
-refused at once when no live worker there can run it (`--needs app=NAME`, `--needs
-session=x11`). A worker that dies mid-task is replaced: the task is delivered again, and the
-next worker starts after the steps already done, looking for the effect of the step in
-flight (its `expect`) before sending it again, so no effect happens twice.
+/// What every fleet verb's help says first: the fleet in one paragraph, and its queue.
+macro_rules! fleet_intro {
+    () => {
+        "\
+Many desktops, one queue. A worker on each desktop advertises its session, its running
+applications and whether its agent has a model, and takes its pool's tasks: a flow (steps
+checked one by one) or a goal for its agent. A worker that dies mid-task is replaced: the
+task is delivered again, and the next worker goes on from the task's record (steps done,
+the one in flight looked for before anything is sent again), so no effect happens twice.
 
-The queue is NATS JetStream (`nats-server -js`; credentials with --creds FILE, an nkey seed
-in DEFT_FLEET_NKEY, or user:password@ in the URL).
-Without --fleet (or DEFT_FLEET), `submit` runs the task on this desktop through an
-in-process queue with the same rules.";
+The queue is NATS JetStream (`nats-server -js`); sign in with --creds FILE, an nkey seed
+in DEFT_FLEET_NKEY, or user:password@ in the URL."
+    };
+}
+
+/// `worker --help`.
+pub const WORKER_ABOUT: &str = concat!(
+    fleet_intro!(),
+    "\n\n\
+`agent-cli worker --pool NAME --fleet nats://HOST:4222` takes the pool's tasks on this
+desktop, one at a time, until Ctrl+C (which stops after the task in hand). With a model
+configured here ([model] in the config file, or DEFT_MODEL_PROVIDER), it takes goal tasks
+too. With --trace DIR, each run's trace and frames are also kept with its task's record."
+);
+
+/// `submit --help`.
+pub const SUBMIT_ABOUT: &str = concat!(
+    fleet_intro!(),
+    "\n\n\
+`agent-cli submit FLOW.yaml --pool NAME --fleet ...` queues a flow, `submit --goal TEXT`
+a goal for a worker's agent; either is refused at once when no live worker of the pool can
+run it (`--needs app=NAME`, `--needs session=x11`; a goal needs a worker with a model).
+--wait waits for its result (--timeout S gives up waiting; the task goes on). Without
+--fleet (or DEFT_FLEET), the task runs on this desktop through an in-process queue with the
+same rules."
+);
+
+/// `fleet --help`.
+pub const FLEET_SHOW_ABOUT: &str = concat!(
+    fleet_intro!(),
+    "\n\n\
+`agent-cli fleet --fleet ...` lists the live workers and every task; `fleet result TASK`
+shows one task's record (its attempts, the steps done, its result; --trace DIR writes its
+runs' traces and frames for `agent-cli report DIR`); `fleet cancel TASK` stops a task
+(queued: it never runs; running: after the step in hand)."
+);
 
 /// Where the fleet is.
 #[derive(Args, Debug, Clone, Default)]
@@ -206,16 +238,19 @@ pub fn worker(out: &Out, config: &Config, a: &WorkerArgs) -> Result<Exit, CliErr
             worker.offer.session,
             worker.offer.apps.join(", ")
         );
-        let served = serve(out, &queue, &session, agent.as_ref(), worker, a.tasks, false).await;
+        let frames = config.trace_dir.as_ref().map(|d| d.value.as_path());
+        let served = serve(out, &queue, &session, frames, agent.as_ref(), worker, a.tasks, false).await;
         session.finish();
         served
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn serve(
     out: &Out,
     queue: &dyn Queue,
     session: &Session,
+    frames_dir: Option<&std::path::Path>,
     agent: Option<&AgentParts>,
     mut worker: Worker,
     limit: Option<u32>,
@@ -226,6 +261,7 @@ async fn serve(
         belt: session.belt(),
         agent,
         bus: session.bus(),
+        frames_dir: frames_dir.map(std::path::Path::to_path_buf),
         desktop: worker.offer.desktop.clone(),
         each: Box::new(|task, step| {
             eprintln!("{}: step {} {} {}: {:?}", task.id, step.step, step.tool, step.asked, step.status)
@@ -452,7 +488,7 @@ async fn submit_here(out: &Out, config: &Config, task: Task) -> Result<Exit, Cli
     let id = task.id.clone();
     deft_fleet::submit(&queue, task).await.map_err(submit_error)?;
     // Only the record is printed (one document with --json).
-    let served = serve(out, &queue, &session, agent.as_ref(), worker, Some(1), true).await;
+    let served = serve(out, &queue, &session, None, agent.as_ref(), worker, Some(1), true).await;
     session.finish();
     served?;
     let record = lease::record(&queue, &id).await.map_err(|e| CliError::environment(e.to_string()))?;

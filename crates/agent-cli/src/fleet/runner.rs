@@ -61,6 +61,9 @@ pub struct TaskRunner<'b> {
     /// Its executor's bus: each run's events are recorded and kept with the task's record
     /// (`agent-cli fleet result TASK --trace DIR`, then `agent-cli report DIR`).
     pub bus: Option<Bus<VerifyEvent>>,
+    /// Where the worker's frames are written (its `--trace DIR`): the frames a run's trace
+    /// refers to are kept with it.
+    pub frames_dir: Option<std::path::PathBuf>,
     /// Which desktop this is (the worker's offer's `desktop`).
     pub desktop: String,
     /// Called as each step ends (the worker prints it).
@@ -81,7 +84,10 @@ impl Runner for TaskRunner<'_> {
         let Some(recorder) = recorder else { return end };
         let kept = match recorder.finish() {
             Ok(_) if !matches!(end, RunEnd::Lost | RunEnd::Cancelled { .. }) => match std::fs::read(&path) {
-                Ok(data) => lease.attach_trace(data).await.map_err(|e| e.to_string()),
+                Ok(data) => {
+                    let frames = self.frames_of(&data);
+                    lease.attach_trace(data, frames).await.map_err(|e| e.to_string())
+                }
                 Err(e) => Err(e.to_string()),
             },
             Ok(_) => Ok(()),
@@ -97,6 +103,21 @@ impl Runner for TaskRunner<'_> {
 }
 
 impl TaskRunner<'_> {
+    /// The frames `trace` refers to (`frames/<digest>.png`) that are in the worker's frames
+    /// folder, with their bytes.
+    fn frames_of(&self, trace: &[u8]) -> Vec<(String, Vec<u8>)> {
+        let Some(dir) = &self.frames_dir else { return Vec::new() };
+        let text = String::from_utf8_lossy(trace);
+        let mut paths: Vec<&str> = text
+            .match_indices("frames/")
+            .filter_map(|(i, _)| text.get(i..i + "frames/".len() + 16 + ".png".len()))
+            .filter(|p| deft_fleet::TraceRef::is_frame_path(p))
+            .collect();
+        paths.sort_unstable();
+        paths.dedup();
+        paths.into_iter().filter_map(|p| Some((p.to_string(), std::fs::read(dir.join(p)).ok()?))).collect()
+    }
+
     async fn run_task(&self, task: &Task, resume: &TaskRecord, lease: &Lease<'_>) -> RunEnd {
         let failed = |summary: String| RunEnd::Failed { summary, output: serde_json::Value::Null };
         if task.body["kind"] == "goal" {

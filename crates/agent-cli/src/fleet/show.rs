@@ -76,7 +76,22 @@ async fn write_traces(queue: &dyn Queue, record: &TaskRecord, dir: &std::path::P
         let path = dir.join(format!("trace-{id}-attempt{}.jsonl", t.attempt));
         std::fs::write(&path, data)
             .map_err(|e| CliError::environment(format!("cannot write {}: {e}", path.display())))?;
-        eprintln!("trace of attempt {}: {}", t.attempt, path.display());
+        let mut frames = 0;
+        // Only frame paths: a record is written by whoever can write the fleet.
+        for f in t.frames.iter().filter(|f| deft_fleet::TraceRef::is_frame_path(f)) {
+            let png = lease::trace(queue, &deft_fleet::TraceRef::frame_key(f))
+                .await
+                .map_err(|e| CliError::environment(e.to_string()))?;
+            // A trace folder's frames are `frames/<digest>.png` under it, as the report reads them.
+            let file = dir.join(f);
+            if let (Some(png), Some(parent)) = (png, file.parent()) {
+                std::fs::create_dir_all(parent)
+                    .and_then(|()| std::fs::write(&file, png))
+                    .map_err(|e| CliError::environment(format!("cannot write {}: {e}", file.display())))?;
+                frames += 1;
+            }
+        }
+        eprintln!("trace of attempt {}: {} ({frames} frames)", t.attempt, path.display());
     }
     Ok(())
 }

@@ -330,18 +330,25 @@ impl Lease<'_> {
         .map(drop)
     }
 
-    /// Keep this attempt's trace (`data`, a trace file's bytes) in the queue's blob store
-    /// and list it in the record, while this attempt holds the task (before `finish`).
-    pub async fn attach_trace(&self, data: Vec<u8>) -> Result<(), LeaseError> {
+    /// Keep this attempt's trace (`data`, a trace file's bytes) and its frames in the
+    /// queue's blob store and list them in the record, while this attempt holds the task
+    /// (before `finish`). Frames are kept by their digest: one shown by several runs once.
+    /// `frames`: the frames it refers to, by their path in a trace folder, with their bytes.
+    pub async fn attach_trace(&self, data: Vec<u8>, frames: Vec<(String, Vec<u8>)>) -> Result<(), LeaseError> {
         // Checked first, so a lost or cancelled attempt stores nothing.
         self.record().await?;
         let key = format!("trace.{}.{}", self.id, self.attempt);
         let bytes = data.len() as u64;
         self.queue.put_blob(&key, data).await?;
+        let mut paths = Vec::new();
+        for (path, png) in frames {
+            self.queue.put_blob(&TraceRef::frame_key(&path), png).await?;
+            paths.push(path);
+        }
         let attempt = self.attempt;
         self.change(|r| {
             r.traces.retain(|t| t.attempt != attempt);
-            r.traces.push(TraceRef { attempt, key: key.clone(), bytes });
+            r.traces.push(TraceRef { attempt, key: key.clone(), bytes, frames: paths.clone() });
         })
         .await
         .map(drop)
@@ -393,7 +400,8 @@ impl Lease<'_> {
     }
 }
 
-/// The trace kept under `key` (a record's [`TraceRef::key`]).
+/// The trace kept under `key` (a record's [`TraceRef::key`], or a frame's
+/// [`TraceRef::frame_key`]).
 pub async fn trace(queue: &dyn Queue, key: &str) -> Result<Option<Vec<u8>>, FleetError> {
     queue.get_blob(key).await
 }

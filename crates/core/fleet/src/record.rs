@@ -68,6 +68,25 @@ pub struct TraceRef {
     pub key: String,
     /// Its size.
     pub bytes: u64,
+    /// The frames it refers to, by their path in a trace folder (`frames/<digest>.png`),
+    /// each kept under `frame.<that path>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<String>,
+}
+
+impl TraceRef {
+    /// The blob store key of the frame at `path` (one of [`TraceRef::frames`]).
+    pub fn frame_key(path: &str) -> String {
+        format!("frame.{path}")
+    }
+
+    /// Whether `path` is a frame's path as a trace folder holds it (`frames/` and 16 hex
+    /// digits, `.png`): nothing else is kept, or written where a record says.
+    pub fn is_frame_path(path: &str) -> bool {
+        path.strip_prefix("frames/")
+            .and_then(|p| p.strip_suffix(".png"))
+            .is_some_and(|d| d.len() == 16 && d.chars().all(|c| c.is_ascii_hexdigit()))
+    }
 }
 
 /// How a task ended.

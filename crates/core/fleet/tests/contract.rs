@@ -321,7 +321,8 @@ async fn traces(q: &dyn Queue) {
     let Claim::Held(held) = lease::claim(q, delivery.as_ref(), "w", &w.offer).await.unwrap() else { panic!() };
     // 3 MB: beyond a NATS message's 1 MB, so it goes in chunks.
     let trace: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
-    held.attach_trace(trace.clone()).await.unwrap();
+    let frame = ("frames/00112233aabbccdd.png".to_string(), vec![137, 80, 78, 71]);
+    held.attach_trace(trace.clone(), vec![frame.clone()]).await.unwrap();
     held.finish(true, "done".into(), serde_json::Value::Null).await.unwrap();
     delivery.ack().await.unwrap();
     let record = lease::record(q, "t1").await.unwrap().unwrap();
@@ -329,8 +330,15 @@ async fn traces(q: &dyn Queue) {
     assert_eq!((kept.len(), kept[0].attempt, kept[0].bytes), (1, 1, 3_000_000), "{kept:?}");
     assert_eq!(lease::trace(q, &kept[0].key).await.unwrap().as_deref(), Some(trace.as_slice()));
     assert_eq!(lease::trace(q, "trace.nope.1").await.unwrap(), None);
+    assert_eq!(kept[0].frames, std::slice::from_ref(&frame.0));
+    assert!(deft_fleet::TraceRef::is_frame_path(&frame.0));
+    for bad in ["frames/../../etc/passwd", "frames/00112233aabbccdd.png/..", "/tmp/x.png", "frames/xyz.png"] {
+        assert!(!deft_fleet::TraceRef::is_frame_path(bad), "{bad}");
+    }
+    let png = lease::trace(q, &deft_fleet::TraceRef::frame_key(&frame.0)).await.unwrap();
+    assert_eq!(png, Some(frame.1));
     // Ended: the lease no longer holds it, and nothing more is kept.
-    assert!(matches!(held.attach_trace(vec![1]).await, Err(LeaseError::Lost { .. })));
+    assert!(matches!(held.attach_trace(vec![1], Vec::new()).await, Err(LeaseError::Lost { .. })));
     assert_eq!(lease::record(q, "t1").await.unwrap().unwrap().traces.len(), 1);
 }
 
