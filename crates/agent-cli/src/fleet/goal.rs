@@ -64,7 +64,7 @@ pub(super) async fn run_goal(
         belt,
         lease,
         next: AtomicUsize::new(
-            resume.done.iter().map(|d| d.step + 1).chain(resume.in_flight.map(|s| s + 1)).max().unwrap_or(0),
+            resume.done.iter().map(|d| d.step.saturating_add(1)).chain(resume.in_flight.map(|s| s.saturating_add(1))).max().unwrap_or(0),
         ),
         held_back: Mutex::new(resume.in_flight_what.clone().filter(|_| in_flight_before(resume))),
         ended: Mutex::new(None),
@@ -203,7 +203,8 @@ impl Desktop for Recording<'_, '_> {
                 return Desktop::call(self.belt, call).await;
             }
             let aim = self.belt.flow_aim(call).await;
-            let params = aim.clone().map_or_else(|| call.args(), Value::Object);
+            // Its text, keys or value as called, aimed by name where the element has one.
+            let params = Toolbelt::aimed_params(call, aim.clone()).map_or_else(|| call.args(), Value::Object);
             let what = json!({ "tool": call.name().as_str(), "params": params });
             {
                 let mut held = self.held_back.lock().unwrap_or_else(|p| p.into_inner());

@@ -73,12 +73,11 @@ pub struct TaskRunner<'b> {
 #[async_trait]
 impl Runner for TaskRunner<'_> {
     async fn run(&self, task: &Task, resume: &TaskRecord, lease: &Lease<'_>) -> RunEnd {
-        let path = std::env::temp_dir().join(format!(
-            "deft-worker-{}-{}-{}.jsonl",
-            std::process::id(),
-            task.id,
-            lease.attempt()
-        ));
+        // The id names a file: only as `submit` checks it (a record may be written by any
+        // client of the fleet).
+        let name = if deft_fleet::check_name("task id", &task.id).is_ok() { task.id.as_str() } else { "task" };
+        let path =
+            std::env::temp_dir().join(format!("deft-worker-{}-{name}-{}.jsonl", std::process::id(), lease.attempt()));
         let recorder = self.bus.as_ref().and_then(|bus| TraceRecorder::start(bus, &path).ok());
         let end = self.run_task(task, resume, lease).await;
         let Some(recorder) = recorder else { return end };

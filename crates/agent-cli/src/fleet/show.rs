@@ -56,6 +56,9 @@ pub fn fleet(out: &Out, a: &FleetShowArgs) -> Result<Exit, CliError> {
 /// stderr; a task with none says why there is none.
 async fn write_traces(queue: &dyn Queue, record: &TaskRecord, dir: &std::path::Path) -> Result<(), CliError> {
     let id = &record.task.id;
+    // It names files: only a name `submit` would have taken (a record may be written by
+    // any client of the fleet).
+    deft_fleet::check_name("task id", id).map_err(|e| CliError::environment(e.to_string()))?;
     if record.traces.is_empty() {
         return Err(CliError::new(
             Exit::NotFound,

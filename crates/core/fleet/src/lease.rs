@@ -181,7 +181,7 @@ pub async fn claim<'q>(
         let started = u32::try_from(record.attempts.len()).unwrap_or(u32::MAX);
         if started >= record.task.max_attempts {
             let last = record.attempts.last().cloned();
-            let step = record.in_flight.map(|s| format!(" at step {}", s + 1)).unwrap_or_default();
+            let step = record.in_flight.map(|s| format!(" at step {}", s.saturating_add(1))).unwrap_or_default();
             let summary = format!(
                 "started {started} time(s), the last by {}{step}, and never finished: no more attempts (max_attempts {})",
                 last.as_ref().map(|a| a.worker.as_str()).unwrap_or("?"),
@@ -342,7 +342,12 @@ impl Lease<'_> {
         self.queue.put_blob(&key, data).await?;
         let mut paths = Vec::new();
         for (path, png) in frames {
-            self.queue.put_blob(&TraceRef::frame_key(&path), png).await?;
+            // Named by its digest: one kept already (by an earlier run) is the same frame,
+            // and replacing it could cut short someone reading it.
+            let key = TraceRef::frame_key(&path);
+            if !self.queue.has_blob(&key).await? {
+                self.queue.put_blob(&key, png).await?;
+            }
             paths.push(path);
         }
         let attempt = self.attempt;
@@ -431,7 +436,7 @@ pub async fn cancel(queue: &dyn Queue, id: &str, by: &str, why: &str) -> Result<
         let why = if why.trim().is_empty() { String::new() } else { format!(": {}", why.trim()) };
         let running = record.state == TaskState::Running;
         let step =
-            record.in_flight.filter(|_| running).map(|s| format!(" while step {} ran", s + 1)).unwrap_or_default();
+            record.in_flight.filter(|_| running).map(|s| format!(" while step {} ran", s.saturating_add(1))).unwrap_or_default();
         let attempt = u32::try_from(record.attempts.len()).unwrap_or(u32::MAX);
         if let Some(a) = record.attempts.last_mut().filter(|_| running) {
             a.ended = Some(format!("cancelled by {by}{step}"));

@@ -30,5 +30,5 @@ pub use memory::MemoryQueue;
 pub use nats::{NatsOptions, NatsQueue};
 pub use queue::{Delivery, FleetError, Queue, Revision, WorkerInfo};
 pub use record::{Attempt, StepDone, TaskRecord, TaskResult, TaskState, TraceRef};
-pub use task::{Needs, Offer, Task};
+pub use task::{Needs, Offer, Task, check_name};
 pub use worker::{RunEnd, Runner, Served, Worker};

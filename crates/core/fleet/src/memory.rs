@@ -157,6 +157,10 @@ impl Queue for MemoryQueue {
         Ok(self.state().blobs.get(key).cloned())
     }
 
+    async fn has_blob(&self, key: &str) -> Result<bool, FleetError> {
+        Ok(self.state().blobs.contains_key(key))
+    }
+
     async fn advertise(&self, worker: &WorkerInfo) -> Result<(), FleetError> {
         check_name("worker", &worker.name)?;
         let expires = Instant::now() + self.shared.config.worker_ttl;

@@ -318,9 +318,26 @@ impl Queue for NatsQueue {
             Err(e) if e.kind() == object_store::GetErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(queue_err(&format!("reading {key}"))(&e)),
         };
+        // Bounded: an entry replaced or expiring while it is read would leave the read
+        // waiting for chunks that never come.
         let mut data = Vec::new();
-        object.read_to_end(&mut data).await.map_err(|e| queue_err(&format!("reading {key}"))(&e))?;
-        Ok(Some(data))
+        let read = tokio::time::timeout(BLOB_READ, object.read_to_end(&mut data)).await;
+        match read {
+            Ok(Ok(_)) => Ok(Some(data)),
+            Ok(Err(e)) => Err(queue_err(&format!("reading {key}"))(&e)),
+            Err(_) => Err(FleetError::Queue(format!(
+                "reading {key}: no more of it came within {} s (replaced or expiring meanwhile?): try again",
+                BLOB_READ.as_secs()
+            ))),
+        }
+    }
+
+    async fn has_blob(&self, key: &str) -> Result<bool, FleetError> {
+        match self.blobs.info(key).await {
+            Ok(info) => Ok(!info.deleted),
+            Err(e) if e.kind() == object_store::InfoErrorKind::NotFound => Ok(false),
+            Err(e) => Err(queue_err(&format!("looking for {key}"))(&e)),
+        }
     }
 
     async fn advertise(&self, worker: &WorkerInfo) -> Result<(), FleetError> {
@@ -387,9 +404,9 @@ impl Delivery for NatsDelivery {
 }
 
 /// `url` without the credentials written in it (`user:password@`, or a token `token@`),
-/// and them.
+/// and them. A bare `HOST:PORT` is `nats://`.
 fn split_credentials(url: &str) -> (String, Option<String>, Option<String>) {
-    let Some((scheme, rest)) = url.split_once("://") else { return (url.to_string(), None, None) };
+    let (scheme, rest) = url.split_once("://").unwrap_or(("nats", url));
     let Some((who, host)) = rest.rsplit_once('@') else { return (url.to_string(), None, None) };
     let (user, password) = match who.split_once(':') {
         Some((u, p)) => (u.to_string(), Some(p.to_string())),
@@ -398,17 +415,18 @@ fn split_credentials(url: &str) -> (String, Option<String>, Option<String>) {
     (format!("{scheme}://{host}"), Some(user), password)
 }
 
-/// `url` as it may be shown: a password in it (`nats://user:password@host`) as `***`.
+/// `url` as it may be shown: a password in it (`nats://user:password@host`) as `***`, and
+/// a token (`nats://token@host`) too.
 pub fn shown_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
-    match rest.rsplit_once('@') {
-        Some((who, host)) => {
-            let user = who.split_once(':').map_or(who, |(u, _)| u);
-            format!("{scheme}://{user}:***@{host}")
-        }
-        None => url.to_string(),
+    match split_credentials(url) {
+        (bare, Some(user), Some(_)) => bare.replacen("://", &format!("://{user}:***@"), 1),
+        (bare, Some(_), None) => bare.replacen("://", "://***@", 1),
+        (bare, None, _) => bare,
     }
 }
+
+/// How long reading one kept trace or frame may take.
+const BLOB_READ: Duration = Duration::from_secs(60);
 
 /// The schemes a NATS client speaks; a bare `HOST:PORT` is `nats://`.
 const SCHEMES: [&str; 4] = ["nats", "tls", "ws", "wss"];
@@ -449,9 +467,12 @@ mod tests {
     fn a_password_in_the_address_is_never_shown() {
         assert_eq!(super::shown_url("nats://deft:s3cret@h:4222"), "nats://deft:***@h:4222");
         assert_eq!(super::shown_url("nats://h:4222"), "nats://h:4222");
-        assert_eq!(super::shown_url("tls://token@h:4222"), "tls://token:***@h:4222");
+        assert_eq!(super::shown_url("tls://s3cret-token@h:4222"), "tls://***@h:4222");
+        assert_eq!(super::shown_url("deft:s3cret@h:4222"), "nats://deft:***@h:4222");
         let (url, user, password) = super::split_credentials("nats://deft:p@ss@h:4222");
         assert_eq!((url.as_str(), user.as_deref(), password.as_deref()), ("nats://h:4222", Some("deft"), Some("p@ss")));
         assert_eq!(super::split_credentials("h:4222"), ("h:4222".to_string(), None, None));
+        let (url, user, password) = super::split_credentials("deft:pw@h:4222");
+        assert_eq!((url.as_str(), user.as_deref(), password.as_deref()), ("nats://h:4222", Some("deft"), Some("pw")));
     }
 }

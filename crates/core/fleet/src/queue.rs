@@ -95,6 +95,9 @@ pub trait Queue: Send + Sync {
     async fn put_blob(&self, key: &str, data: Vec<u8>) -> Result<(), FleetError>;
     /// What is kept under `key`.
     async fn get_blob(&self, key: &str) -> Result<Option<Vec<u8>>, FleetError>;
+    /// Whether something is kept under `key` (a frame kept once per digest is not sent
+    /// again).
+    async fn has_blob(&self, key: &str) -> Result<bool, FleetError>;
 
     /// Say that a worker is alive (its entry expires unless said again in time).
     async fn advertise(&self, worker: &WorkerInfo) -> Result<(), FleetError>;

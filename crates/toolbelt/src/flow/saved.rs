@@ -44,30 +44,52 @@ impl Toolbelt {
     /// observations and the model's own tools are left out).
     pub fn flow_step(call: &ToolCall, aim: Option<Map<String, Value>>, output: &ToolOutput) -> Option<RecordedStep> {
         let tool = call.name();
-        let Value::Object(mut params) = call.args() else { return None };
         match output {
             ToolOutput::Action(r) if r.outcome.ok => {
-                // How it was verified is left to the replay's own defaults; what it must bring
-                // about (`expect`) stays.
-                let tuning = names_of::<VerifyParams>();
-                params.retain(|k, _| k == "expect" || !tuning.contains(k));
-                if let Some(aim) = aim {
-                    // The element's name, role and app replace whatever aimed the call.
-                    let aiming = names_of::<TargetParams>();
-                    params.retain(|k, _| !aiming.contains(k));
-                    params.extend(aim);
-                } else if params
-                    .get("target")
-                    .and_then(Value::as_str)
-                    .is_some_and(|t| crate::refs::parse_ref(t).is_some())
-                {
-                    // A ref means nothing outside its session, and its element was not named.
-                    return None;
-                }
+                Some(RecordedStep { tool: tool.as_str(), params: Toolbelt::aimed_params(call, aim)?, expect: None })
+            }
+            ToolOutput::Wait(w) if w.ok => {
+                let Value::Object(params) = call.args() else { return None };
                 Some(RecordedStep { tool: tool.as_str(), params, expect: None })
             }
-            ToolOutput::Wait(w) if w.ok => Some(RecordedStep { tool: tool.as_str(), params, expect: None }),
             _ => None,
         }
+    }
+
+    /// An action's parameters as a step outside its session says them: its text, keys or
+    /// value as called, aimed as `aim` says (by name), without how it was verified (`None`:
+    /// it was aimed by a ref and its element not named, which means nothing elsewhere).
+    pub fn aimed_params(call: &ToolCall, aim: Option<Map<String, Value>>) -> Option<Map<String, Value>> {
+        let Value::Object(mut params) = call.args() else { return None };
+        // How it was verified is left to the replay's own defaults; what it must bring about
+        // (`expect`) stays.
+        let tuning = names_of::<VerifyParams>();
+        params.retain(|k, _| k == "expect" || !tuning.contains(k));
+        if let Some(aim) = aim {
+            // The element's name, role and app replace whatever aimed the call.
+            let aiming = names_of::<TargetParams>();
+            params.retain(|k, _| !aiming.contains(k));
+            params.extend(aim);
+        } else if params.get("target").and_then(Value::as_str).is_some_and(|t| crate::refs::parse_ref(t).is_some()) {
+            return None;
+        }
+        Some(params)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn an_aimed_action_keeps_its_text_and_loses_its_ref_and_tuning() {
+        let call = ToolCall::parse("type", json!({"target": "e3", "text": "Ada", "timeout_ms": 500})).unwrap();
+        let aim: Map<String, Value> = serde_json::from_value(json!({"name": "Name", "role": "text"})).unwrap();
+        let params = Toolbelt::aimed_params(&call, Some(aim)).unwrap();
+        assert_eq!(Value::Object(params), json!({"name": "Name", "role": "text", "text": "Ada"}));
+        // A ref with no name for its element means nothing outside its session.
+        assert_eq!(Toolbelt::aimed_params(&call, None), None);
     }
 }

@@ -402,9 +402,12 @@ pub(crate) fn observe(
                 // back from the target, and the expectation still does not hold: the input
                 // landed, and another method would only do the same again.
                 seen.done_as_asked = match own.as_deref() {
+                    // A secret's text is never written out: its length only.
                     Some(Goal::Typed { typed, before: at_start }) => {
-                        typed_landed(typed, at_start.as_deref(), before, after)
-                            .map(|shows| format!("{shows}: {typed:?} inserted into what it held"))
+                        typed_landed(typed, at_start.as_deref(), before, after).map(|shows| match after.is_some_and(is_secret) {
+                            true => format!("{shows}: {} characters inserted into what it held", typed.chars().count()),
+                            false => format!("{shows}: {typed:?} inserted into what it held"),
+                        })
                     }
                     Some(Goal::Set { value }) if before.map(text_or_value) != after.map(text_or_value) => {
                         value_set(value, after)

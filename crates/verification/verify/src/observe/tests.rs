@@ -533,3 +533,22 @@ fn typed_text_that_landed_under_an_expectation_not_met_is_done_as_asked() {
     assert_eq!(see(&post, &post, "name", &set, ToggleMode::None).done_as_asked, None);
     assert!(see(&pre, &post, "name", &set, ToggleMode::None).done_as_asked.is_some());
 }
+
+#[test]
+fn a_secret_typed_in_under_an_expectation_not_met_is_said_by_its_length_only() {
+    let field = |text: &str| {
+        let mut b = TreeBuilder::new();
+        let app = b.app(element("app", "application", "demo"));
+        let w = b.child(app, element("w", "frame", "Sign in"));
+        let mut e = element("pw", "password_text", "Password");
+        e.text = Some(text.into());
+        b.child(w, e);
+        Reading::new(b.build())
+    };
+    let (pre, post) = (field("•••"), field("•••••••••"));
+    let c = deft_a11y::selector::parse_condition("title:\"Welcome\"").unwrap();
+    let own = Goal::Typed { typed: "hunter".into(), before: Some("•••".into()) };
+    let seen = see(&pre, &post, "pw", &Goal::Expect(Box::new(c), Some(Box::new(own))), ToggleMode::None);
+    let done = seen.done_as_asked.unwrap();
+    assert!(done.contains("6 characters inserted") && !done.contains("hunter"), "{done}");
+}
