@@ -64,7 +64,13 @@ pub(super) async fn run_goal(
         belt,
         lease,
         next: AtomicUsize::new(
-            resume.done.iter().map(|d| d.step.saturating_add(1)).chain(resume.in_flight.map(|s| s.saturating_add(1))).max().unwrap_or(0),
+            resume
+                .done
+                .iter()
+                .map(|d| d.step.saturating_add(1))
+                .chain(resume.in_flight.map(|s| s.saturating_add(1)))
+                .max()
+                .unwrap_or(0),
         ),
         held_back: Mutex::new(resume.in_flight_what.clone().filter(|_| in_flight_before(resume))),
         ended: Mutex::new(None),

@@ -435,8 +435,11 @@ pub async fn cancel(queue: &dyn Queue, id: &str, by: &str, why: &str) -> Result<
         }
         let why = if why.trim().is_empty() { String::new() } else { format!(": {}", why.trim()) };
         let running = record.state == TaskState::Running;
-        let step =
-            record.in_flight.filter(|_| running).map(|s| format!(" while step {} ran", s.saturating_add(1))).unwrap_or_default();
+        let step = record
+            .in_flight
+            .filter(|_| running)
+            .map(|s| format!(" while step {} ran", s.saturating_add(1)))
+            .unwrap_or_default();
         let attempt = u32::try_from(record.attempts.len()).unwrap_or(u32::MAX);
         if let Some(a) = record.attempts.last_mut().filter(|_| running) {
             a.ended = Some(format!("cancelled by {by}{step}"));

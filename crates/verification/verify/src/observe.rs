@@ -404,9 +404,13 @@ pub(crate) fn observe(
                 seen.done_as_asked = match own.as_deref() {
                     // A secret's text is never written out: its length only.
                     Some(Goal::Typed { typed, before: at_start }) => {
-                        typed_landed(typed, at_start.as_deref(), before, after).map(|shows| match after.is_some_and(is_secret) {
-                            true => format!("{shows}: {} characters inserted into what it held", typed.chars().count()),
-                            false => format!("{shows}: {typed:?} inserted into what it held"),
+                        typed_landed(typed, at_start.as_deref(), before, after).map(|shows| {
+                            match after.is_some_and(is_secret) {
+                                true => {
+                                    format!("{shows}: {} characters inserted into what it held", typed.chars().count())
+                                }
+                                false => format!("{shows}: {typed:?} inserted into what it held"),
+                            }
                         })
                     }
                     Some(Goal::Set { value }) if before.map(text_or_value) != after.map(text_or_value) => {
