@@ -77,7 +77,10 @@ pub(super) async fn run_goal(
         stop: tokio::sync::Notify::new(),
     };
     // Nobody answers a fleet task's questions: a question ends the run, saying what it asked.
-    let asker = super::super::run::ask::Channel::Defer;
+    let asker = crate::run::ask::Channel::Defer;
+    // The worker's stderr shows each step, as `agent-cli run` does.
+    let shown = crate::run::show::Display::new(false);
+    let sink = |e: &deft_agent::AgentEvent| shown.show(e);
     let agent = Agent {
         model: &parts.model,
         vision: Some(&parts.model),
@@ -85,14 +88,10 @@ pub(super) async fn run_goal(
         asker: &asker,
         config: &config,
         scope: body.app.clone(),
-        sink: None,
+        sink: Some(&sink),
         bus: None,
     };
     let run_id = format!("{}-attempt{}", task.id, lease.attempt());
-    // The worker's stderr shows each step, as `agent-cli run` does.
-    let shown = crate::run::show::Display::new(false);
-    let sink = |e: &deft_agent::AgentEvent| shown.show(e);
-    let agent = Agent { sink: Some(&sink), ..agent };
     let report = tokio::select! {
         r = agent.run(&goal, &run_id) => r,
         () = desktop.stop.notified() => return desktop.ended.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or(RunEnd::Lost),

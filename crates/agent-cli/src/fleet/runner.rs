@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 /// A task's body, as `submit` writes it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FlowTask {
-    /// Always `flow` (the one kind of task so far; a goal for the agent is next).
+    /// Always `flow` (a goal for the agent is `goal`: `goal.rs`).
     pub kind: String,
     /// The flow file's text.
     pub flow: String,
