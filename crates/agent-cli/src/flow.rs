@@ -7,13 +7,18 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use deft_toolbelt::ToolOutput;
-use deft_toolbelt::flow::{Flow, FlowReport, OnFail, RecordedStep, StepReport, StepStatus, parse_flow};
+use deft_toolbelt::flow::{
+    Flow, FlowReport, OnFail, PersonsAnswer, RecordedStep, StepAnswer, StepReport, StepStatus, parse_flow,
+};
 
 use crate::act::{Session, wait_human};
+use crate::cli::AskArg;
 use crate::config::{Config, Format};
 use crate::exit::{self, CliError, Exit};
+use crate::flow_ask::{Asked, Asking};
 use crate::flow_repair::Repairer;
 use crate::output::{Out, Style, candidates_human, outcome_human};
+use crate::run::ask::Channel;
 
 /// What `flow` says about itself.
 pub const FLOW_ABOUT: &str = "\
@@ -33,7 +38,9 @@ after it, as `wait` takes them); `vars:` gives defaults for `{{name}}` in any te
 
 The whole file is checked before anything runs (`flow check` only checks it); a problem is
 reported with its line. A step that fails stops the flow with its outcome and the exit code
-of that failure.";
+of that failure, unless it says `on_fail: repair` (the agent makes its effect hold) or
+`on_fail: ask` (you answer retry, done, skip or stop; a deferred question ends with exit 8,
+and `--from N` goes on from step N, sending it only if its effect is not there yet).";
 
 /// `flow`.
 #[derive(Args, Debug, Clone)]
@@ -107,8 +114,18 @@ pub struct FlowRunArgs {
     pub repair: bool,
     /// Write each repaired step back into the flow file (only that step's lines change), so
     /// the next replay needs no model
-    #[arg(long, requires = "repair")]
+    #[arg(long)]
     pub update: bool,
+    /// Start at step N (from 1): the steps before it are not run, and step N is sent only
+    /// when its expectation does not hold already (e.g. after a question deferred there)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub from: Option<u64>,
+    /// Where a step's `on_fail: ask` question goes
+    #[arg(long, value_enum, default_value_t = AskArg::Auto)]
+    pub ask: AskArg,
+    /// Seconds the dialog or terminal waits for an answer
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub ask_timeout: u64,
 }
 
 pub(crate) fn parse_var(s: &str) -> Result<(String, String), String> {
@@ -133,11 +150,28 @@ pub fn flow(out: &Out, config: &Config, a: &FlowArgs) -> Result<Exit, CliError> 
         FlowVerb::Run(r) => {
             // The file is checked before anything touches the desktop.
             let (_, flow) = load(&r.flow)?;
+            let from = usize::try_from(r.from.unwrap_or(1)).unwrap_or(usize::MAX);
+            if from > flow.steps.len() {
+                return Err(CliError::usage(format!(
+                    "--from {from}: the flow has {} steps; give one of 1..={}",
+                    flow.steps.len(),
+                    flow.steps.len()
+                )));
+            }
+            let json = out.format != Format::Human;
             let repairs = r.repair || flow.steps.iter().any(|s| s.on_fail == OnFail::Repair);
-            let repairer = match repairs {
-                true => Some(Repairer::new(config, out.format != Format::Human)?),
-                false => None,
+            let asks = flow.steps.iter().any(|s| s.on_fail == OnFail::Ask);
+            let repairer = match (repairs, asks) {
+                (true, _) => Some(Repairer::new(config, json)?),
+                // A question offers `repair` only when a model is configured.
+                (false, true) => Repairer::new(config, json).ok(),
+                (false, false) => None,
             };
+            if r.update && repairer.is_none() {
+                return Err(CliError::usage(
+                    "--update writes repaired steps back: it goes with --repair, or with a step's on_fail: repair or                      ask (answered `repair`), and a configured model",
+                ));
+            }
             crate::app::runtime()?.block_on(run(out, config, &flow, r, repairer.as_ref()))
         }
     }
@@ -174,11 +208,42 @@ async fn run(
     let started = std::time::Instant::now();
     let mut reports: Vec<StepReport> = Vec::new();
     let mut repaired: Vec<(usize, Vec<RecordedStep>)> = Vec::new();
-    for (i, step) in flow.steps.iter().enumerate() {
+    let from = usize::try_from(r.from.unwrap_or(1)).unwrap_or(1);
+    let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
+    let channel = Channel::choose(r.ask, !human, display, std::time::Duration::from_secs(r.ask_timeout));
+    let mut deferred = false;
+    for (i, step) in flow.steps.iter().enumerate().skip(from - 1) {
         progress.say(format!("step {} of {total}", i + 1));
-        let mut report = belt.run_flow_step(step, i + 1).await;
+        let mut report = belt.start_flow_step(step, i + 1, i + 1 == from && from > 1).await;
         let repair = r.repair || step.on_fail == OnFail::Repair;
-        if let (false, true, Some(agent)) = (report.done(), repair, repairer) {
+        if !report.done() && step.on_fail == OnFail::Ask && !r.repair {
+            if human {
+                let _ = out.print(&(), |st| step_human(&report, total, st));
+            }
+            progress.say(format!("asking about step {} of {total}", i + 1));
+            let say = |m: &str| progress.say(m.to_string());
+            let asking = Asking {
+                belt,
+                channel: &channel,
+                flow: flow.name.as_deref(),
+                total,
+                repairer,
+                done: &reports,
+                say: &say,
+            };
+            match asking.ask(step, report).await {
+                Asked::Answered(answered, instead) => {
+                    report = answered;
+                    if let Some(steps) = instead {
+                        repaired.push((i, steps));
+                    }
+                }
+                Asked::Deferred(answered) => {
+                    report = answered;
+                    deferred = true;
+                }
+            }
+        } else if let (false, true, Some(agent)) = (report.done(), repair, repairer) {
             if human {
                 let _ = out.print(&(), |st| step_human(&report, total, st));
             }
@@ -189,7 +254,14 @@ async fn run(
             }
             report.repaired = Some(done);
         }
-        if human && (report.repaired.is_some() || !repair || report.done()) {
+        // Skipped, stopped or unanswered: the failure is on the screen already.
+        let said = report
+            .person
+            .as_ref()
+            .filter(|p| p.choice.is_none_or(|c| matches!(c, StepAnswer::Skip | StepAnswer::Stop)));
+        if let (true, Some(p)) = (human, said) {
+            let _ = out.print(&(), |st| person_human(p, &report, st));
+        } else if human && (report.repaired.is_some() || report.person.is_some() || !repair || report.done()) {
             // Each step as it ends: a long flow shows where it is.
             let _ = out.print(&(), |st| step_human(&report, total, st));
         }
@@ -218,6 +290,9 @@ async fn run(
         }
     }
     out.print(&report, |st| summary_human(&report, st))?;
+    if deferred {
+        return Ok(Exit::NeedsInput);
+    }
     Ok(exit_of(&report))
 }
 
@@ -342,14 +417,42 @@ fn step_human(s: &StepReport, total: usize, st: &Style) -> String {
         }
         None => {}
     }
+    if let Some(p) = &s.person {
+        text.push_str(&person_human(p, s, st));
+    }
     text
+}
+
+/// What the person answered about a failed step, and what came of it.
+fn person_human(p: &PersonsAnswer, s: &StepReport, st: &Style) -> String {
+    match (p.choice, &p.unanswered) {
+        (_, Some(why)) if p.choice.is_none() => format!("  {} asked, no answer: {why}\n", st.yellow("?")),
+        (Some(StepAnswer::Skip), _) => {
+            format!("  {} skipped: the person answered to go on without it\n", st.yellow("→"))
+        }
+        (Some(StepAnswer::Done), _) if p.on_their_word => {
+            format!("  {} done by hand, on the person's word (the step has no expect to check it by)\n", st.yellow("✓"))
+        }
+        (Some(a), _) if s.done() => format!("  {} after the person's answer `{}`\n", st.green("✓"), a.as_str()),
+        (Some(a), _) => format!("  {} still failed after the person's answer `{}`\n", st.red("✗"), a.as_str()),
+        (None, _) => format!("  {} asked, no answer the flow could use ({} given)\n", st.red("✗"), p.answers.len()),
+    }
 }
 
 fn summary_human(r: &FlowReport, st: &Style) -> String {
     let name = r.flow.as_deref().map(|n| format!(" {n:?}")).unwrap_or_default();
     let time = st.dim(&format!("[{} ms]", r.elapsed_ms));
     if r.ok {
-        return format!("{} flow{name}: {} of {} steps done {time}\n", st.green("✓"), r.steps.len(), r.steps_total);
+        let skipped = match r.skipped {
+            0 => String::new(),
+            n => format!(" ({n} skipped by the person)"),
+        };
+        return format!(
+            "{} flow{name}: {} of {} steps done{skipped} {time}\n",
+            st.green("✓"),
+            r.steps.len(),
+            r.steps_total
+        );
     }
     match r.steps.last() {
         Some(last) => {

@@ -59,7 +59,7 @@ impl Repairer {
             total,
             asked: format!("{} {}", report.tool, report.asked),
             expect: expect.clone(),
-            failure: failure_words(report),
+            failure: report.failure(),
         };
         let goal = repair_goal(&failed);
         let saving = Saving::new(belt);
@@ -133,28 +133,6 @@ impl Repairer {
 
 /// How a step failed, in words a model reads: the outcome's observation, or the error, and
 /// the closest elements.
-fn failure_words(r: &StepReport) -> String {
-    match (&r.output, &r.error) {
-        (Some(ToolOutput::Action(a)), _) => {
-            let mut s = a.outcome.observed.clone();
-            if let Some(f) = &a.outcome.failure
-                && !f.candidates.is_empty()
-                && !s.contains("closest")
-            {
-                let near: Vec<String> =
-                    f.candidates.iter().take(3).map(|c| format!("{} {:?}", c.role, c.name)).collect();
-                s.push_str(&format!("; closest: {}", near.join(", ")));
-            }
-            s
-        }
-        (Some(ToolOutput::Wait(w)), _) => {
-            format!("the condition did not hold; last observed {}", w.outcome.last_observed)
-        }
-        (_, Some(e)) => e.message.clone(),
-        _ => "it failed".into(),
-    }
-}
-
 /// A step as a flow writes it (for the report).
 fn step_value(s: &RecordedStep) -> Value {
     let mut m = serde_json::Map::new();

@@ -23,6 +23,7 @@ mod config;
 mod exit;
 mod fleet;
 mod flow;
+mod flow_ask;
 mod flow_repair;
 mod mcp;
 mod observe;

@@ -11,6 +11,7 @@ mod desktop;
 mod faces;
 mod fleet;
 mod flows;
+mod flows_ask;
 mod gnome;
 mod impress;
 mod lists;

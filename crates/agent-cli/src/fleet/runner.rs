@@ -200,6 +200,11 @@ impl TaskRunner<'_> {
         // The app may still be handling the keys just sent.
         self.belt.executor().settle().await;
         let mut report = FlowReport::of(&flow, reports, started);
+        report.note_unasked(
+            &flow,
+            "a fleet worker has nobody to ask: look at the desktop, then re-submit the steps that are left (with the \
+             failed one, if it still needs doing)",
+        );
         let skipped = flow.steps.len() - report.steps.len();
         // Steps an earlier attempt did are in the task's record, not in this run's report.
         let all_done = report.steps.iter().all(StepReport::done);

@@ -30,7 +30,15 @@ pub struct RunFlowParams {
     /// Values for the flow's {{variables}}.
     #[serde(default)]
     pub vars: Option<BTreeMap<String, String>>,
+    /// Start at this step (from 1): the steps before it are not run, and it is sent only when
+    /// its expectation does not hold already (to go on after a step that stopped the flow).
+    #[serde(default)]
+    pub from_step: Option<usize>,
 }
+
+/// Why a step's `on_fail: ask` is not asked over MCP: the caller is an agent with its own
+/// tools and its own person.
+pub const UNASKED: &str = "nobody is asked over MCP: look at the app, do or check the step (or ask your user), then                            call run_flow again with from_step set to this step (it is sent only if its expectation                            does not hold), or to the next one to skip it";
 
 /// The MCP tool.
 pub fn tool() -> Tool {
@@ -42,15 +50,16 @@ pub fn tool() -> Tool {
     Tool::new(
         NAME,
         "Replay a flow (a task written down as a YAML list of these tools' calls, each with an optional expect) with \
-         no model: every step verified, stopping at the first that fails; returns each step's outcome.",
+         no model: every step verified, stopping at the first that fails; returns each step's outcome. A step \
+         marked on_fail: ask stops with its question in the result; call again with from_step to go on.",
         Arc::new(schema),
     )
     .with_title(title)
     .annotate(ToolAnnotations::with_title(title).read_only(false).destructive(true).idempotent(false).open_world(true))
 }
 
-/// The flow a call names, checked before anything runs.
-pub fn load(args: Value) -> Result<Flow, ToolError> {
+/// The flow a call names, checked before anything runs, and the step to start at.
+pub fn load(args: Value) -> Result<(Flow, usize), ToolError> {
     let p: RunFlowParams =
         serde_json::from_value(if args.is_null() { Value::Object(Default::default()) } else { args })
             .map_err(|e| ToolError::usage(format!("bad arguments for `{NAME}`: {e}")))?;
@@ -67,7 +76,16 @@ pub fn load(args: Value) -> Result<Flow, ToolError> {
             )));
         }
     };
-    parse_flow(&text, &p.vars.unwrap_or_default()).map_err(|e| ToolError::usage(format!("{whence}{e}")))
+    let flow = parse_flow(&text, &p.vars.unwrap_or_default()).map_err(|e| ToolError::usage(format!("{whence}{e}")))?;
+    let from = p.from_step.unwrap_or(1);
+    if from == 0 || from > flow.steps.len() {
+        return Err(ToolError::usage(format!(
+            "from_step {from}: the flow has {} steps; give one of 1..={}",
+            flow.steps.len(),
+            flow.steps.len()
+        )));
+    }
+    Ok((flow, from))
 }
 
 /// The result: a line per step (the action's outcome as the tool gives it), then the end.
@@ -88,6 +106,9 @@ pub fn result(r: &FlowReport) -> CallToolResult {
             _ => format!("✓ {} {}\n", s.tool, s.asked),
         };
         text.push_str(&body);
+        if let Some(q) = s.person.as_ref().filter(|p| p.choice.is_none()) {
+            text.push_str(&format!("  it asks: {}\n  ({})\n", q.question, q.unanswered.as_deref().unwrap_or("")));
+        }
     }
     let end = match (r.ok, r.steps.last()) {
         (true, _) => format!("flow done: {} of {} steps [{} ms]\n", r.steps.len(), r.steps_total, r.elapsed_ms),
@@ -118,7 +139,10 @@ mod tests {
         assert!(e.message.starts_with("cannot read the flow file /nonexistent/flow.yaml"), "{e:?}");
         let e = load(serde_json::json!({"flow": "steps:\n  - clik: OK\n"})).unwrap_err();
         assert!(e.message.starts_with("line 2 (step 1): `clik`"), "{e:?}");
-        let flow = load(serde_json::json!({"flow": "steps:\n  - click: \"{{b}}\"\n", "vars": {"b": "OK"}})).unwrap();
-        assert_eq!(flow.steps.len(), 1);
+        let (flow, from) =
+            load(serde_json::json!({"flow": "steps:\n  - click: \"{{b}}\"\n", "vars": {"b": "OK"}})).unwrap();
+        assert_eq!((flow.steps.len(), from), (1, 1));
+        let e = load(serde_json::json!({"flow": "steps:\n  - click: OK\n", "from_step": 2})).unwrap_err();
+        assert!(e.message.contains("from_step 2: the flow has 1 steps"), "{e:?}");
     }
 }

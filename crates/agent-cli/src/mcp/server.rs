@@ -207,7 +207,7 @@ impl State {
         cancelled: impl Future<Output = ()>,
         progress: Option<Arc<Progress>>,
     ) -> CallToolResult {
-        let flow = match flow::load(args) {
+        let (flow, from) = match flow::load(args) {
             Ok(f) => f,
             Err(e) => return results::of_error(&e),
         };
@@ -225,8 +225,8 @@ impl State {
         let stopped = Arc::clone(&stop);
         let mut task = tokio::spawn(async move {
             let total = flow.steps.len();
-            let report = belt
-                .run_flow(&flow, |step| {
+            let mut report = belt
+                .run_flow_from(&flow, from, |step| {
                     if let Some(p) = &progress {
                         let (p, m) =
                             (Arc::clone(p), format!("step {} of {total} {}: {:?}", step.step, step.tool, step.status));
@@ -239,6 +239,7 @@ impl State {
                 })
                 .await;
             drop(guard);
+            report.note_unasked(&flow, flow::UNASKED);
             report
         });
         let report = tokio::select! {

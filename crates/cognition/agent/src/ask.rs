@@ -19,6 +19,9 @@ pub enum AskReason {
     Confirm,
     /// The same action failed again and again.
     RepeatedFailure,
+    /// A step of a flow failed, and the flow says `on_fail: ask` (asked by the face that
+    /// replays flows, through the same channels).
+    FlowStepFailed,
 }
 
 impl AskReason {
@@ -29,6 +32,7 @@ impl AskReason {
             AskReason::LowConfidence => "low_confidence",
             AskReason::Confirm => "confirm",
             AskReason::RepeatedFailure => "repeated_failure",
+            AskReason::FlowStepFailed => "flow_step_failed",
         }
     }
 }

@@ -31,6 +31,7 @@
 //! [`FlowError`] with its line.
 
 mod aim;
+mod ask;
 mod parse;
 mod record;
 mod resume;
@@ -38,6 +39,7 @@ mod run;
 mod saved;
 mod write;
 
+pub use ask::{PersonsAnswer, StepAnswer, StepQuestion};
 pub use parse::{FlowError, parse_flow};
 pub use record::{RecordedStep, SECRET_VAR};
 pub use resume::Looked;
@@ -68,8 +70,7 @@ pub struct FlowStep {
     pub on_fail: OnFail,
 }
 
-/// What a failed step does to the flow. `ask` (put it to the person) is refused by name
-/// until it exists, rather than read as `stop`.
+/// What a failed step does to the flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OnFail {
     /// Stop the flow there, with the step's outcome (the default).
@@ -77,4 +78,9 @@ pub enum OnFail {
     /// Let the agent make the step's expectation hold, then go on (where a face can run
     /// the agent: `agent-cli flow run`; elsewhere it stops as `stop` does).
     Repair,
+    /// Put the failed step to the person (where a face can ask one: `agent-cli flow run`'s
+    /// terminal or dialog), who answers retry, done (by hand), skip, stop or repair
+    /// ([`StepAnswer`]); where nobody can be asked (a fleet, or a deferred question) the
+    /// flow stops there with the question in the step's report.
+    Ask,
 }

@@ -182,9 +182,7 @@ fn on_fail_of(v: &serde_norway::Value) -> Result<OnFail, String> {
     match v.as_str() {
         Some("stop") => Ok(OnFail::Stop),
         Some("repair") => Ok(OnFail::Repair),
-        Some(later @ "ask") => {
-            Err(format!("`on_fail: {later}` is not available in this version of Deft; `stop` is (the default)"))
-        }
+        Some("ask") => Ok(OnFail::Ask),
         _ => Err(format!("`on_fail: {}` is not one of stop, ask, repair", show(v))),
     }
 }
@@ -358,7 +356,7 @@ fn step_lines(text: &str) -> Vec<usize> {
 mod tests {
     use std::collections::BTreeMap;
 
-    use super::{FlowError, parse_flow};
+    use super::{FlowError, OnFail, parse_flow};
     use crate::plan::ToolCall;
 
     fn parse(text: &str) -> Result<super::Flow, FlowError> {
@@ -448,8 +446,8 @@ steps:
         assert!(e.starts_with("line 2 (step 1): ") && e.contains("colour"), "{e}");
         let e = error("steps:\n  - read: {}\n    expect: text:OK\n");
         assert_eq!(e, "line 2 (step 1): `read` has no expectation to check; `expect:` goes with an action");
-        let e = error("steps:\n  - click: OK\n    on_fail: ask\n");
-        assert!(e.contains("`on_fail: ask` is not available in this version"), "{e}");
+        let f = parse_flow("steps:\n  - click: OK\n    on_fail: ask\n", &BTreeMap::new()).unwrap();
+        assert_eq!(f.steps[0].on_fail, OnFail::Ask);
         let e = error("steps:\n  - click: e12\n");
         assert!(e.starts_with("line 2 (step 1): "), "a ref belongs to a session, not a file: {e}");
         let e = error("steps:\n  - click: OK\n    key: Return\n");

@@ -13,7 +13,7 @@ use crate::spec::ToolName;
 
 /// How long the look waits for a step's expectation: the effect had all the time since the
 /// step was sent, so a short wait only covers a read in the middle of a redraw.
-const LOOK_MS: u64 = 1000;
+pub(super) const LOOK_MS: u64 = 1000;
 
 /// What looking for a step's effect found.
 #[derive(Debug)]

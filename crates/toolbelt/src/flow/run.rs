@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::ask::PersonsAnswer;
 use super::{Flow, FlowStep};
 use crate::belt::Toolbelt;
 use crate::error::ToolError;
@@ -24,8 +25,15 @@ pub struct FlowReport {
     /// The steps that ran, in order; the last is the one that stopped the flow when `ok`
     /// is false.
     pub steps: Vec<StepReport>,
+    /// Steps the person answered to go on without (`on_fail: ask`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped: usize,
     /// Wall time, in ms.
     pub elapsed_ms: u64,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What became of one step.
@@ -53,6 +61,9 @@ pub struct StepReport {
     /// repairs says it; the step's own result stays in `output` and `error`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repaired: Option<Repair>,
+    /// When the step failed under `on_fail: ask`: what the person was asked and answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub person: Option<PersonsAnswer>,
 }
 
 /// A failed step's repair: how it went.
@@ -83,21 +94,81 @@ pub enum StepStatus {
     Failed,
     /// The tool could not run (nothing matched, the desktop refused): `error` says why.
     Error,
+    /// It failed, and the person answered to go on without it (`on_fail: ask`).
+    Skipped,
 }
 
 impl FlowReport {
-    /// The report of `flow` whose steps `steps` ran, started at `started`: ok when every
-    /// step was done or repaired.
+    /// The report of `flow` whose steps `steps` ran (from the first, or from a later one to
+    /// the end when the run started there), started at `started`: ok when every step ran to
+    /// the last and each was done, repaired or skipped by the person.
     pub fn of(flow: &Flow, steps: Vec<StepReport>, started: Instant) -> FlowReport {
-        let ok = steps.len() == flow.steps.len() && steps.iter().all(StepReport::done);
-        FlowReport { flow: flow.name.clone(), ok, steps_total: flow.steps.len(), steps, elapsed_ms: ms(started) }
+        let first = steps.first().map_or(1, |s| s.step);
+        let ok = !steps.is_empty() && steps.len() == flow.steps.len() + 1 - first && steps.iter().all(StepReport::done);
+        let skipped = steps.iter().filter(|s| s.status == StepStatus::Skipped).count();
+        FlowReport {
+            flow: flow.name.clone(),
+            ok,
+            steps_total: flow.steps.len(),
+            steps,
+            skipped,
+            elapsed_ms: ms(started),
+        }
+    }
+
+    /// When the flow stopped at a step whose `on_fail` is `ask` and nobody could be asked
+    /// (`why`): the question it would have put, kept in that step's report, so whoever reads
+    /// the report can answer it (run the flow again from that step, or do it by hand).
+    pub fn note_unasked(&mut self, flow: &Flow, why: &str) {
+        let total = self.steps_total;
+        let name = self.flow.clone();
+        let Some(last) = self.steps.last_mut() else { return };
+        let asks = flow.steps.get(last.step.wrapping_sub(1)).is_some_and(|s| s.on_fail == super::OnFail::Ask);
+        if last.done() || !asks || last.person.is_some() {
+            return;
+        }
+        let q = super::StepQuestion::of(name.as_deref(), last, total, false);
+        last.person = Some(PersonsAnswer {
+            question: q.text,
+            answers: Vec::new(),
+            choice: None,
+            failure: last.failure(),
+            unanswered: Some(why.to_string()),
+            on_their_word: false,
+        });
     }
 }
 
 impl StepReport {
-    /// Whether its effect is there: done, or repaired.
+    /// Whether the flow goes on past it: done, repaired, or skipped by the person.
     pub fn done(&self) -> bool {
-        self.status == StepStatus::Done || self.repaired.as_ref().is_some_and(|r| r.ok)
+        matches!(self.status, StepStatus::Done | StepStatus::Skipped) || self.repaired.as_ref().is_some_and(|r| r.ok)
+    }
+}
+
+impl StepReport {
+    /// Why it failed, in words: what its action observed (with the closest candidates when
+    /// nothing matched), the condition's last reading, or the error.
+    pub fn failure(&self) -> String {
+        match (&self.output, &self.error) {
+            (Some(ToolOutput::Action(a)), _) => {
+                let mut s = a.outcome.observed.clone();
+                if let Some(f) = &a.outcome.failure
+                    && !f.candidates.is_empty()
+                    && !s.contains("closest")
+                {
+                    let near: Vec<String> =
+                        f.candidates.iter().take(3).map(|c| format!("{} {:?}", c.role, c.name)).collect();
+                    s.push_str(&format!("; closest: {}", near.join(", ")));
+                }
+                s
+            }
+            (Some(ToolOutput::Wait(w)), _) => {
+                format!("the condition did not hold; last observed {}", w.outcome.last_observed)
+            }
+            (_, Some(e)) => e.message.clone(),
+            _ => "it failed".into(),
+        }
     }
 }
 
@@ -118,11 +189,23 @@ impl Toolbelt {
     /// `each` as each step ends (a face shows progress with it, and stops the flow there with
     /// `Break`: a step is never abandoned half sent). Stops at the first step that is not
     /// done.
-    pub async fn run_flow(&self, flow: &Flow, mut each: impl FnMut(&StepReport) -> ControlFlow<()>) -> FlowReport {
+    pub async fn run_flow(&self, flow: &Flow, each: impl FnMut(&StepReport) -> ControlFlow<()>) -> FlowReport {
+        self.run_flow_from(flow, 1, each).await
+    }
+
+    /// [`Toolbelt::run_flow`] from step `from` (from 1): the steps before it are not run,
+    /// and step `from` is first looked for (its effect may be there already: it may have
+    /// landed late, or the person did it) and sent only when it is not.
+    pub async fn run_flow_from(
+        &self,
+        flow: &Flow,
+        from: usize,
+        mut each: impl FnMut(&StepReport) -> ControlFlow<()>,
+    ) -> FlowReport {
         let started = Instant::now();
         let mut steps = Vec::new();
-        for (i, step) in flow.steps.iter().enumerate() {
-            let report = self.run_flow_step(step, i + 1).await;
+        for (i, step) in flow.steps.iter().enumerate().skip(from.max(1) - 1) {
+            let report = self.start_flow_step(step, i + 1, i + 1 == from && from > 1).await;
             let go_on = each(&report);
             let status = report.status;
             steps.push(report);
@@ -137,6 +220,15 @@ impl Toolbelt {
 }
 
 impl Toolbelt {
+    /// Runs step `n`, first looking for its effect when `look_first` (the run starts there
+    /// again): when its expectation holds it is not sent.
+    pub async fn start_flow_step(&self, step: &FlowStep, n: usize, look_first: bool) -> StepReport {
+        if look_first && let super::Looked::There(r) = self.look_for_step(step, n).await {
+            return *r;
+        }
+        self.run_flow_step(step, n).await
+    }
+
     /// Runs one step (number `n`, from 1), verified unless it says `verify: false`.
     pub async fn run_flow_step(&self, step: &FlowStep, n: usize) -> StepReport {
         let t = Instant::now();
@@ -163,6 +255,7 @@ impl Toolbelt {
             output,
             error,
             repaired: None,
+            person: None,
         }
     }
 }
