@@ -103,6 +103,11 @@ impl Session {
         &self.belt
     }
 
+    /// The file its executor's events are traced to (`--trace`), when they are.
+    pub fn trace_path(&self) -> Option<&std::path::Path> {
+        self.trace.as_ref().map(Trace::path)
+    }
+
     /// Its executor's bus, when it has one.
     pub fn bus(&self) -> Option<Bus<VerifyEvent>> {
         self.bus.clone()

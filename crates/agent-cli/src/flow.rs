@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 use deft_toolbelt::ToolOutput;
 use deft_toolbelt::flow::{
-    Flow, FlowReport, OnFail, PersonsAnswer, RecordedStep, StepAnswer, StepReport, StepStatus, parse_flow,
+    Flow, FlowEvent, FlowReport, OnFail, PersonsAnswer, RecordedStep, StepAnswer, StepReport, StepStatus, parse_flow,
 };
 
 use crate::act::{Session, wait_human};
@@ -17,6 +17,7 @@ use crate::config::{Config, Format};
 use crate::exit::{self, CliError, Exit};
 use crate::flow_ask::{Asked, Asking};
 use crate::flow_repair::Repairer;
+use crate::flow_trace::FlowTrace;
 use crate::output::{Out, Style, candidates_human, outcome_human};
 use crate::run::ask::Channel;
 
@@ -212,8 +213,11 @@ async fn run(
     let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
     let channel = Channel::choose(r.ask, !human, display, std::time::Duration::from_secs(r.ask_timeout));
     let mut deferred = false;
+    let steps_told = FlowTrace::start(session.bus().as_ref(), session.trace_path())?;
+    steps_told.say(FlowEvent::FlowStarted { flow: flow.name.clone(), steps_total: total, from_step: from });
     for (i, step) in flow.steps.iter().enumerate().skip(from - 1) {
         progress.say(format!("step {} of {total}", i + 1));
+        steps_told.say(FlowEvent::started(step, i + 1));
         let mut report = belt.start_flow_step(step, i + 1, i + 1 == from && from > 1).await;
         let repair = r.repair || step.on_fail == OnFail::Repair;
         if !report.done() && step.on_fail == OnFail::Ask && !r.repair {
@@ -265,6 +269,7 @@ async fn run(
             // Each step as it ends: a long flow shows where it is.
             let _ = out.print(&(), |st| step_human(&report, total, st));
         }
+        steps_told.say(FlowEvent::ended(&report));
         let done = report.done();
         reports.push(report);
         if !done {
@@ -274,8 +279,10 @@ async fn run(
     // The app may still be handling the keys just sent: never drop its connection then.
     belt.executor().settle().await;
     progress.stop();
-    session.finish();
     let report = FlowReport::of(flow, reports, started);
+    steps_told.say(FlowEvent::FlowFinished { ok: report.ok, skipped: report.skipped });
+    steps_told.finish();
+    session.finish();
     if r.update && report.ok && !repaired.is_empty() {
         update(&r.flow.file, flow, &repaired)?;
         if human {

@@ -25,6 +25,7 @@ mod fleet;
 mod flow;
 mod flow_ask;
 mod flow_repair;
+mod flow_trace;
 mod mcp;
 mod observe;
 mod output;

@@ -39,6 +39,11 @@ impl Trace {
         Ok(trace)
     }
 
+    /// The file the events go to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Where the executor hands its frames, when they are recorded.
     pub fn frame_sink(&self) -> Option<Arc<dyn FrameSink>> {
         self.frames.clone().map(|f| f as Arc<dyn FrameSink>)

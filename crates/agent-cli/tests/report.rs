@@ -264,3 +264,86 @@ fn a_file_that_is_not_a_trace_is_an_error() {
     assert!(r.stderr.contains("holds no event agent-cli records"), "{r:#?}");
     assert!(!work.join("out.html").exists(), "no page was written");
 }
+
+/// The data island of a report page, parsed.
+fn island(page: &Path) -> serde_json::Value {
+    let html = std::fs::read_to_string(page).unwrap();
+    let start = html.find("id=\"deft-trace\">").expect("the data island") + "id=\"deft-trace\">".len();
+    let end = start + html[start..].find("</script>").unwrap();
+    serde_json::from_str(&html[start..end]).expect("the island is JSON")
+}
+
+/// The report of a flow run: each step with its name, expectation and end, the person's
+/// answer to the step that asked, and the executor's operations under the step that made
+/// them (the flow's events and the executor's are on one clock); rendered by Chromium
+/// without console errors.
+#[test]
+fn a_flow_run_reports_each_step_with_its_expectation_answer_and_actions() {
+    let (desktop, app) = start(&[]);
+    let work = scratch("render-flow");
+    let trace = work.join("trace");
+    let _ = std::fs::remove_dir_all(&trace);
+    let file = work.join("flow.yaml");
+    let flow = "\
+flow: Report me
+steps:
+  - name: greet
+    click: Hello
+    expect: text:\"Clicked Hello\"
+  - name: missing
+    click: Print receipt
+    on_fail: ask
+  - click: Submit order
+";
+    std::fs::write(&file, flow).unwrap();
+    let mut cmd = desktop.command(BIN);
+    isolate(&mut cmd, &work.join("home"));
+    cmd.args(["flow", "run", file.to_str().unwrap(), "--json", "--ask", "terminal", "--timeout", "1500"])
+        .args(["--trace", trace.to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), b"skip\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(app.count("button_activated", Some("hello")), 1, "{:?}", app.events());
+    assert_eq!(app.count("order_submitted", None), 1, "{:?}", app.events());
+
+    let page = work.join("report.html");
+    report(&trace, &page).expect_code(0);
+    let data = island(&page);
+    let run = &data["runs"][0];
+    let f = &run["flow"];
+    assert_eq!(
+        (f["name"].as_str(), f["ok"].as_bool(), f["skipped"].as_u64()),
+        (Some("Report me"), Some(true), Some(1))
+    );
+    let steps = f["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 3, "{f:#}");
+    let kinds = |s: &serde_json::Value| -> Vec<String> {
+        let ops = s["ops"].as_array().unwrap();
+        let of = |n: &serde_json::Value| run["ops"].as_array().unwrap().iter().find(|o| o["op"] == *n).cloned();
+        ops.iter()
+            .filter_map(of)
+            .map(|o| format!("{} {}", o["kind"].as_str().unwrap(), o["status"].as_str().unwrap()))
+            .collect()
+    };
+    assert_eq!(
+        (steps[0]["name"].as_str(), steps[0]["expect"].as_str()),
+        (Some("greet"), Some("text:\"Clicked Hello\""))
+    );
+    assert_eq!((steps[0]["status"].as_str(), kinds(&steps[0])), (Some("done"), vec!["click verified".to_string()]));
+    assert_eq!((steps[1]["status"].as_str(), steps[1]["choice"].as_str()), (Some("skipped"), Some("skip")));
+    assert!(steps[1]["question"].as_str().unwrap().starts_with("Step 2 of 3 of the flow \"Report me\" (missing)"));
+    assert_eq!(kinds(&steps[1]), vec!["click failed".to_string()], "the failed click, under its step");
+    assert_eq!(kinds(&steps[2]), vec!["click verified".to_string()], "{f:#}");
+
+    let rendered = chromium(&page, &work, None);
+    assert!(errors(&rendered.console).is_empty(), "console errors: {:#?}", rendered.console);
+    let dom = &rendered.dom;
+    assert!(dom.contains("greet: click"), "the step by its name: {dom}");
+    assert!(dom.contains("1 skipped by the person"), "{dom}");
+    assert!(dom.contains("text:\"Clicked Hello\""), "the expectation: {dom}");
+    app.check_alive(&desktop, Duration::from_secs(5)).expect("the app still answers");
+}

@@ -5,6 +5,7 @@
 //! observed, attempts, evidence, what blocked it; failures and retries stand out, and a
 //! summary sits on top. `model` reads the traces; `html` writes the page.
 
+mod flow;
 mod html;
 mod model;
 
@@ -25,7 +26,8 @@ their durations; each expands to its frames before the input and after the verdi
 click point, the target and the changed regions drawn on them; password fields painted
 over), expected and observed, the attempts with their method, result and time, the
 evidence and its channel, what blocked it, and the agent's thoughts, confidence, questions
-and answers. Failures and retries stand out; a summary sits at the top (verified, received,
+and answers; a flow run's steps with their names, expectations, ends and the person's
+answers, each with the actions it made. Failures and retries stand out; a summary sits at the top (verified, received,
 retried, failed, total time, model calls and tokens when an agent ran).
 
 The page's data is an escaped JSON block read by a small embedded viewer that draws with

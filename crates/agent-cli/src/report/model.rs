@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use deft_agent::AgentEvent;
 use deft_bus::{Envelope, TraceRecord, read_trace};
+use deft_toolbelt::flow::FlowEvent;
 use deft_toolbelt::{FrameRecord, VerifyEvent};
 use deft_types::{Action, Target};
 use serde::Serialize;
@@ -68,6 +69,8 @@ pub struct Run {
     pub steps: Vec<AgentStep>,
     /// The executor's actions and waits, in order.
     pub ops: Vec<Op>,
+    /// When the run replayed a flow: its steps, each with the operations it made.
+    pub flow: Option<super::flow::FlowRun>,
 }
 
 /// One step of the agent.
@@ -144,7 +147,7 @@ pub fn read(path: &Path) -> Result<Report, String> {
     let mut groups: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
     for f in files {
         let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let key = ["-agent.jsonl", "-executor.jsonl"]
+        let key = ["-agent.jsonl", "-executor.jsonl", "-flow.jsonl"]
             .iter()
             .find_map(|s| name.strip_suffix(s))
             .map(|k| k.trim_end_matches("-resumed").to_string())
@@ -155,7 +158,7 @@ pub fn read(path: &Path) -> Result<Report, String> {
     for (name, files) in groups {
         report.runs.push(read_run(name, &files)?);
     }
-    if report.runs.iter().all(|r| r.ops.is_empty() && r.steps.is_empty()) {
+    if report.runs.iter().all(|r| r.ops.is_empty() && r.steps.is_empty() && r.flow.is_none()) {
         return Err(format!(
             "{} holds no event agent-cli records (not a trace, or an empty one): give the folder that --trace DIR \
              wrote, or one of its *.jsonl files",
@@ -169,9 +172,9 @@ pub fn read(path: &Path) -> Result<Report, String> {
 }
 
 /// Events of a run on one wall clock (µs since the Unix epoch).
-struct Timed<E> {
-    wall_us: u64,
-    env: Envelope<E>,
+pub(super) struct Timed<E> {
+    pub wall_us: u64,
+    pub env: Envelope<E>,
 }
 
 fn timed<E: Clone>(records: &[TraceRecord<E>], diagnostics: &mut Vec<String>) -> Vec<Timed<E>> {
@@ -196,13 +199,19 @@ fn read_run(name: String, files: &[PathBuf]) -> Result<Run, String> {
     let mut run = Run { name, ..Run::default() };
     let mut exec: Vec<Timed<VerifyEvent>> = Vec::new();
     let mut agent: Vec<Timed<AgentEvent>> = Vec::new();
+    let mut flow: Vec<Timed<FlowEvent>> = Vec::new();
     for f in files {
         run.files.push(f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
         let v = read_trace::<VerifyEvent>(f).map_err(|e| e.to_string())?;
         let a = read_trace::<AgentEvent>(f).map_err(|e| e.to_string())?;
+        let fl = read_trace::<FlowEvent>(f).map_err(|e| e.to_string())?;
         let label = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         // A file holds one kind of event: the reading that understood more of it.
-        let (diags, n) = if a.events().count() > v.events().count() {
+        let (diags, n) = if fl.events().count() > v.events().count().max(a.events().count()) {
+            let d = fl.diagnostics.clone();
+            flow.extend(timed(&fl.records, &mut run.diagnostics));
+            (d, fl.events().count())
+        } else if a.events().count() > v.events().count() {
             let d = a.diagnostics.clone();
             agent.extend(timed(&a.records, &mut run.diagnostics));
             (d, a.events().count())
@@ -216,13 +225,15 @@ fn read_run(name: String, files: &[PathBuf]) -> Result<Run, String> {
             run.diagnostics.push(format!("{label}: no events"));
         }
     }
-    let first = exec.iter().map(|t| t.wall_us).chain(agent.iter().map(|t| t.wall_us)).min().unwrap_or(0);
-    let last = exec.iter().map(|t| t.wall_us).chain(agent.iter().map(|t| t.wall_us)).max().unwrap_or(0);
+    let walls =
+        || exec.iter().map(|t| t.wall_us).chain(agent.iter().map(|t| t.wall_us)).chain(flow.iter().map(|t| t.wall_us));
+    let (first, last) = (walls().min().unwrap_or(0), walls().max().unwrap_or(0));
     run.started_unix_ms = first / 1000;
     run.duration_ms = (last - first) / 1000;
     let mut starts: Vec<(u64, u64)> = Vec::new();
     run.ops = ops(&exec, first, &mut starts);
     run.steps = steps(&mut run, &agent, first, &starts);
+    run.flow = super::flow::read(&flow, first, &starts);
     Ok(run)
 }
 

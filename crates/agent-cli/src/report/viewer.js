@@ -205,12 +205,52 @@
     }
   }
 
+  function flowStep(parent, st, run, runMs) {
+    const good = st.status === "done" || st.repaired === true;
+    const cls = good ? "verified" : st.status === "skipped" ? "" : "failed";
+    const d = add(parent, el("details", "step " + cls));
+    d.open = !good;
+    const sum = add(d, el("summary"));
+    add(sum, el("span", "badge", "step " + st.step));
+    add(sum, el("span", null, (st.name ? st.name + ": " : "") + st.tool + (st.asked ? " " + st.asked : "")));
+    if (st.question) add(sum, el("span", "badge retried", "asked"));
+    add(sum, el("span", "badge " + (good ? "verified" : st.status === "skipped" ? "retried" : "failed"),
+      st.repaired === true ? "repaired" : words(st.status)));
+    add(sum, el("span", "muted", ms(st.duration_ms)));
+    const body = add(d, el("div", "body"));
+    kv(body, [
+      ["line", st.line === null ? null : String(st.line)],
+      ["expectation", st.expect],
+      ["on failure", st.on_fail],
+      ["failure", st.failure],
+      ["repaired", st.repaired === null ? null : (st.repaired ? "yes, by the agent" : "no: the agent's repair did not make it hold")],
+      ["question", st.question],
+      ["answers", st.answers.length ? st.answers.join(" · ") : null],
+      ["carried out", st.choice && (st.choice + (st.on_their_word ? " (on the person's word: no expectation to check)" : ""))],
+      ["no answer", st.unanswered],
+    ]);
+    for (const n of st.ops) {
+      const o = run.ops.find((x) => x.op === n);
+      if (o) op(body, o, runMs);
+    }
+  }
+
   for (const run of data.runs) {
     add(app, el("h2", null, run.name));
     add(app, el("div", "muted", new Date(run.started_unix_ms).toISOString() + " · " + ms(run.duration_ms) + " · " + run.files.join(", ")));
     for (const dg of run.diagnostics) add(app, el("div", "diag", dg));
     if (run.goal) kv(app, [["goal", run.goal], ["model", run.model], ["status", run.status && words(run.status)], ["summary", run.summary]]);
     const shown = new Set();
+    if (run.flow) {
+      const f = run.flow;
+      const end = f.ok === null ? "unfinished (the process stopped?)" : f.ok ? "done" : "stopped";
+      kv(app, [["flow", f.name || "(unnamed)"], ["steps", (f.from_step > 1 ? "from step " + f.from_step + " of " : "") + f.steps_total],
+        ["end", end + (f.skipped ? ", " + f.skipped + " skipped by the person" : "")]]);
+      for (const st of f.steps) {
+        flowStep(app, st, run, run.duration_ms);
+        for (const n of st.ops) shown.add(n);
+      }
+    }
     for (const st of run.steps) {
       step(app, st, run, run.duration_ms);
       for (const n of st.ops) shown.add(n);

@@ -75,6 +75,18 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl<E: Send + Sync + 'static> Bus<E> {
     /// Creates a bus. Needs no tokio runtime.
     pub fn new(config: BusConfig) -> Self {
+        Self::with_clock(config, Instant::now(), SystemTime::now())
+    }
+
+    /// A new bus for another kind of event whose [`Envelope::at_us`] counts from the same
+    /// instant as `other`'s: events of the two, recorded in two traces, sort into one
+    /// timeline to the microsecond (wall-clock origins written in whole milliseconds could
+    /// not tell an event from one a fraction of a millisecond before it).
+    pub fn on_the_clock_of<F: Send + Sync + 'static>(other: &Bus<F>, config: BusConfig) -> Self {
+        Self::with_clock(config, other.inner.started, other.inner.started_wall)
+    }
+
+    fn with_clock(config: BusConfig, started: Instant, started_wall: SystemTime) -> Self {
         let capacity = config.capacity.max(1).next_power_of_two();
         let (tx, _) = broadcast::channel(capacity);
         Self {
@@ -85,8 +97,8 @@ impl<E: Send + Sync + 'static> Bus<E> {
                 subscribers: Mutex::new(Vec::new()),
                 next_subscriber_id: AtomicU64::new(0),
                 capacity,
-                started: Instant::now(),
-                started_wall: SystemTime::now(),
+                started,
+                started_wall,
             }),
         }
     }

@@ -68,6 +68,36 @@ fn at_us_never_decreases_along_seq() {
     }
 }
 
+/// Two buses of two kinds of event on one clock: what was published first on either has
+/// the smaller time, and both say the same origin (their traces merge into one timeline).
+#[test]
+fn a_bus_on_another_s_clock_orders_with_it_to_the_microsecond() {
+    let first = Bus::<Ev>::default();
+    std::thread::sleep(std::time::Duration::from_millis(3));
+    let second = Bus::<String>::on_the_clock_of(&first, BusConfig::default());
+    assert_eq!(second.started(), first.started());
+    let (mut a, mut b) = (first.subscribe("a"), second.subscribe("b"));
+    fn at<E>(r: Received<E>) -> u64 {
+        match r {
+            Received::Event(env) => env.at_us,
+            Received::Lagged { .. } => panic!("lag"),
+        }
+    }
+    for i in 0..200 {
+        first.publish("test", Ev::Tick(i));
+        second.publish("test", i.to_string());
+    }
+    let a: Vec<u64> = drain(&mut a).into_iter().map(at).collect();
+    let b: Vec<u64> = drain(&mut b).into_iter().map(at).collect();
+    assert!(b[0] >= 3000, "the second bus counts from the first's start: {}", b[0]);
+    for i in 0..200 {
+        assert!(a[i] <= b[i], "event {i}: the first bus's came first");
+        if i + 1 < 200 {
+            assert!(b[i] <= a[i + 1], "event {i}: the second bus's came before the next");
+        }
+    }
+}
+
 #[test]
 fn publishers_on_many_threads_get_one_strictly_increasing_order() {
     let bus = Bus::<(usize, u64)>::new(BusConfig { capacity: 8192 });

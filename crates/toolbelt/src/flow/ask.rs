@@ -7,7 +7,7 @@
 //! expectation first (the effect may have come late) and sends the step again only when it
 //! does not hold; `done` (the person did it by hand) only looks.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::FlowStep;
@@ -21,7 +21,7 @@ use crate::spec::ToolName;
 const CHECK_MS: u64 = 3000;
 
 /// What the person can answer about a failed step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StepAnswer {
     /// Look for the step's effect, and send the step again only when it is not there.
@@ -47,7 +47,7 @@ pub struct StepQuestion {
 }
 
 /// What the person was asked about a step and what came of it, kept in its report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PersonsAnswer {
     /// The question put.
     pub question: String,
@@ -59,10 +59,10 @@ pub struct PersonsAnswer {
     /// Why the step failed before the person was asked.
     pub failure: String,
     /// Why there was no answer (nobody to ask, the prompt timed out, deferred).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unanswered: Option<String>,
     /// `done` on a step with no expectation: taken on the person's word, not checked.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub on_their_word: bool,
 }
 

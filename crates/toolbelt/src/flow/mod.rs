@@ -32,6 +32,7 @@
 
 mod aim;
 mod ask;
+mod events;
 mod parse;
 mod record;
 mod resume;
@@ -40,6 +41,7 @@ mod saved;
 mod write;
 
 pub use ask::{PersonsAnswer, StepAnswer, StepQuestion};
+pub use events::FlowEvent;
 pub use parse::{FlowError, parse_flow};
 pub use record::{RecordedStep, SECRET_VAR};
 pub use resume::Looked;

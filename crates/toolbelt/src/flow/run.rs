@@ -84,7 +84,7 @@ pub struct Repair {
 }
 
 /// A step's end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StepStatus {
     /// Its effect was seen (an action verified, a condition met, an observation made).
