@@ -58,7 +58,7 @@ pub enum FlowVerb {
     Run(FlowRunArgs),
     /// Check a flow file (YAML, tools, parameters, conditions, variables) without running it
     Check(FlowFileArgs),
-    /// Watch a person do the task on this desktop (X11) and write it as a flow; Ctrl+C ends
+    /// Watch a person do the task on this desktop and write it as a flow (on Wayland, inferred from what the apps report); Ctrl+C ends
     Record(FlowRecordArgs),
 }
 
@@ -147,7 +147,7 @@ pub fn flow(out: &Out, config: &Config, a: &FlowArgs) -> Result<Exit, CliError> 
             })?;
             Ok(Exit::Ok)
         }
-        FlowVerb::Record(r) => crate::app::runtime()?.block_on(record(out, config, r)),
+        FlowVerb::Record(r) => crate::app::runtime()?.block_on(crate::flow_record::record(out, config, r)),
         FlowVerb::Run(r) => {
             // The file is checked before anything touches the desktop.
             let (_, flow) = load(&r.flow)?;
@@ -323,66 +323,8 @@ fn update(file: &Path, flow: &Flow, repaired: &[(usize, Vec<RecordedStep>)]) -> 
     write_whole(file, &text)
 }
 
-async fn record(out: &Out, config: &Config, a: &FlowRecordArgs) -> Result<Exit, CliError> {
-    if a.file.exists() && !a.force {
-        return Err(CliError::usage(format!(
-            "{} exists: give another file, or --force to replace it",
-            a.file.display()
-        )));
-    }
-    let session = Session::connect(config).await?;
-    let stop_words = match &a.until {
-        Some(c) => format!("Ctrl+C here or {c}"),
-        None => "Ctrl+C here".to_string(),
-    };
-    let steps = session
-        .belt()
-        .record_flow(
-            a.app.clone(),
-            a.until.as_deref(),
-            async {
-                crate::mcp::stop_signal().await;
-            },
-            || eprintln!("recording: do the task; {stop_words} ends it"),
-            |step| {
-                eprintln!("recorded: {} {}", step.tool, serde_json::Value::Object(step.params.clone()));
-                std::ops::ControlFlow::Continue(())
-            },
-        )
-        .await;
-    session.finish();
-    let steps = steps?;
-    let name = a
-        .name
-        .clone()
-        .unwrap_or_else(|| a.file.file_stem().map_or_else(|| "recorded".into(), |s| s.to_string_lossy().into_owned()));
-    let text = deft_toolbelt::flow::write_flow(&name, &steps);
-    write_whole(&a.file, &text)?;
-    let secret = text.contains(&format!("{{{{{}}}}}", deft_toolbelt::flow::SECRET_VAR));
-    let written =
-        Recorded { file: &a.file, steps: steps.len(), needs_vars: secret.then_some(deft_toolbelt::flow::SECRET_VAR) };
-    out.print(&written, |st| {
-        let mut s = format!("{} wrote {} steps to {}\n", st.green("✓"), steps.len(), a.file.display());
-        if secret {
-            s.push_str(&format!(
-                "  text typed into a password field was not written: replay with --var {}=...\n",
-                deft_toolbelt::flow::SECRET_VAR
-            ));
-        }
-        s
-    })?;
-    Ok(Exit::Ok)
-}
-
-#[derive(serde::Serialize)]
-struct Recorded<'a> {
-    file: &'a Path,
-    steps: usize,
-    needs_vars: Option<&'a str>,
-}
-
 /// Writes `text` to `path` whole or not at all (a temporary file beside it, renamed).
-fn write_whole(path: &Path, text: &str) -> Result<(), CliError> {
+pub(crate) fn write_whole(path: &Path, text: &str) -> Result<(), CliError> {
     let tmp = path.with_extension("yaml.partial");
     let failed = |e: std::io::Error| CliError::environment(format!("cannot write {}: {e}", path.display()));
     std::fs::write(&tmp, text).map_err(failed)?;

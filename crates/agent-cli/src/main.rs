@@ -24,6 +24,7 @@ mod exit;
 mod fleet;
 mod flow;
 mod flow_ask;
+mod flow_record;
 mod flow_repair;
 mod flow_trace;
 mod mcp;

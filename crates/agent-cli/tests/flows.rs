@@ -146,10 +146,10 @@ fn a_bad_flow_is_refused_with_its_line_before_anything_runs() {
 }
 
 /// `agent-cli flow record` running on a desktop, ready once it said it records.
-struct Recording {
+pub(crate) struct Recording {
     child: std::process::Child,
     said: std::sync::mpsc::Receiver<String>,
-    lines: Vec<String>,
+    pub lines: Vec<String>,
 }
 
 impl Recording {
@@ -157,6 +157,11 @@ impl Recording {
         let mut cmd = desktop.command(super::BIN);
         super::isolate(&mut cmd, &scratch("desktop-home"));
         cmd.args(["flow", "record", file.to_str().unwrap(), "--app", app]);
+        Recording::spawn(cmd)
+    }
+
+    /// `flow record` as `cmd` runs it, once it says it records.
+    pub(crate) fn spawn(mut cmd: std::process::Command) -> Recording {
         cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
         let mut child = cmd.spawn().expect("flow record starts");
         let stderr = child.stderr.take().unwrap();
@@ -168,19 +173,20 @@ impl Recording {
             }
         });
         let mut r = Recording { child, said, lines: Vec::new() };
-        while !r.lines.iter().any(|l| l.starts_with("recording:")) {
+        while !r.lines.iter().any(|l| l.starts_with("recording: do the task")) {
             let line = r.said.recv_timeout(Duration::from_secs(30));
             r.lines.push(line.unwrap_or_else(|_| panic!("flow record never said it records: {:?}", r.lines)));
         }
         r
     }
 
-    /// Ctrl+C, as a person ends it; it must end cleanly.
-    fn stop(mut self, desktop: &Desktop) {
-        let _ = desktop.command("kill").args(["-INT", &self.child.id().to_string()]).status();
+    /// Ctrl+C, as a person ends it; it must end cleanly. What it printed on stdout.
+    pub(crate) fn stop(mut self) -> String {
+        let _ = std::process::Command::new("kill").args(["-INT", &self.child.id().to_string()]).status();
         let out = self.child.wait_with_output().expect("flow record ends");
         self.lines.extend(self.said.try_iter());
         assert!(out.status.success(), "flow record: {out:?} {:#?}", self.lines);
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 }
 
@@ -206,13 +212,14 @@ fn centre_of(desktop: &Desktop, args: &[&str]) -> (i32, i32) {
 }
 
 /// The events a task leaves in the app's log, in order, without the faults Deft met.
-fn task_events(app: &FixtureApp) -> Vec<String> {
+pub(crate) fn task_events(app: &FixtureApp) -> Vec<String> {
     let events = app.events();
     let mut out: Vec<String> = Vec::new();
     for e in &events {
         let what = match e.kind.as_str() {
             "order_submitted" | "dialog_closed" => e.kind.clone(),
             "button_activated" => format!("pressed {}", e.widget.as_deref().unwrap_or("?")),
+            "checkbox_toggled" => format!("toggled {}", e.widget.as_deref().unwrap_or("?")),
             _ => continue,
         };
         out.push(what);
@@ -247,7 +254,7 @@ fn a_flow_recorded_from_a_person_s_input_replays_through_faults_with_the_same_lo
     let ok = centre_of(&desktop, &["--window", "Save complete", "--name", "OK"]);
     press_at(&desktop, ok);
     pause();
-    recorder.stop(&desktop);
+    recorder.stop();
     let recorded = task_events(&app);
     assert_eq!(
         recorded,
@@ -309,7 +316,7 @@ fn a_mousepad_task_recorded_from_a_person_replays_on_a_fresh_mousepad_and_saves_
     pause(1000);
     xdotool(&desktop, &["key", "Return"]);
     pause(2500);
-    recorder.stop(&desktop);
+    recorder.stop();
     let written = super::real_apps::saved(&by_hand, "Mousepad");
     assert_eq!(written, b"hello flows", "what the person saved");
     let text = std::fs::read_to_string(&file).expect("the flow was written");

@@ -25,6 +25,7 @@ mod report;
 mod swing;
 mod unseen;
 mod wayland;
+mod wayland_record;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

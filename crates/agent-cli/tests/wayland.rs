@@ -313,7 +313,7 @@ fn content_rect(sway: &Sway, pid: u32) -> (i32, i32, u32, u32) {
     find(&tree, pid).unwrap_or_else(|| panic!("no window of pid {pid} in sway's tree"))
 }
 
-fn content_origin(sway: &Sway, pid: u32) -> (i32, i32) {
+pub(crate) fn content_origin(sway: &Sway, pid: u32) -> (i32, i32) {
     let (x, y, _, _) = content_rect(sway, pid);
     (x, y)
 }

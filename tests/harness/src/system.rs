@@ -70,7 +70,7 @@ pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 /// How many of [`RUNTIME_ALL`] come before the corpus.
 const RUNTIME_BASE: usize = 34;
 
-const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
+const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 21] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
     Requirement { package: "dbus", probe: Probe::File("/usr/bin/dbus-daemon"), why: "the session bus" },
     Requirement {
@@ -141,6 +141,11 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 20] = [
         package: "sway",
         probe: Probe::File("/usr/bin/sway"),
         why: "a headless Wayland compositor (wlroots) for the Wayland session tests (5 packages, about 3 MB)",
+    },
+    Requirement {
+        package: "wtype",
+        probe: Probe::File("/usr/bin/wtype"),
+        why: "a person's keys on a Wayland session (its own virtual keyboard, not Deft's): the Wayland recording test (one package, 30 kB)",
     },
     Requirement {
         package: "weston",

@@ -33,6 +33,7 @@
 mod aim;
 mod ask;
 mod events;
+mod infer;
 mod parse;
 mod record;
 mod resume;
@@ -43,7 +44,7 @@ mod write;
 pub use ask::{PersonsAnswer, StepAnswer, StepQuestion};
 pub use events::FlowEvent;
 pub use parse::{FlowError, parse_flow};
-pub use record::{RecordedStep, SECRET_VAR};
+pub use record::{RecordedStep, Recording, SECRET_VAR};
 pub use resume::Looked;
 pub use run::{FlowReport, Repair, StepReport, StepStatus};
 pub use write::write_flow;

@@ -47,7 +47,7 @@ const SETTLE_MAX: Duration = Duration::from_secs(5);
 /// How often, while the person does nothing, what the application shows is read again: a
 /// change it makes by itself (a page that finishes loading) is then part of what the next
 /// step starts from, never taken for that step's effect.
-const IDLE_READ: Duration = Duration::from_millis(800);
+pub(super) const IDLE_READ: Duration = Duration::from_millis(800);
 /// How often the recording looks whether it should stop.
 const POLL: Duration = Duration::from_millis(100);
 /// The variable a secret field's text is written as.
@@ -73,10 +73,10 @@ struct Seen {
 }
 
 /// Where typed characters are gathered until something else happens.
-struct Typing {
-    target: Map<String, Value>,
-    secret: bool,
-    text: String,
+pub(super) struct Typing {
+    pub(super) target: Map<String, Value>,
+    pub(super) secret: bool,
+    pub(super) text: String,
 }
 
 /// A press, remembered for a double click and for where typed text goes.
@@ -90,18 +90,18 @@ struct LastPress {
 }
 
 /// A step whose effect is still settling.
-struct Unsettled {
+pub(super) struct Unsettled {
     index: usize,
     taken: Instant,
-    next_read: Instant,
+    pub(super) next_read: Instant,
     last: Option<Seen>,
 }
 
 /// The recording's state between events.
-struct Recorder<'a> {
-    belt: &'a Toolbelt,
-    steps: Vec<RecordedStep>,
-    typing: Option<Typing>,
+pub(super) struct Recorder<'a> {
+    pub(super) belt: &'a Toolbelt,
+    pub(super) steps: Vec<RecordedStep>,
+    pub(super) typing: Option<Typing>,
     /// The last press.
     last_press: Option<LastPress>,
     /// The application the last press went to.
@@ -110,23 +110,37 @@ struct Recorder<'a> {
     seen: Option<Seen>,
     /// The step whose effect is still to be read: its index, when it was taken, when to
     /// read next, and the last read since.
-    unsettled: Option<Unsettled>,
+    pub(super) unsettled: Option<Unsettled>,
+    /// What a recording that infers its steps (Wayland) keeps between events.
+    pub(super) inference: super::infer::Inference,
+}
+
+/// What a recording wrote down.
+#[derive(Clone, Debug, Default)]
+pub struct Recording {
+    /// The steps, in order.
+    pub steps: Vec<RecordedStep>,
+    /// Whether they were inferred from what the applications reported (a Wayland session)
+    /// rather than from the person's input.
+    pub inferred: bool,
+    /// Changes no step explains (an inferred recording): steps to add by hand, in words.
+    pub unseen: Vec<String>,
 }
 
 impl Toolbelt {
     /// Records a flow from what a person does on this desktop, until `stop` completes (or
     /// the person presses `until`, a chord that is not recorded), calling `ready` once input
-    /// is watched and `each` with each step as it is written down (the last may still gain
-    /// its `expect`). `app`: the application the first keys go to, when they come before
-    /// any press.
+    /// is watched (with what the person must know when the steps are inferred: Wayland) and
+    /// `each` with each step as it is written down (the last may still gain its `expect`).
+    /// `app`: the application the first keys go to, when they come before any press.
     pub async fn record_flow(
         &self,
         app: Option<String>,
         until: Option<&str>,
         stop: impl Future<Output = ()>,
-        ready: impl FnOnce(),
+        ready: impl FnOnce(Option<&str>),
         mut each: impl FnMut(&RecordedStep) -> ControlFlow<()>,
-    ) -> Result<Vec<RecordedStep>, ToolError> {
+    ) -> Result<Recording, ToolError> {
         let until = match until {
             Some(c) => Some(
                 deft_input::Chord::parse(c)
@@ -134,9 +148,26 @@ impl Toolbelt {
             ),
             None => None,
         };
+        let mut r = Recorder::new(self, app.clone());
+        if matches!(deft_verify::Session::probe(self.desktop()), deft_verify::Session::Wayland(_)) {
+            if until.is_some() {
+                return Err(ToolError::usage(
+                    "on a Wayland session no key is seen, so a chord cannot end the recording: end it with Ctrl+C",
+                ));
+            }
+            let events = super::infer::events(&r).await?;
+            if let Some(a) = &app {
+                r.seen = r.read_seen(a).await;
+            }
+            ready(Some(super::infer::INFERRED));
+            r.infer_until(events, stop, &mut each).await?;
+            r.end_typing().await;
+            r.read_effect(true).await;
+            return Ok(Recording { steps: r.steps, inferred: true, unseen: r.inference.unseen });
+        }
         let mut watch = deft_verify::Desktop::watch_input(self.desktop())
             .map_err(|e| ToolError::new(ToolErrorKind::Unavailable, format!("cannot record: {e}")))?;
-        ready();
+        ready(None);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let halt = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let halted = std::sync::Arc::clone(&halt);
@@ -157,15 +188,6 @@ impl Toolbelt {
                 }
             }
         });
-        let mut r = Recorder {
-            belt: self,
-            steps: Vec::new(),
-            typing: None,
-            last_press: None,
-            app: app.clone(),
-            seen: None,
-            unsettled: None,
-        };
         if let Some(a) = &app {
             r.seen = r.read_seen(a).await;
         }
@@ -210,7 +232,23 @@ impl Toolbelt {
         result?;
         r.flush_typing();
         r.read_effect(true).await;
-        Ok(r.steps)
+        Ok(Recording { steps: r.steps, inferred: false, unseen: Vec::new() })
+    }
+}
+
+impl<'a> Recorder<'a> {
+    /// A recording on `belt`, the first keys going to `app`.
+    pub(super) fn new(belt: &'a Toolbelt, app: Option<String>) -> Recorder<'a> {
+        Recorder {
+            belt,
+            steps: Vec::new(),
+            typing: None,
+            last_press: None,
+            app,
+            seen: None,
+            unsettled: None,
+            inference: super::infer::Inference::default(),
+        }
     }
 }
 
@@ -326,7 +364,7 @@ impl Recorder<'_> {
         self.steps.push(RecordedStep { tool: "type", params, expect: None });
     }
 
-    fn push(&mut self, step: RecordedStep) {
+    pub(super) fn push(&mut self, step: RecordedStep) {
         self.steps.push(step);
         let now = Instant::now();
         self.unsettled =
@@ -337,7 +375,7 @@ impl Recorder<'_> {
     /// ends) or [`SETTLE_MAX`] has passed, keeps the last read's change as the step's
     /// `expect`. Taken when the person acts again, the last read stands: the read would
     /// race the new input.
-    async fn read_effect(&mut self, now: bool) {
+    pub(super) async fn read_effect(&mut self, now: bool) {
         let Some(mut u) = self.unsettled.take() else { return };
         let Some(app) = self.app.clone() else { return };
         let reading = match (&u.last, now) {
@@ -362,7 +400,7 @@ impl Recorder<'_> {
 
     /// What the application shows now, as the start of the next step (nothing is settling;
     /// text being typed has no expectation to spoil).
-    async fn refresh(&mut self) {
+    pub(super) async fn refresh(&mut self) {
         if let Some(app) = self.app.clone()
             && let Some(now) = self.read_seen(&app).await
         {
@@ -372,7 +410,7 @@ impl Recorder<'_> {
 
     /// The parameters that aim at `element` (`aim.rs`); its application becomes the one
     /// whose windows are read.
-    async fn aim(&mut self, element: &Element) -> Option<Map<String, Value>> {
+    pub(super) async fn aim(&mut self, element: &Element) -> Option<Map<String, Value>> {
         let (params, app) = super::aim::aim(self.belt, &element.id.0).await?;
         if self.app.as_deref() != Some(app.as_str()) {
             self.seen = self.read_seen(&app).await;
@@ -436,7 +474,7 @@ fn expectation(before: &Seen, after: &Seen) -> Option<String> {
 }
 
 /// Whether typed characters land in `e` itself.
-fn takes_text(e: &Element) -> bool {
+pub(super) fn takes_text(e: &Element) -> bool {
     e.has(State::Editable) || matches!(e.role.as_str(), "text" | "entry" | "password_text")
 }
 
