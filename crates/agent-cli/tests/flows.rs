@@ -25,7 +25,7 @@ steps:
   - click: {window: Save complete, name: OK}
 "#;
 
-fn write(name: &str, text: &str) -> PathBuf {
+pub(crate) fn write(name: &str, text: &str) -> PathBuf {
     let path = scratch("flows").join(name);
     std::fs::write(&path, text).unwrap();
     path
@@ -153,7 +153,7 @@ pub(crate) struct Recording {
 }
 
 impl Recording {
-    fn start(desktop: &Desktop, file: &Path, app: &str) -> Recording {
+    pub(crate) fn start(desktop: &Desktop, file: &Path, app: &str) -> Recording {
         let mut cmd = desktop.command(super::BIN);
         super::isolate(&mut cmd, &scratch("desktop-home"));
         cmd.args(["flow", "record", file.to_str().unwrap(), "--app", app]);
@@ -191,20 +191,20 @@ impl Recording {
 }
 
 /// xdotool on `desktop`: a person's input as real X events (XTEST), not Deft's.
-fn xdotool(desktop: &Desktop, args: &[&str]) {
+pub(crate) fn xdotool(desktop: &Desktop, args: &[&str]) {
     let out = desktop.command("xdotool").args(args).output().expect("xdotool runs");
     assert!(out.status.success(), "xdotool {args:?}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// A press as a person makes it: the pointer there, the button down a moment, up.
-fn press_at(desktop: &Desktop, (x, y): (i32, i32)) {
+pub(crate) fn press_at(desktop: &Desktop, (x, y): (i32, i32)) {
     let (x, y) = (x.to_string(), y.to_string());
     xdotool(desktop, &["mousemove", "--sync", &x, &y]);
     xdotool(desktop, &["mousedown", "1", "sleep", "0.15", "mouseup", "1"]);
 }
 
 /// The centre of the element `find` gives for `args`.
-fn centre_of(desktop: &Desktop, args: &[&str]) -> (i32, i32) {
+pub(crate) fn centre_of(desktop: &Desktop, args: &[&str]) -> (i32, i32) {
     let r = cli(desktop, &[&["find", "--json"], args].concat());
     let b = &r.json()["matches"][0]["bounds"];
     let n = |i: usize| b[i].as_i64().unwrap_or_else(|| panic!("{args:?}: {r:#?}")) as i32;

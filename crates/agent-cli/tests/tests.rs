@@ -12,6 +12,7 @@ mod faces;
 mod fleet;
 mod flows;
 mod flows_ask;
+mod flows_browser;
 mod gnome;
 mod impress;
 mod lists;

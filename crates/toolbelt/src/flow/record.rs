@@ -442,7 +442,9 @@ fn gather(node: &TreeNode, out: &mut Vec<String>) {
     if !e.has(State::Showing) {
         return;
     }
-    if matches!(e.role.as_str(), "label" | "status_bar" | "heading" | "static" | "alert" | "notification") {
+    // A page's paragraph is read as a label is (a status line written into a `<p>`).
+    if matches!(e.role.as_str(), "label" | "status_bar" | "heading" | "static" | "alert" | "notification" | "paragraph")
+    {
         let text = e.text.as_deref().filter(|t| !t.trim().is_empty()).unwrap_or(&e.name).trim();
         if !text.is_empty() && !e.is_secret() {
             out.push(text.to_string());
