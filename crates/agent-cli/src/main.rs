@@ -20,6 +20,7 @@ mod app;
 mod calls;
 mod cli;
 mod config;
+mod env_help;
 mod exit;
 mod fleet;
 mod flow;

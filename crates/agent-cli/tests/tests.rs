@@ -18,6 +18,7 @@ mod impress;
 mod lists;
 mod mcp;
 mod mcp_clients;
+mod portal;
 mod python_api;
 mod qmmp;
 mod real_apps;

@@ -17,7 +17,7 @@
 //!
 //! Backends: [`EnigoInput`] (enigo 0.6; on Linux its x11rb backend, which speaks X11 and
 //! XTest in pure Rust: nothing to link) behind the `enigo` feature, [`X11Windows`] behind
-//! `x11`, on Wayland [`WlrInput`] (wlroots' virtual pointer and keyboard), [`MutterInput`]
+//! `x11`, on Wayland [`WlrInput`] (wlroots' virtual pointer and keyboard), [`RemoteDesktopInput`]
 //! (GNOME's RemoteDesktop API) and [`WaylandWindows`] (sway's IPC, or Deft's GNOME Shell
 //! extension) behind `wayland`, and [`RecordingInput`], a fake for the layers above.
 
@@ -33,7 +33,7 @@ mod windows;
 #[cfg(feature = "enigo")]
 mod enigo_input;
 #[cfg(all(feature = "wayland", unix))]
-mod mutter_input;
+mod remote_desktop_input;
 #[cfg(feature = "wayland")]
 mod wayland_windows;
 #[cfg(all(feature = "wayland", unix))]
@@ -47,10 +47,10 @@ pub use error::InputError;
 pub use input::{ButtonAction, DragConfig, Input, drag_path};
 pub use keys::{Chord, Key, Modifier, NamedKey};
 pub use mapping::{ScreenshotMapping, click_point, window_scale};
-#[cfg(all(feature = "wayland", unix))]
-pub use mutter_input::MutterInput;
 pub use recording::{Recorded, RecordingInput};
 pub use refusing::RefusingInput;
+#[cfg(all(feature = "wayland", unix))]
+pub use remote_desktop_input::RemoteDesktopInput;
 #[cfg(all(feature = "x11", unix))]
 pub use watch::X11InputWatch;
 pub use watch::{InputWatch, Watched, chord_of, key_of_keysym};

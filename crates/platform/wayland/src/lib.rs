@@ -27,6 +27,8 @@ mod keyboard;
 pub mod mutter;
 #[cfg(unix)]
 mod pointer;
+#[cfg(unix)]
+mod portal;
 mod registry;
 #[cfg(unix)]
 mod screencopy;

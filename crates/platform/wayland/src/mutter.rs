@@ -70,33 +70,109 @@ pub struct RemoteDesktop {
     node: Option<u32>,
     /// When the session (and its pointer and keyboard) started.
     since: std::time::Instant,
+    /// A portal's token for the next session.
+    restore_token: Option<String>,
+    who: &'static str,
 }
 
 /// What the session thread hands back once the session runs.
 struct Started {
     monitor: Monitor,
     node: Option<u32>,
+    restore_token: Option<String>,
+}
+
+/// How long a portal session may take to start: the person answers its dialog first.
+const CONSENT_WAIT: Duration = Duration::from_secs(130);
+
+/// Which session to start.
+enum Kind {
+    /// mutter's remote desktop, with its monitor recorded for the pointer.
+    Input,
+    /// mutter's screen cast alone.
+    Record,
+    /// The desktop portal's remote desktop, with a restore token.
+    Portal(Option<String>),
+}
+
+impl Kind {
+    fn who(&self) -> &'static str {
+        match self {
+            Kind::Input | Kind::Record => "mutter",
+            Kind::Portal(_) => "the desktop portal",
+        }
+    }
+}
+
+/// The session on its thread: mutter's, or the portal's.
+enum Backend {
+    Mutter(Session),
+    Portal(crate::portal::Session),
+}
+
+impl Backend {
+    async fn start(address: Option<&str>, kind: Kind) -> Result<Backend, String> {
+        match kind {
+            Kind::Input => Session::start(address, true).await.map(Backend::Mutter),
+            Kind::Record => Session::start(address, false).await.map(Backend::Mutter),
+            Kind::Portal(restore) => {
+                crate::portal::Session::start(address, restore.as_deref()).await.map(Backend::Portal)
+            }
+        }
+    }
+
+    fn started(&self) -> Started {
+        match self {
+            Backend::Mutter(s) => Started { monitor: s.monitor.clone(), node: s.node, restore_token: None },
+            Backend::Portal(s) => {
+                Started { monitor: s.monitor.clone(), node: None, restore_token: s.restore_token.clone() }
+            }
+        }
+    }
+
+    async fn send(&self, event: Event) -> Result<(), String> {
+        match self {
+            Backend::Mutter(s) => s.send(event).await,
+            Backend::Portal(s) => s.send(event).await,
+        }
+    }
+
+    async fn stop(self) {
+        match self {
+            Backend::Mutter(s) => s.stop().await,
+            Backend::Portal(s) => s.stop().await,
+        }
+    }
 }
 
 impl RemoteDesktop {
     /// Starts a session on the session bus at `address` (`None`: the session's own bus).
     /// Fails with what is missing: mutter's API on the bus, PipeWire for the stream, ...
     pub fn connect(address: Option<&str>) -> Result<RemoteDesktop, String> {
-        RemoteDesktop::open(address, true)
+        RemoteDesktop::open(address, Kind::Input)
     }
 
     /// Records the primary monitor as a PipeWire stream ([`RemoteDesktop::node`]), with no
     /// input: a screen cast session of its own, so frames never wait on input.
     pub fn record(address: Option<&str>) -> Result<RemoteDesktop, String> {
-        RemoteDesktop::open(address, false)
+        RemoteDesktop::open(address, Kind::Record)
     }
 
-    fn open(address: Option<&str>, input: bool) -> Result<RemoteDesktop, String> {
+    /// A session of the desktop portal's remote desktop instead of mutter's (any desktop
+    /// whose portal implements it; `crate::portal`), the same events sent the same way.
+    /// `restore`: the token an earlier session gave ([`RemoteDesktop::restore_token`]), so
+    /// the portal need not ask the person again.
+    pub fn through_portal(address: Option<&str>, restore: Option<&str>) -> Result<RemoteDesktop, String> {
+        RemoteDesktop::open(address, Kind::Portal(restore.map(str::to_string)))
+    }
+
+    fn open(address: Option<&str>, kind: Kind) -> Result<RemoteDesktop, String> {
+        let who = kind.who();
         let (jobs, mut queue) = tokio::sync::mpsc::unbounded_channel::<(Event, mpsc::Sender<Reply>)>();
         let (ready, started) = mpsc::channel::<Result<Started, String>>();
         let address = address.map(str::to_string);
         let thread = std::thread::Builder::new()
-            .name("deft-mutter".into())
+            .name("deft-remote-desktop".into())
             .spawn(move || {
                 let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
                     Ok(r) => r,
@@ -106,35 +182,54 @@ impl RemoteDesktop {
                     }
                 };
                 runtime.block_on(async move {
-                    let session =
-                        match tokio::time::timeout(CALL_LIMIT * 2, Session::start(address.as_deref(), input)).await {
-                            Ok(Ok(s)) => s,
-                            Ok(Err(e)) => {
-                                let _ = ready.send(Err(e));
-                                return;
-                            }
-                            Err(_) => {
-                                let _ = ready
-                                    .send(Err(format!("mutter did not start a session within {:?}", CALL_LIMIT * 2)));
-                                return;
-                            }
-                        };
-                    let _ = ready.send(Ok(Started { monitor: session.monitor.clone(), node: session.node }));
+                    // A portal may show the person a dialog first: its own limit.
+                    let limit = if matches!(kind, Kind::Portal(_)) { CONSENT_WAIT } else { CALL_LIMIT * 2 };
+                    let session = match tokio::time::timeout(limit, Backend::start(address.as_deref(), kind)).await {
+                        Ok(Ok(s)) => s,
+                        Ok(Err(e)) => {
+                            let _ = ready.send(Err(e));
+                            return;
+                        }
+                        Err(_) => {
+                            let _ = ready.send(Err(format!("{who} did not start a session within {limit:?}")));
+                            return;
+                        }
+                    };
+                    let _ = ready.send(Ok(session.started()));
                     while let Some((event, reply)) = queue.recv().await {
                         let done = tokio::time::timeout(CALL_LIMIT, session.send(event))
                             .await
-                            .unwrap_or_else(|_| Err(format!("mutter did not answer within {CALL_LIMIT:?}")));
+                            .unwrap_or_else(|_| Err(format!("{who} did not answer within {CALL_LIMIT:?}")));
                         let _ = reply.send(done);
                     }
                     session.stop().await;
                 });
             })
-            .map_err(|e| format!("cannot start a thread for mutter's session: {e}"))?;
+            .map_err(|e| format!("cannot start a thread for {who}'s session: {e}"))?;
         let started = started
             .recv()
-            .map_err(|_| "the thread for mutter's session ended before the session started".to_string())??;
+            .map_err(|_| format!("the thread for {who}'s session ended before the session started"))??;
         let since = std::time::Instant::now();
-        Ok(RemoteDesktop { jobs, thread: Some(thread), monitor: started.monitor, node: started.node, since })
+        Ok(RemoteDesktop {
+            jobs,
+            thread: Some(thread),
+            monitor: started.monitor,
+            node: started.node,
+            since,
+            restore_token: started.restore_token,
+            who,
+        })
+    }
+
+    /// What the session is with, in a few words (for errors).
+    pub fn who(&self) -> &'static str {
+        self.who
+    }
+
+    /// The token that starts the next portal session without asking the person again,
+    /// when the portal gave one.
+    pub fn restore_token(&self) -> Option<&str> {
+        self.restore_token.as_deref()
     }
 
     /// The monitor the pointer moves over.
@@ -156,10 +251,11 @@ impl RemoteDesktop {
     /// Sends `event` and returns once mutter handled it.
     pub fn send(&self, event: Event) -> Result<(), String> {
         let (reply, answer) = mpsc::channel();
-        self.jobs.send((event, reply)).map_err(|_| "mutter's session has ended".to_string())?;
+        let who = self.who;
+        self.jobs.send((event, reply)).map_err(|_| format!("{who}'s session has ended"))?;
         answer
             .recv_timeout(CALL_LIMIT * 2)
-            .map_err(|_| format!("mutter's session did not answer within {:?}", CALL_LIMIT * 2))?
+            .map_err(|_| format!("{who}'s session did not answer within {:?}", CALL_LIMIT * 2))?
     }
 }
 

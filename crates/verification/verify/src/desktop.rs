@@ -159,8 +159,9 @@ pub(crate) const UNDER_X11: &str = "run the application under X11 (an Xvfb displ
 fn wayland_refusal(registry: &Registry, why: &str) -> String {
     format!(
         "this is a Wayland session ({}) with no X display, and Deft sends input on Wayland only \
-         through the virtual pointer of wlroots compositors with sway's IPC and GNOME's RemoteDesktop \
-         API so far ({why}): reading and finding elements work here, actions do not. To act, {UNDER_X11}",
+         through the virtual pointer of wlroots compositors with sway's IPC, GNOME's RemoteDesktop \
+         API and the desktop portal's remote desktop so far ({why}): reading and finding elements work here, \
+         actions do not. To act, {UNDER_X11}",
         wayland_words(registry)
     )
 }
@@ -181,7 +182,7 @@ fn wlr_input(socket: &std::path::Path, extent: (u32, u32)) -> Result<(Box<dyn In
 /// GNOME's RemoteDesktop session on the session bus `config` names, and a few words on it.
 #[cfg(unix)]
 fn mutter_input(config: &DesktopConfig) -> Result<(Box<dyn Input + Send>, String), String> {
-    let input = deft_input::MutterInput::connect(config.session_bus.as_deref()).map_err(|e| e.to_string())?;
+    let input = deft_input::RemoteDesktopInput::connect(config.session_bus.as_deref()).map_err(|e| e.to_string())?;
     let words = format!(
         "the pointer (over {}) and the keys (as keysyms, in the session's own layout) through GNOME's \
          RemoteDesktop API (org.gnome.Mutter.RemoteDesktop)",
@@ -193,6 +194,61 @@ fn mutter_input(config: &DesktopConfig) -> Result<(Box<dyn Input + Send>, String
 #[cfg(not(unix))]
 fn mutter_input(_config: &DesktopConfig) -> Result<(Box<dyn Input + Send>, String), String> {
     Err("Wayland runs on Unix systems only".into())
+}
+
+/// `DEFT_INPUT=portal`: input through the desktop portal even where the compositor has a
+/// protocol Deft speaks (a compositor that restricts it, or a person who wants the
+/// portal's consent to stand for Deft's input).
+fn portal_chosen() -> bool {
+    std::env::var("DEFT_INPUT").is_ok_and(|v| v.trim().eq_ignore_ascii_case("portal"))
+}
+
+/// Where the portal's restore token is kept between runs (a later session starts without
+/// the consent dialog): `$XDG_STATE_HOME/deft/portal-restore-token`, else under
+/// `~/.local/state`.
+fn portal_token_file() -> Option<std::path::PathBuf> {
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".local/state")))?;
+    Some(state.join("deft").join("portal-restore-token"))
+}
+
+/// The desktop portal's remote desktop on the session bus `config` names, and a few words
+/// on it; its restore token kept for the next run (readable by this user alone).
+#[cfg(unix)]
+fn portal_input(config: &DesktopConfig) -> Result<(Box<dyn Input + Send>, String), String> {
+    let file = portal_token_file();
+    let restore = file.as_ref().and_then(|f| std::fs::read_to_string(f).ok()).map(|t| t.trim().to_string());
+    let input = deft_input::RemoteDesktopInput::through_portal(config.session_bus.as_deref(), restore.as_deref())
+        .map_err(|e| e.to_string())?;
+    if let (Some(f), Some(token)) = (&file, input.restore_token()) {
+        keep_token(f, token);
+    }
+    let kept = if input.restore_token().is_some() { "; its permission kept for the next run" } else { "" };
+    let words = format!(
+        "the pointer (over {}) and the keys (as keysyms) through the desktop portal's remote desktop \
+         (org.freedesktop.portal.RemoteDesktop){kept}",
+        input.monitor_words()
+    );
+    Ok((Box::new(input), words))
+}
+
+#[cfg(unix)]
+fn keep_token(file: &std::path::Path, token: &str) {
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let opened = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(file);
+    if let Ok(mut f) = opened {
+        let _ = std::io::Write::write_all(&mut f, token.as_bytes());
+    }
+}
+
+#[cfg(not(unix))]
+fn portal_input(_config: &DesktopConfig) -> Result<(Box<dyn Input + Send>, String), String> {
+    Err("the desktop portal runs on Unix systems only".into())
 }
 
 #[cfg(not(unix))]
@@ -270,11 +326,17 @@ impl Desktop {
             }
             Session::Wayland(registry) => {
                 let refuse = |why: &str| wayland_refusal(registry, why);
+                if portal_chosen() {
+                    return portal_input(config).map_err(|e| refuse(&format!("DEFT_INPUT=portal: {e}")));
+                }
                 if registry.compositor() == Compositor::Mutter {
                     return mutter_input(config).map_err(|e| refuse(&e));
                 }
                 if !registry.offers("zwlr_virtual_pointer_manager_v1") {
-                    return Err(refuse("this compositor offers no virtual pointer"));
+                    // No protocol Deft speaks: the desktop portal, where it has a remote desktop.
+                    return portal_input(config).map_err(|e| {
+                        refuse(&format!("this compositor offers no virtual pointer, and the desktop portal: {e}"))
+                    });
                 }
                 let ipc = deft_wayland::sway::ipc_socket(&registry.socket)
                     .ok_or_else(|| refuse("no sway IPC socket to place windows and size the layout"))?;

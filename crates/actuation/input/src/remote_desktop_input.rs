@@ -1,6 +1,8 @@
-//! Input on GNOME (mutter) through its RemoteDesktop D-Bus API (deft-wayland's
-//! `RemoteDesktop`): the pointer absolute over the primary monitor, keys as keysyms that
-//! mutter maps to its own layout, Shift sent as a key of its own (`keystroke_of`). Each call returns once mutter handled the event. Text
+//! Input through a remote desktop session (deft-wayland's `RemoteDesktop`): GNOME's own
+//! (mutter's RemoteDesktop D-Bus API), or the desktop portal's on any desktop whose portal
+//! implements it (the same events). The pointer absolute over the session's monitor, keys
+//! as keysyms that the compositor maps to its own layout, Shift sent as a key of its own
+//! (`keystroke_of`). Each call returns once mutter handled the event. Text
 //! with a character that not every Latin layout has a key for is refused whole, before any
 //! key is sent, so a fallback chain moves on to accessibility (mutter drops a keysym it
 //! has no key for without a word: that text would be typed with holes).
@@ -28,20 +30,34 @@ const MODIFIER_HOLD: std::time::Duration = std::time::Duration::from_millis(40);
 /// about this long anyway; an input at once (`click --at`) waits the rest.
 const DEVICES_TAKE_UP: std::time::Duration = std::time::Duration::from_millis(150);
 
-/// The pointer and keyboard of a GNOME session.
+/// The pointer and keyboard of a remote desktop session (GNOME's, or the desktop portal's).
 #[derive(Debug)]
-pub struct MutterInput {
+pub struct RemoteDesktopInput {
     session: RemoteDesktop,
     /// Where Deft last put the pointer (Wayland tells a client nothing of it).
     at: Option<Point<Physical>>,
 }
 
-impl MutterInput {
+impl RemoteDesktopInput {
     /// A remote desktop session of the mutter on the session bus at `address` (`None`: the
     /// session's own).
-    pub fn connect(address: Option<&str>) -> Result<MutterInput, InputError> {
+    pub fn connect(address: Option<&str>) -> Result<RemoteDesktopInput, InputError> {
         let session = RemoteDesktop::connect(address).map_err(InputError::Unavailable)?;
-        Ok(MutterInput { session, at: None })
+        Ok(RemoteDesktopInput { session, at: None })
+    }
+
+    /// A remote desktop session of the desktop portal on the session bus at `address`
+    /// (`None`: the session's own), handing back `restore` (the token an earlier session
+    /// gave, [`RemoteDesktopInput::restore_token`]) so the portal need not ask the person
+    /// again.
+    pub fn through_portal(address: Option<&str>, restore: Option<&str>) -> Result<RemoteDesktopInput, InputError> {
+        let session = RemoteDesktop::through_portal(address, restore).map_err(InputError::Unavailable)?;
+        Ok(RemoteDesktopInput { session, at: None })
+    }
+
+    /// The portal's token for the next session, when it gave one.
+    pub fn restore_token(&self) -> Option<&str> {
+        self.session.restore_token()
     }
 
     /// The monitor the pointer moves over, in a few words.
@@ -139,7 +155,7 @@ fn code(button: MouseButton) -> u32 {
     }
 }
 
-impl Input for MutterInput {
+impl Input for RemoteDesktopInput {
     fn move_to(&mut self, to: Point<Physical>) -> Result<(), InputError> {
         let m = self.session.monitor();
         let (x, y) = (to.x - m.origin.0, to.y - m.origin.1);
