@@ -206,6 +206,7 @@ fn portal_chosen() -> bool {
 /// Where the portal's restore token is kept between runs (a later session starts without
 /// the consent dialog): `$XDG_STATE_HOME/deft/portal-restore-token`, else under
 /// `~/.local/state`.
+#[cfg(unix)]
 fn portal_token_file() -> Option<std::path::PathBuf> {
     let state = std::env::var_os("XDG_STATE_HOME")
         .filter(|v| !v.is_empty())
