@@ -76,6 +76,16 @@ fn through_the_desktop_portal_a_click_and_keys_land_once_and_consent_is_asked_on
     let opts = FixtureOptions { env: shell.client_env(), ..FixtureOptions::default() };
     let app = FixtureApp::launch(&desktop, &opts).unwrap_or_else(|e| panic!("fixture app did not start: {e}"));
 
+    // The doctor asks the portal what it offers without starting a session (which would
+    // show the person its dialog).
+    let r = cli(&["doctor", "--json"]);
+    let v = r.json();
+    let input = v["parts"].as_array().unwrap().iter().find(|p| p["part"] == "input").cloned().unwrap();
+    assert_eq!(input["ok"], true, "{r:#?}");
+    let said = input["detail"].as_str().unwrap_or_default();
+    assert!(said.contains("desktop portal's remote desktop (version 2)"), "{r:#?}");
+    assert!(portal.calls().is_empty(), "the doctor started nothing: {:#?}", portal.calls());
+
     let r = cli(&["click", "--name", "Hello", "--verify", "--json"]);
     r.expect_code(0);
     assert_eq!(r.json()["verified"], true, "{r:#?}");

@@ -28,7 +28,7 @@ pub mod mutter;
 #[cfg(unix)]
 mod pointer;
 #[cfg(unix)]
-mod portal;
+pub mod portal;
 mod registry;
 #[cfg(unix)]
 mod screencopy;

@@ -78,7 +78,7 @@ impl Session {
         let rd = proxy(RD).await?;
         let sc = proxy(SC).await?;
         let version: u32 = rd.get_property("version").await.map_err(|e| {
-            format!("the desktop portal on this bus has no remote desktop (org.freedesktop.portal.RemoteDesktop): {e}")
+            format!("the session bus has no desktop portal with a remote desktop (org.freedesktop.portal.RemoteDesktop): {e}")
         })?;
         let devices: u32 = rd.get_property("AvailableDeviceTypes").await.unwrap_or(0);
         if devices & KEYBOARD_AND_POINTER != KEYBOARD_AND_POINTER {
@@ -157,6 +157,61 @@ impl Session {
                 tokio::time::timeout(std::time::Duration::from_secs(5), session.call::<_, _, ()>("Close", &())).await;
         }
     }
+}
+
+/// What the desktop portal on the bus at `address` offers for remote desktop, asked
+/// without starting a session (so no consent dialog): its version and whether it has a
+/// keyboard and a pointer. In words, or why it offers nothing.
+pub fn describe(address: Option<&str>) -> Result<String, String> {
+    let address = address.map(str::to_string);
+    let asked = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start a runtime: {e}"))?;
+        runtime.block_on(async move {
+            let limit = std::time::Duration::from_secs(5);
+            tokio::time::timeout(limit, properties(address.as_deref()))
+                .await
+                .map_err(|_| format!("the desktop portal did not answer within {limit:?}"))?
+        })
+    })
+    .join()
+    .map_err(|_| "the thread asking the desktop portal failed".to_string())??;
+    let (version, devices) = asked;
+    if devices & KEYBOARD_AND_POINTER != KEYBOARD_AND_POINTER {
+        return Err(format!(
+            "the desktop portal's remote desktop (version {version}) offers device types {devices:#b}, not both a \
+             keyboard and a pointer"
+        ));
+    }
+    let consent = if version >= 2 {
+        "the person is asked once, then the permission kept is used"
+    } else {
+        "a consent dialog every session: this portal cannot keep the permission (version 1)"
+    };
+    Ok(format!("the desktop portal's remote desktop (version {version}): {consent}"))
+}
+
+async fn properties(address: Option<&str>) -> Result<(u32, u32), String> {
+    let connection = match address {
+        Some(a) => {
+            zbus::connection::Builder::address(a)
+                .map_err(|e| format!("bad session bus address {a:?}: {e}"))?
+                .build()
+                .await
+        }
+        None => zbus::Connection::session().await,
+    }
+    .map_err(said("cannot connect to the session bus"))?;
+    let rd = zbus::Proxy::new(&connection, DEST, PATH, RD).await.map_err(said("cannot reach the desktop portal"))?;
+    let version: u32 = rd.get_property("version").await.map_err(|e| {
+        format!(
+            "the session bus has no desktop portal with a remote desktop (org.freedesktop.portal.RemoteDesktop): {e}"
+        )
+    })?;
+    let devices: u32 = rd.get_property("AvailableDeviceTypes").await.unwrap_or(0);
+    Ok((version, devices))
 }
 
 fn v(s: &str) -> Value<'static> {

@@ -166,6 +166,56 @@ fn wayland_refusal(registry: &Registry, why: &str) -> String {
     )
 }
 
+/// Which input a session gets, decided once for connecting and for the doctor.
+enum InputPath {
+    X11,
+    /// GNOME's RemoteDesktop API.
+    Mutter(Refusal),
+    /// The desktop portal's remote desktop: chosen, or the only way on this compositor.
+    Portal(Refusal),
+    /// wlroots' virtual pointer and keyboard, with sway's IPC for the layout.
+    Wlr {
+        socket: std::path::PathBuf,
+        refuse: Refusal,
+    },
+}
+
+/// What a Wayland session's refusal says around why its input could not be connected.
+struct Refusal {
+    registry: Registry,
+    /// Said before the reason (`DEFT_INPUT=portal: `, the compositor's lack).
+    before: String,
+}
+
+impl Refusal {
+    fn say(&self, why: &str) -> String {
+        wayland_refusal(&self.registry, &format!("{}{why}", self.before))
+    }
+}
+
+/// The input `session` gets (`DEFT_INPUT=portal` chooses the portal on any Wayland
+/// compositor), or why it gets none.
+fn input_path(session: &Session) -> Result<InputPath, String> {
+    let Session::Wayland(registry) = session else {
+        return match session {
+            Session::Unreachable { why } => Err(no_display(why)),
+            _ => Ok(InputPath::X11),
+        };
+    };
+    let refusal = |before: &str| Refusal { registry: registry.clone(), before: before.to_string() };
+    if portal_chosen() {
+        return Ok(InputPath::Portal(refusal("DEFT_INPUT=portal: ")));
+    }
+    if registry.compositor() == Compositor::Mutter {
+        return Ok(InputPath::Mutter(refusal("")));
+    }
+    if !registry.offers("zwlr_virtual_pointer_manager_v1") {
+        // No protocol Deft speaks: the desktop portal, where it has a remote desktop.
+        return Ok(InputPath::Portal(refusal("this compositor offers no virtual pointer, and the desktop portal: ")));
+    }
+    Ok(InputPath::Wlr { socket: registry.socket.clone(), refuse: refusal("") })
+}
+
 /// The virtual pointer and keyboard of the wlroots compositor at `socket`, and a few words
 /// on them.
 #[cfg(unix)]
@@ -318,33 +368,34 @@ impl Desktop {
         session: &Session,
         config: &DesktopConfig,
     ) -> Result<(Box<dyn Input + Send>, String), String> {
-        match session {
-            Session::X11 { .. } => {
+        match input_path(session)? {
+            InputPath::X11 => {
                 let input =
                     EnigoInput::connect(&EnigoConfig { display: config.display.clone(), ..EnigoConfig::default() })
                         .map_err(|e| e.to_string())?;
                 Ok((Box::new(input), "XTest through enigo".to_string()))
             }
-            Session::Wayland(registry) => {
-                let refuse = |why: &str| wayland_refusal(registry, why);
-                if portal_chosen() {
-                    return portal_input(config).map_err(|e| refuse(&format!("DEFT_INPUT=portal: {e}")));
-                }
-                if registry.compositor() == Compositor::Mutter {
-                    return mutter_input(config).map_err(|e| refuse(&e));
-                }
-                if !registry.offers("zwlr_virtual_pointer_manager_v1") {
-                    // No protocol Deft speaks: the desktop portal, where it has a remote desktop.
-                    return portal_input(config).map_err(|e| {
-                        refuse(&format!("this compositor offers no virtual pointer, and the desktop portal: {e}"))
-                    });
-                }
-                let ipc = deft_wayland::sway::ipc_socket(&registry.socket)
-                    .ok_or_else(|| refuse("no sway IPC socket to place windows and size the layout"))?;
-                let extent = deft_wayland::sway::layout(&ipc).map_err(|e| refuse(&e.to_string()))?;
-                wlr_input(&registry.socket, extent).map_err(|e| refuse(&e))
+            InputPath::Mutter(refuse) => mutter_input(config).map_err(|e| refuse.say(&e)),
+            InputPath::Portal(refuse) => portal_input(config).map_err(|e| refuse.say(&e)),
+            InputPath::Wlr { socket, refuse } => {
+                let ipc = deft_wayland::sway::ipc_socket(&socket)
+                    .ok_or_else(|| refuse.say("no sway IPC socket to place windows and size the layout"))?;
+                let extent = deft_wayland::sway::layout(&ipc).map_err(|e| refuse.say(&e.to_string()))?;
+                wlr_input(&socket, extent).map_err(|e| refuse.say(&e))
             }
-            Session::Unreachable { why } => Err(no_display(why)),
+        }
+    }
+
+    /// What input `session` has, in words, for the doctor: as [`Desktop::input_in`]
+    /// connects it, except the desktop portal, which is only asked what it offers (starting
+    /// a session would show the person its consent dialog).
+    pub(crate) fn input_words_in(session: &Session, config: &DesktopConfig) -> Result<String, String> {
+        match input_path(session)? {
+            #[cfg(unix)]
+            InputPath::Portal(refuse) => {
+                deft_wayland::portal::describe(config.session_bus.as_deref()).map_err(|e| refuse.say(&e))
+            }
+            _ => Desktop::input_in(session, config).map(|(_, words)| words),
         }
     }
 

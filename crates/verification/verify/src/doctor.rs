@@ -133,9 +133,8 @@ impl Desktop {
             Session::Wayland(_) => crate::desktop::UNDER_X11.to_string(),
             _ => start_x(),
         };
-        let input = acting.clone().and_then(|()| {
-            Desktop::input_in(&session, config).map(|(_, words)| words).map_err(|e| (e, fix.to_string()))
-        });
+        let input =
+            acting.clone().and_then(|()| Desktop::input_words_in(&session, config).map_err(|e| (e, fix.to_string())));
         parts.push(part("input", input));
         let capture = acting.clone().and_then(|()| {
             Desktop::capture_in(&session, config)
