@@ -54,6 +54,7 @@ mod clock;
 mod condition;
 mod config;
 mod desktop;
+mod desktop_input;
 mod dismiss;
 mod distro;
 mod doctor;
