@@ -303,22 +303,28 @@ async fn make_devices(rd: &zbus::Proxy<'_>) -> Result<(), String> {
     Ok(())
 }
 
-fn said(what: &str) -> impl Fn(zbus::Error) -> String + '_ {
+pub(crate) fn said(what: &str) -> impl Fn(zbus::Error) -> String + '_ {
     move |e| format!("{what}: {e}")
+}
+
+/// A connection of its own to the session bus at `address` (`None`: the session's own):
+/// a remote desktop session lives as long as the connection that made it.
+pub(crate) async fn session_bus(address: Option<&str>) -> Result<zbus::Connection, String> {
+    match address {
+        Some(a) => {
+            zbus::connection::Builder::address(a)
+                .map_err(|e| format!("bad session bus address {a:?}: {e}"))?
+                .build()
+                .await
+        }
+        None => zbus::Connection::session().await,
+    }
+    .map_err(said("cannot connect to the session bus"))
 }
 
 impl Session {
     async fn start(address: Option<&str>, input: bool) -> Result<Session, String> {
-        let connection = match address {
-            Some(a) => {
-                zbus::connection::Builder::address(a)
-                    .map_err(|e| format!("bad session bus address {a:?}: {e}"))?
-                    .build()
-                    .await
-            }
-            None => zbus::Connection::session().await,
-        }
-        .map_err(said("cannot connect to the session bus"))?;
+        let connection = session_bus(address).await?;
         let proxy = |dest: &'static str, path: OwnedObjectPath, iface: &'static str| {
             let connection = connection.clone();
             async move { zbus::Proxy::new(&connection, dest, path, iface).await.map_err(said("cannot reach mutter")) }

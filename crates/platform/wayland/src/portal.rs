@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use futures_util::StreamExt;
 use zbus::zvariant::{ObjectPath, OwnedObjectPath, OwnedValue, Value};
 
-use crate::mutter::{Event, Monitor};
+use crate::mutter::{Event, Monitor, said, session_bus};
 
 const DEST: &str = "org.freedesktop.portal.Desktop";
 const PATH: &str = "/org/freedesktop/portal/desktop";
@@ -50,25 +50,12 @@ fn token(what: &str) -> String {
     format!("deft_{what}_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
-fn said(what: &str) -> impl Fn(zbus::Error) -> String + '_ {
-    move |e| format!("{what}: {e}")
-}
-
 impl Session {
     /// Starts a remote desktop session with the portal on the bus at `address` (`None`: the
     /// session bus), keyboard and pointer, one monitor for absolute motion, handing
     /// `restore` (a token an earlier session gave) so the portal need not ask again.
     pub(crate) async fn start(address: Option<&str>, restore: Option<&str>) -> Result<Session, String> {
-        let connection = match address {
-            Some(a) => {
-                zbus::connection::Builder::address(a)
-                    .map_err(|e| format!("bad session bus address {a:?}: {e}"))?
-                    .build()
-                    .await
-            }
-            None => zbus::Connection::session().await,
-        }
-        .map_err(said("cannot connect to the session bus"))?;
+        let connection = session_bus(address).await?;
         let proxy = |iface: &'static str| {
             let connection = connection.clone();
             async move {
@@ -194,16 +181,7 @@ pub fn describe(address: Option<&str>) -> Result<String, String> {
 }
 
 async fn properties(address: Option<&str>) -> Result<(u32, u32), String> {
-    let connection = match address {
-        Some(a) => {
-            zbus::connection::Builder::address(a)
-                .map_err(|e| format!("bad session bus address {a:?}: {e}"))?
-                .build()
-                .await
-        }
-        None => zbus::Connection::session().await,
-    }
-    .map_err(said("cannot connect to the session bus"))?;
+    let connection = session_bus(address).await?;
     let rd = zbus::Proxy::new(&connection, DEST, PATH, RD).await.map_err(said("cannot reach the desktop portal"))?;
     let version: u32 = rd.get_property("version").await.map_err(|e| {
         format!(
