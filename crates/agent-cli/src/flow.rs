@@ -170,7 +170,7 @@ pub fn flow(out: &Out, config: &Config, a: &FlowArgs) -> Result<Exit, CliError> 
             };
             if r.update && repairer.is_none() {
                 return Err(CliError::usage(
-                    "--update writes repaired steps back: it goes with --repair, or with a step's on_fail: repair or                      ask (answered `repair`), and a configured model",
+                    "--update writes repaired steps back: it goes with --repair, or with a step's on_fail: repair or ask (answered `repair`), and a configured model",
                 ));
             }
             crate::app::runtime()?.block_on(run(out, config, &flow, r, repairer.as_ref()))

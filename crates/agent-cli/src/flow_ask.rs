@@ -41,7 +41,7 @@ impl Asking<'_> {
     /// answer is carried out.
     pub async fn ask(&self, step: &FlowStep, failed: StepReport) -> Asked {
         let can_repair = self.repairer.is_some();
-        let question = StepQuestion::of(self.flow, &failed, self.total, can_repair);
+        let question = StepQuestion::of(self.flow, &failed, self.total, can_repair, step.checkable());
         let mut person = PersonsAnswer {
             question: question.text.clone(),
             answers: Vec::new(),

@@ -131,8 +131,6 @@ impl Repairer {
     }
 }
 
-/// How a step failed, in words a model reads: the outcome's observation, or the error, and
-/// the closest elements.
 /// A step as a flow writes it (for the report).
 fn step_value(s: &RecordedStep) -> Value {
     let mut m = serde_json::Map::new();

@@ -143,8 +143,7 @@ fn a_deferred_question_stops_the_flow_and_from_resumes_it_without_sending_what_i
     assert_eq!(app.count("button_activated", Some("hello")), 0, "{:?}", app.events());
 
     // The person places the order by hand, then resumes from the step that asked: it is
-    // looked for, found, and not sent; the flow goes on. A step with no way to tell whether
-    // it is done (no expect) and `on_fail: stop` would have stopped there instead.
+    // looked for, found, and not sent; the flow goes on.
     press_by_hand(&desktop, &app);
     let r = run_answering(
         &desktop,
@@ -168,6 +167,14 @@ fn a_deferred_question_stops_the_flow_and_from_resumes_it_without_sending_what_i
         !events[before_resume..].iter().any(|e| e.is("text_changed", Some("name"))),
         "step 1 was not run again: {events:?}"
     );
+    // Started at step 3 (a click with no expect): whether it happened cannot be looked
+    // for, so it is not sent again; the report says what to do.
+    let r = cli(&desktop, &["flow", "run", path, "--from", "3", "--json"]);
+    assert_eq!(r.code, 2, "{r:#?}");
+    let refused = r.json()["steps"][0]["error"]["message"].as_str().unwrap_or_default().to_string();
+    assert!(refused.contains("it is not sent again") && refused.contains("--from 4"), "{r:#?}");
+    std::thread::sleep(SETTLE);
+    assert_eq!(app.count("button_activated", Some("hello")), 1, "Hello not pressed again: {:?}", app.events());
     let r = cli(&desktop, &["flow", "run", path, "--from", "5"]);
     assert_eq!(r.code, 2, "{r:#?}");
     assert!(r.stderr.contains("--from 5: the flow has 4 steps"), "{}", r.stderr);

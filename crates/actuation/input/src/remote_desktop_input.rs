@@ -30,12 +30,28 @@ const MODIFIER_HOLD: std::time::Duration = std::time::Duration::from_millis(40);
 /// about this long anyway; an input at once (`click --at`) waits the rest.
 const DEVICES_TAKE_UP: std::time::Duration = std::time::Duration::from_millis(150);
 
+/// How a session not started yet is started (the portal's: at the first input).
+type Opener = Box<dyn FnOnce() -> Result<RemoteDesktop, String> + Send>;
+
 /// The pointer and keyboard of a remote desktop session (GNOME's, or the desktop portal's).
-#[derive(Debug)]
 pub struct RemoteDesktopInput {
-    session: RemoteDesktop,
+    /// The session once started (or why it could not be).
+    session: std::sync::OnceLock<Result<RemoteDesktop, String>>,
+    /// How to start it, until it is.
+    open: std::sync::Mutex<Option<Opener>>,
     /// Where Deft last put the pointer (Wayland tells a client nothing of it).
     at: Option<Point<Physical>>,
+}
+
+impl std::fmt::Debug for RemoteDesktopInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match self.session.get() {
+            Some(Ok(s)) => format!("started with {}", s.who()),
+            Some(Err(e)) => format!("failed: {e}"),
+            None => "not started yet".into(),
+        };
+        f.debug_struct("RemoteDesktopInput").field("session", &state).field("at", &self.at).finish()
+    }
 }
 
 impl RemoteDesktopInput {
@@ -43,39 +59,67 @@ impl RemoteDesktopInput {
     /// session's own).
     pub fn connect(address: Option<&str>) -> Result<RemoteDesktopInput, InputError> {
         let session = RemoteDesktop::connect(address).map_err(InputError::Unavailable)?;
-        Ok(RemoteDesktopInput { session, at: None })
+        Ok(RemoteDesktopInput { session: std::sync::OnceLock::from(Ok(session)), open: Default::default(), at: None })
     }
 
     /// A remote desktop session of the desktop portal on the session bus at `address`
-    /// (`None`: the session's own), handing back `restore` (the token an earlier session
-    /// gave, [`RemoteDesktopInput::restore_token`]) so the portal need not ask the person
-    /// again.
-    pub fn through_portal(address: Option<&str>, restore: Option<&str>) -> Result<RemoteDesktopInput, InputError> {
-        let session = RemoteDesktop::through_portal(address, restore).map_err(InputError::Unavailable)?;
-        Ok(RemoteDesktopInput { session, at: None })
+    /// (`None`: the session's own), started at the first input, not before: starting one
+    /// shows the person the portal's consent dialog, which a command that only reads must
+    /// never do. `restore` (the token an earlier session gave) spares the person the
+    /// dialog; `keep` is handed the token the new session gives, for the next run.
+    pub fn through_portal(
+        address: Option<&str>,
+        restore: Option<String>,
+        keep: impl FnOnce(&str) + Send + 'static,
+    ) -> RemoteDesktopInput {
+        let address = address.map(str::to_string);
+        let open: Opener = Box::new(move || {
+            let session = RemoteDesktop::through_portal(address.as_deref(), restore.as_deref())?;
+            if let Some(token) = session.restore_token() {
+                keep(token);
+            }
+            Ok(session)
+        });
+        RemoteDesktopInput { session: std::sync::OnceLock::new(), open: std::sync::Mutex::new(Some(open)), at: None }
     }
 
-    /// The portal's token for the next session, when it gave one.
-    pub fn restore_token(&self) -> Option<&str> {
-        self.session.restore_token()
+    /// The session, started now if it was not.
+    fn session(&self) -> Result<&RemoteDesktop, InputError> {
+        let started = self.session.get_or_init(|| {
+            let open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            match open {
+                Some(open) => open(),
+                None => Err("the remote desktop session was never set up".into()),
+            }
+        });
+        started.as_ref().map_err(|e| InputError::Unavailable(e.clone()))
     }
 
-    /// The monitor the pointer moves over, in a few words.
+    /// The monitor the pointer moves over, in a few words (for a session not started yet:
+    /// that it is not).
     pub fn monitor_words(&self) -> String {
-        let m = self.session.monitor();
-        format!("{} ({}x{} at {},{})", m.name, m.size.0, m.size.1, m.origin.0, m.origin.1)
+        match self.session.get() {
+            Some(Ok(s)) => {
+                let m = s.monitor();
+                format!("{} ({}x{} at {},{})", m.name, m.size.0, m.size.1, m.origin.0, m.origin.1)
+            }
+            _ => "the monitor the session will record (it starts at the first input)".into(),
+        }
     }
 
     /// Waits until the applications have had [`DEVICES_TAKE_UP`] to take the session's
     /// pointer and keyboard up.
     fn devices_taken_up(&self) {
-        if let Some(rest) = DEVICES_TAKE_UP.checked_sub(self.session.age()) {
+        // Started here if it was not (the portal's, at its first input): its devices are new.
+        if let Ok(s) = self.session()
+            && let Some(rest) = DEVICES_TAKE_UP.checked_sub(s.age())
+        {
             std::thread::sleep(rest);
         }
     }
 
     fn send(&self, what: &'static str, event: Event) -> Result<(), InputError> {
-        self.session.send(event).map_err(|detail| InputError::Backend { what, detail })
+        self.session()?.send(event).map_err(|detail| InputError::Backend { what, detail })
     }
 
     /// Presses and releases `sym` with `mods` held around it; every key pressed is released,
@@ -157,12 +201,13 @@ fn code(button: MouseButton) -> u32 {
 
 impl Input for RemoteDesktopInput {
     fn move_to(&mut self, to: Point<Physical>) -> Result<(), InputError> {
-        let m = self.session.monitor();
+        let m = self.session()?.monitor().clone();
         let (x, y) = (to.x - m.origin.0, to.y - m.origin.1);
         let inside = x >= 0 && y >= 0 && (x as u32) < m.size.0 && (y as u32) < m.size.1;
         if !inside {
             return Err(InputError::Invalid(format!(
-                "({}, {}) is outside GNOME's primary monitor {}, the only one Deft moves the pointer over so far",
+                "({}, {}) is outside the monitor the remote desktop session records, {}, the only one Deft moves \
+                 the pointer over so far",
                 to.x,
                 to.y,
                 self.monitor_words()

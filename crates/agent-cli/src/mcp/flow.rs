@@ -38,7 +38,8 @@ pub struct RunFlowParams {
 
 /// Why a step's `on_fail: ask` is not asked over MCP: the caller is an agent with its own
 /// tools and its own person.
-pub const UNASKED: &str = "nobody is asked over MCP: look at the app, do or check the step (or ask your user), then                            call run_flow again with from_step set to this step (it is sent only if its expectation                            does not hold), or to the next one to skip it";
+pub const UNASKED: &str = "nobody is asked over MCP: look at the app, do or check the step (or ask your user), then call run_flow again with from_step set to this step (it is sent only if \
+its expectation does not hold; a step with no expect is not sent again), or to the next one to skip it";
 
 /// The MCP tool.
 pub fn tool() -> Tool {

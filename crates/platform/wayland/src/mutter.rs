@@ -61,7 +61,6 @@ type Reply = Result<(), String>;
 /// A session of mutter: a RemoteDesktop session with the primary monitor recorded for the
 /// pointer ([`RemoteDesktop::connect`]), or a screen cast of the primary monitor alone
 /// ([`RemoteDesktop::record`], for frames: it sends no input). Stopped when dropped.
-#[derive(Debug)]
 pub struct RemoteDesktop {
     jobs: tokio::sync::mpsc::UnboundedSender<(Event, mpsc::Sender<Reply>)>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -142,6 +141,18 @@ impl Backend {
             Backend::Mutter(s) => s.stop().await,
             Backend::Portal(s) => s.stop().await,
         }
+    }
+}
+
+/// Without the restore token, which is a credential.
+impl std::fmt::Debug for RemoteDesktop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteDesktop")
+            .field("who", &self.who)
+            .field("monitor", &self.monitor)
+            .field("node", &self.node)
+            .field("restore_token", &self.restore_token.as_ref().map(|_| "(kept)"))
+            .finish()
     }
 }
 

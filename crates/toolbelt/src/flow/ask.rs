@@ -111,14 +111,27 @@ fn options(can_repair: bool) -> Vec<String> {
 }
 
 impl StepQuestion {
-    /// The question about `report`'s step (of `total`, in the flow named `flow`).
-    pub fn of(flow: Option<&str>, report: &StepReport, total: usize, can_repair: bool) -> StepQuestion {
+    /// The question about `report`'s step (of `total`, in the flow named `flow`); `checked`:
+    /// whether the step has an expectation to look for its effect by (an action without
+    /// one is sent again by `retry` unseen, and `done` takes the person's word: said so).
+    pub fn of(flow: Option<&str>, report: &StepReport, total: usize, can_repair: bool, checked: bool) -> StepQuestion {
         let name = report.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
         let of_flow = flow.map(|f| format!(" of the flow {f:?}")).unwrap_or_default();
+        let (retry, done) = if checked {
+            (
+                "look again and send it only if its effect is not there",
+                "you did it by hand (its expectation is checked)",
+            )
+        } else {
+            (
+                "send it again (it has no expect to look for its effect by: answer this only if you see it did not \
+                 happen)",
+                "it is done, by hand or after all (taken on your word: it has no expect)",
+            )
+        };
         let mut text = format!(
-            "Step {} of {total}{of_flow}{name}, {} {}, failed: {}.\nretry: look again and send it only if its effect \
-             is not there; done: you did it by hand (its expectation is checked); skip: go on without it; stop: end \
-             the flow here",
+            "Step {} of {total}{of_flow}{name}, {} {}, failed: {}.\nretry: {retry}; done: {done}; skip: go on \
+             without it; stop: end the flow here",
             report.step,
             report.tool,
             report.asked,

@@ -78,7 +78,9 @@ impl Recorder<'_> {
             A11yEvent::StateChanged { element, state, on: true } if state == "focused" => {
                 self.focus_moved(&element, now).await;
             }
-            A11yEvent::StateChanged { element, state, .. } if state == "checked" => {
+            A11yEvent::StateChanged { element, state, .. } if state == "checked" && self.is_focus(&element) => {
+                // The toggle pressed is the one that has the focus (a press gives it): its
+                // own state change is that press, once.
                 let again = self
                     .inference
                     .last_click
@@ -89,6 +91,11 @@ impl Recorder<'_> {
                 } else if let Some((_, _, taken)) = &mut self.inference.focus {
                     *taken = true;
                 }
+            }
+            // Another toggle changing (the radio button the pressed one unchecked, the boxes
+            // a "select all" ticked) is the press's effect, not a press.
+            A11yEvent::StateChanged { element, state, .. } if state == "checked" => {
+                self.app_changed(&element, false, now).await;
             }
             A11yEvent::TextChanged { element, change, position, length, text } if self.is_focus(&element) => {
                 self.typed(change, position, length, &text).await;
@@ -123,8 +130,14 @@ impl Recorder<'_> {
     /// Something changed in an application (`window`: a window opened or closed): the
     /// effect of a press on the pressable element that took the focus just before, else a
     /// change no step explains. Typing changes what is shown (a count, a check) but opens
-    /// and closes no window: a window while the focus is in a field is a key's doing.
+    /// and closes no window: a window while the focus is in a field is a key's doing. Only
+    /// the focused element's own application counts: another's changes (a clock, the
+    /// terminal this recording prints to) are no effect of anything the person did there.
     async fn app_changed(&mut self, id: &ElementId, window: bool, now: Instant) {
+        let same_app = self.inference.focus.as_ref().is_some_and(|(e, _, _)| app_of(&e.id) == app_of(id));
+        if !same_app {
+            return;
+        }
         let pressed = match &self.inference.focus {
             Some((e, since, false)) if pressable(e) && now.duration_since(*since) < PRESS_EFFECT => Some(e.id.clone()),
             // The press was taken already, or typing goes on: this is part of its effect.
@@ -282,14 +295,17 @@ impl Recorder<'_> {
             };
             let before = self.steps.len();
             self.infer(event).await;
-            if self.steps.len() > before
-                && let Some(step) = self.steps.last()
-                && each(step).is_break()
-            {
+            // A focus change can write two (the typing it ended, then a press).
+            if self.steps[before.min(self.steps.len())..].iter().any(|step| each(step).is_break()) {
                 return Ok(());
             }
         }
     }
+}
+
+/// The application an element belongs to, as its id names it (the bus name before `|`).
+fn app_of(id: &ElementId) -> &str {
+    id.0.split('|').next().unwrap_or(&id.0)
 }
 
 /// Whether a press is what `e` is for.
@@ -314,16 +330,18 @@ mod tests {
 
     fn tree(save: &str, name_text: &str) -> Tree {
         let mut b = TreeBuilder::new();
-        let app = b.app(element("app", "application", "demo"));
-        let main = b.child(app, element("main", "frame", "Main"));
-        b.child(main, element("save", "push_button", save));
-        b.child(main, element("hello", "push_button", "Hello"));
-        b.child(main, element("sub", "check_box", "Subscribe"));
-        let mut name = element("name", "text", "Name");
+        let app = b.app(element("a1|app", "application", "demo"));
+        let main = b.child(app, element("a1|main", "frame", "Main"));
+        b.child(main, element("a1|save", "push_button", save));
+        b.child(main, element("a1|hello", "push_button", "Hello"));
+        b.child(main, element("a1|sub", "check_box", "Subscribe"));
+        b.child(main, element("a1|red", "radio_button", "Red"));
+        b.child(main, element("a1|blue", "radio_button", "Blue"));
+        let mut name = element("a1|name", "text", "Name");
         name.states.insert(State::Editable);
         name.text = Some(name_text.into());
         b.child(main, name);
-        b.child(main, element("status", "label", "Ready"));
+        b.child(main, element("a1|status", "label", "Ready"));
         b.build()
     }
 
@@ -339,8 +357,9 @@ mod tests {
         Toolbelt::new(executor, Arc::new(LazyOcr::default()), BeltSettings::for_models())
     }
 
+    /// The id of element `s` of the app (`a1`), as AT-SPI ids name their app first.
     fn id(s: &str) -> ElementId {
-        ElementId(s.into())
+        if s.contains('|') { ElementId(s.into()) } else { ElementId(format!("a1|{s}")) }
     }
     fn focus(e: &str) -> A11yEvent {
         A11yEvent::StateChanged { element: id(e), state: "focused".into(), on: true }
@@ -424,6 +443,30 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_radio_picked_is_one_click_and_the_one_it_unchecked_is_its_effect() {
+        let ui = Arc::new(FakeAccessibility::new(tree("Save", "")));
+        let checked = |e: &str, on: bool| A11yEvent::StateChanged { element: id(e), state: "checked".into(), on };
+        let events = vec![focus("blue"), checked("red", false), checked("blue", true), status_changed()];
+        let (steps, unseen) = inferred(&ui, events).await;
+        assert_eq!(steps, [r#"click {"app":"demo","name":"Blue","role":"radio_button"}"#], "one press");
+        assert!(unseen.is_empty(), "{unseen:?}");
+    }
+
+    #[tokio::test]
+    async fn another_application_s_changes_are_no_press() {
+        let ui = Arc::new(FakeAccessibility::new(tree("Save", "")));
+        let elsewhere = A11yEvent::TextChanged {
+            element: id("a2|terminal"),
+            change: TextChange::Insert,
+            position: 0,
+            length: 9,
+            text: "recorded:".into(),
+        };
+        let (steps, unseen) = inferred(&ui, vec![focus("save"), elsewhere]).await;
+        assert!(steps.is_empty() && unseen.is_empty(), "{steps:?} {unseen:?}");
+    }
+
+    #[tokio::test]
     async fn an_edit_inside_the_text_is_a_fill_with_what_the_field_holds() {
         let ui = Arc::new(FakeAccessibility::new(tree("Save", "Grace Hopper")));
         let events = vec![focus("name"), text("name", TextChange::Insert, 5, "X"), focus("save")];
@@ -435,7 +478,10 @@ mod tests {
     async fn a_change_nothing_explains_is_a_note_not_a_step() {
         let ui = Arc::new(FakeAccessibility::new(tree("Save", "")));
         let opened = A11yEvent::Window { element: id("main"), change: WindowChange::Create, title: "Main".into() };
-        let events = vec![status_changed(), focus("name"), text("name", TextChange::Insert, 0, "A"), opened];
+        // A change while a window (nothing pressable) has the focus; then, while typing, a
+        // window opening. (With no focus seen at all, nothing tells whose app changed.)
+        let events =
+            vec![focus("main"), status_changed(), focus("name"), text("name", TextChange::Insert, 0, "A"), opened];
         ui.set_tree(tree("Save", "A"));
         let (steps, unseen) = inferred(&ui, events).await;
         assert_eq!(steps, [r#"type {"app":"demo","name":"Name","role":"text","text":"A"}"#]);

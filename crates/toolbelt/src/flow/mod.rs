@@ -73,6 +73,15 @@ pub struct FlowStep {
     pub on_fail: OnFail,
 }
 
+impl FlowStep {
+    /// Whether its effect can be looked for without acting: it has an `expect`, or it is a
+    /// wait (its own expectation) or an observation (harmless to do again).
+    pub fn checkable(&self) -> bool {
+        let name = self.call.name();
+        !name.acts() || name == crate::spec::ToolName::WaitFor || self.call.args().get("expect").is_some()
+    }
+}
+
 /// What a failed step does to the flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OnFail {

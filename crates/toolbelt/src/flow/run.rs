@@ -127,7 +127,8 @@ impl FlowReport {
         if last.done() || !asks || last.person.is_some() {
             return;
         }
-        let q = super::StepQuestion::of(name.as_deref(), last, total, false);
+        let checked = flow.steps.get(last.step.wrapping_sub(1)).is_some_and(super::FlowStep::checkable);
+        let q = super::StepQuestion::of(name.as_deref(), last, total, false, checked);
         last.person = Some(PersonsAnswer {
             question: q.text,
             answers: Vec::new(),
@@ -221,10 +222,35 @@ impl Toolbelt {
 
 impl Toolbelt {
     /// Runs step `n`, first looking for its effect when `look_first` (the run starts there
-    /// again): when its expectation holds it is not sent.
+    /// again, one definition with a fleet's resumed run, `look_for_step`): when its
+    /// expectation holds it is not sent; an action with no expectation, whose earlier input
+    /// may have landed unseen, is not sent either (the report says why and what to do).
     pub async fn start_flow_step(&self, step: &FlowStep, n: usize, look_first: bool) -> StepReport {
-        if look_first && let super::Looked::There(r) = self.look_for_step(step, n).await {
-            return *r;
+        if look_first {
+            match self.look_for_step(step, n).await {
+                super::Looked::There(r) => return *r,
+                super::Looked::NotThere => {}
+                super::Looked::CannotTell(why) => {
+                    let why = format!(
+                        "{why}; look at the app: start the flow at the next step (--from {}) if it happened, or \
+                         do it by hand",
+                        n + 1
+                    );
+                    return StepReport {
+                        step: n,
+                        line: step.line,
+                        name: step.name.clone(),
+                        tool: step.call.name().as_str().to_string(),
+                        asked: String::new(),
+                        status: StepStatus::Error,
+                        elapsed_ms: 0,
+                        output: None,
+                        error: Some(ToolError::usage(why)),
+                        repaired: None,
+                        person: None,
+                    };
+                }
+            }
         }
         self.run_flow_step(step, n).await
     }

@@ -149,32 +149,43 @@ fn portal_token_file() -> Option<std::path::PathBuf> {
 /// on it; its restore token kept for the next run (readable by this user alone).
 #[cfg(unix)]
 fn portal_input(config: &DesktopConfig) -> Result<(Box<dyn Input + Send>, String), String> {
+    // Asked what it offers now (no dialog); the session itself starts at the first input.
+    let offers = deft_wayland::portal::describe(config.session_bus.as_deref())?;
     let file = portal_token_file();
     let restore = file.as_ref().and_then(|f| std::fs::read_to_string(f).ok()).map(|t| t.trim().to_string());
-    let input = deft_input::RemoteDesktopInput::through_portal(config.session_bus.as_deref(), restore.as_deref())
-        .map_err(|e| e.to_string())?;
-    if let (Some(f), Some(token)) = (&file, input.restore_token()) {
-        keep_token(f, token);
-    }
-    let kept = if input.restore_token().is_some() { "; its permission kept for the next run" } else { "" };
+    let keep_in = file.clone();
+    let input = deft_input::RemoteDesktopInput::through_portal(config.session_bus.as_deref(), restore, move |token| {
+        if let Some(f) = &keep_in
+            && let Err(e) = keep_token(f, token)
+        {
+            eprintln!(
+                "deft: could not keep the desktop portal's permission in {}: {e} (the next run asks again)",
+                f.display()
+            );
+        }
+    });
     let words = format!(
-        "the pointer (over {}) and the keys (as keysyms) through the desktop portal's remote desktop \
-         (org.freedesktop.portal.RemoteDesktop){kept}",
-        input.monitor_words()
+        "the pointer and the keys (as keysyms) through {offers} (org.freedesktop.portal.RemoteDesktop; the \
+         session starts at the first input)"
     );
     Ok((Box::new(input), words))
 }
 
+/// Writes the token readable by this user alone, whole or not at all (a temporary file
+/// made 0600, then renamed over the old one, whatever its mode was).
 #[cfg(unix)]
-fn keep_token(file: &std::path::Path, token: &str) {
-    use std::os::unix::fs::OpenOptionsExt;
+fn keep_token(file: &std::path::Path, token: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     if let Some(dir) = file.parent() {
-        let _ = std::fs::create_dir_all(dir);
+        std::fs::create_dir_all(dir)?;
     }
-    let opened = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(file);
-    if let Ok(mut f) = opened {
-        let _ = std::io::Write::write_all(&mut f, token.as_bytes());
-    }
+    let tmp = file.with_extension("partial");
+    let _ = std::fs::remove_file(&tmp);
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
+    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    std::io::Write::write_all(&mut f, token.as_bytes())?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, file)
 }
 
 #[cfg(not(unix))]
