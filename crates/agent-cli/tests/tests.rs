@@ -18,6 +18,7 @@ mod impress;
 mod lists;
 mod mcp;
 mod mcp_clients;
+mod outside;
 mod portal;
 mod python_api;
 mod qmmp;

@@ -70,7 +70,7 @@ pub const CORPUS: &[Requirement] = RUNTIME_ALL.split_at(RUNTIME_BASE).1;
 /// How many of [`RUNTIME_ALL`] come before the corpus.
 const RUNTIME_BASE: usize = 34;
 
-const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 21] = [
+const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 22] = [
     Requirement { package: "xvfb", probe: Probe::File("/usr/bin/Xvfb"), why: "the headless X server" },
     Requirement { package: "dbus", probe: Probe::File("/usr/bin/dbus-daemon"), why: "the session bus" },
     Requirement {
@@ -141,6 +141,11 @@ const RUNTIME_ALL: [Requirement; RUNTIME_BASE + 21] = [
         package: "sway",
         probe: Probe::File("/usr/bin/sway"),
         why: "a headless Wayland compositor (wlroots) for the Wayland session tests (5 packages, about 3 MB)",
+    },
+    Requirement {
+        package: "galculator",
+        probe: Probe::File("/usr/bin/galculator"),
+        why: "outside the corpus: a GTK 3 calculator whose keys are toggle buttons that spring back (one package, 1.5 MB)",
     },
     Requirement {
         package: "wtype",

@@ -309,10 +309,21 @@ pub(crate) fn observe(
     // spinner moving, a relayout) do not say the click landed on it.
     let toggle_unmoved = toggle == ToggleMode::State && seen.toggle == Toggle::Unchanged;
     match goal {
+        // What the app says changed elsewhere (a text, a name, a value) while the toggle's
+        // own state reads the same: a toggle that acts as a button and springs back (a
+        // calculator's keys: galculator's are toggle buttons). That is its effect, held as
+        // any change of what elements say is (it may be the app's own motion, `watch.rs`);
+        // pressing again would enter the key twice. A relayout or a spinner is no such sign.
         Goal::AnyChange if !others.is_empty() && toggle_unmoved => {
             let changes = seen.changes.clone().unwrap_or_default();
-            let note = format!("its own state did not change (other changes: {changes})");
-            seen.note = join(seen.note.take(), Some(note));
+            let said = said_only(&others, pre, false);
+            if said.is_empty() {
+                let note = format!("its own state did not change (other changes: {changes})");
+                seen.note = join(seen.note.take(), Some(note));
+            } else {
+                seen.verified = Some(format!("{changes} (its own state reads the same: it springs back)"));
+                seen.said_only = said;
+            }
         }
         Goal::AnyChange if !others.is_empty() => {
             seen.verified = seen.changes.clone();

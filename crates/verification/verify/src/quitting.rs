@@ -14,6 +14,28 @@ pub(crate) fn last_windows_closed(pre: &crate::read::Reading, post: &crate::read
     (!before.is_empty() && shown(post).is_empty()).then(|| before.join(", "))
 }
 
+/// Whether the application leaving the bus after the input is the input's effect: with
+/// nothing more specific expected (File > Quit, ctrl+q, a window's last Close), or with an
+/// expectation that holds of what is left of it (`gone:app=...`).
+pub(crate) fn exit_is_effect(goal: &crate::observe::Goal) -> bool {
+    use crate::observe::Goal;
+    match goal {
+        Goal::AnyChange => true,
+        Goal::Expect(c, _) => crate::condition::check(c, &deft_a11y::Tree::default()).met,
+        _ => false,
+    }
+}
+
+/// The application `app` left after the input, in words (as expected, when it was).
+pub(crate) fn exited(goal: &crate::observe::Goal, app: &str) -> String {
+    match goal {
+        crate::observe::Goal::Expect(..) => format!("the application {app} exited after the input, as expected"),
+        _ => {
+            format!("the application {app} exited after the input (it left the accessibility bus: it quit, or crashed)")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use deft_a11y::{Tree, TreeBuilder, element};

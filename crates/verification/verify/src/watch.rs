@@ -117,13 +117,9 @@ impl Executor {
             let post = match self.read(&scope).await {
                 Ok(r) => r,
                 // The application left the bus after the input: with nothing more specific
-                // expected, that is the input's effect (File > Quit, ctrl+q, a window's
-                // last Close), said as it is seen: it quit, or it crashed.
-                Err(deft_a11y::A11yError::AppGone { app, .. }) if matches!(run.goal, Goal::AnyChange) => {
-                    let observed = format!(
-                        "the application {app} exited after the input (it left the accessibility bus: it quit, or \
-                         crashed)"
-                    );
+                // expected, or expected gone, that is the input's effect (`quitting.rs`).
+                Err(deft_a11y::A11yError::AppGone { app, .. }) if crate::quitting::exit_is_effect(&run.goal) => {
+                    let observed = crate::quitting::exited(&run.goal, &app);
                     let e = run.evidence(Channel::Accessibility, observed.clone());
                     self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
                     return Report::Verified { observed };

@@ -158,15 +158,25 @@ fn focus_moving_is_feedback_not_an_effect() {
 }
 
 #[test]
-fn a_toggle_whose_state_did_not_change_is_not_verified_by_other_changes() {
+fn a_toggle_whose_state_did_not_change_is_verified_only_by_what_the_app_says() {
     let pre = reading(&FORM);
-    // The status line changed, but the target (a toggle read in both) did not flip.
+    // The status line says something else, and the target (a toggle read in both) reads
+    // the same: a toggle that springs back (a calculator's key); its effect, held as any
+    // change of what elements say is, never pressed again.
     let post = reading(&Form { status: "Something else", ..FORM });
     let seen = see(&pre, &post, "submit", &Goal::AnyChange, ToggleMode::State);
-    assert_eq!(seen.verified, None, "{seen:?}");
     assert_eq!(seen.toggle, Toggle::Unchanged);
+    assert!(seen.verified.as_deref().is_some_and(|v| v.contains("springs back")), "{seen:?}");
+    assert!(!seen.said_only.is_empty(), "held as what elements say: {seen:?}");
+    // Something changed that says nothing (a state elsewhere): no sign the press landed.
+    let mut tree = pre.tree.clone();
+    let i = tree.find_id(&id("status")).unwrap();
+    tree.nodes[i].element.states.remove(&State::Enabled);
+    let moved = Reading::new(tree);
+    let seen = see(&pre, &moved, "submit", &Goal::AnyChange, ToggleMode::State);
+    assert_eq!(seen.verified, None, "{seen:?}");
     assert!(seen.note.as_deref().is_some_and(|n| n.contains("its own state did not change")), "{seen:?}");
-    // The same change for a non-toggle is its effect.
+    // The status change for a non-toggle is its effect.
     let seen = see(&pre, &post, "submit", &Goal::AnyChange, ToggleMode::None);
     assert!(seen.verified.is_some(), "{seen:?}");
 }
