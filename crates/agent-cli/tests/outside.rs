@@ -11,9 +11,10 @@ use super::real_apps::dump;
 /// galculator (GTK 3): its keys are toggle buttons that spring back, so a press never
 /// changes their own state. The display changing is the press's effect: each key entered
 /// once (before, every press was taken for "no change" and pressed again: "77" for 7).
-/// Then ctrl+q expected to leave: verified by the app's leaving, not an error.
+/// A radio menu item's check expected: read once its menu has closed. Then ctrl+q
+/// expected to leave: verified by the app's leaving, not an error.
 #[test]
-fn galculator_keys_that_spring_back_are_pressed_once_and_its_quit_is_verified() {
+fn galculator_keys_are_pressed_once_its_mode_is_checked_and_its_quit_is_verified() {
     if !std::path::Path::new("/usr/bin/galculator").exists() {
         eprintln!("skipped: galculator is not installed (cargo xtask setup installs it)");
         return;
@@ -35,6 +36,18 @@ fn galculator_keys_that_spring_back_are_pressed_once_and_its_quit_is_verified() 
     let r = cli(&desktop, &["action", "--name", "9", "--app", "galculator", "--verify", "--json"]);
     r.expect_code(0);
     assert_eq!(display(), "7659", "each key entered once, by the display");
+
+    // A radio menu item chosen: its check is read once its menu has closed (it is hidden
+    // then), and the mode it stands for is the app's, by an independent client.
+    cli(&desktop, &["click", "--name", "View", "--app", "galculator", "--verify", "--json"]).expect_code(0);
+    let checked = "state:name=\"Scientific Mode\":checked";
+    let r =
+        cli(&desktop, &["click", "--name", "Scientific Mode", "--app", "galculator", "--expect", checked, "--json"]);
+    r.expect_code(0);
+    let seen = dump(&desktop, "galculator");
+    let item = seen.iter().find(|e| e["name"] == "Scientific Mode");
+    let on = item.and_then(|e| e["states"].as_array()).is_some_and(|s| s.iter().any(|x| x == "checked"));
+    assert!(on, "Scientific Mode is checked: {item:?}");
 
     let r = cli(&desktop, &["key", "ctrl+q", "--app", "galculator", "--expect", "gone:app=galculator", "--json"]);
     r.expect_code(0);

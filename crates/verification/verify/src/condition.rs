@@ -55,17 +55,26 @@ fn showing_matches(tree: &Tree, sel: &Selector) -> Result<Vec<usize>, String> {
 }
 
 /// The one element a state or value condition is about, picked by the rule an action's
-/// target is picked by ([`Pick::Natural`]); `Err` says, in words, why there is none shown.
+/// target is picked by ([`Pick::Natural`]), shown or not: what an element holds is its own
+/// whether or not it is drawn just now (a radio menu item keeps its check when its menu
+/// closes, as a person sees by opening it again); a hidden one only when none shown
+/// matches. `Err` says, in words, why there is none.
 fn the_one(tree: &Tree, sel: &Selector) -> Result<usize, String> {
     let sel = as_resolved(tree, sel)?;
     match selector::pick(tree, &sel, Pick::Natural) {
-        Ok(i) if showing(&tree.nodes[i]) => Ok(i),
+        Ok(i) if showing(&tree.nodes[i]) || !has_shown_match(tree, &sel) => Ok(i),
         Ok(i) => Err(format!("{} is not shown", subject(&tree.nodes[i]))),
         Err(ResolveError::NotFound { .. }) => {
             Err(format!("no shown element matches `{}`; {}", selector::format(&sel), closest(tree, &sel)))
         }
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// Whether some element `sel` matches is shown (then a hidden one picked is not the one
+/// meant: a stale copy a toolkit left behind).
+fn has_shown_match(tree: &Tree, sel: &Selector) -> bool {
+    showing_matches(tree, sel).is_ok_and(|found| !found.is_empty())
 }
 
 /// The closest element to a selector, in words, for a report of what was seen instead.
@@ -213,6 +222,24 @@ mod tests {
         let state = Condition::ElementState { selector: name.clone(), state: State::Editable, present: true };
         check_on_demo(state, true, "has state editable");
         check_on_demo(Condition::ElementGone(name), false, "is shown");
+    }
+
+    /// A radio menu item keeps its check when its menu closes (it is hidden then): a state
+    /// condition reads it; an element shown beside a hidden one of the same name is the one.
+    #[test]
+    fn a_state_is_read_of_an_element_not_drawn_just_now() {
+        let mut b = deft_a11y::TreeBuilder::new();
+        let app = b.app(deft_a11y::element("app", "application", "calc"));
+        let mut item = deft_a11y::element("sci", "radio_menu_item", "Scientific Mode");
+        item.states = [State::Checked, State::Enabled].into_iter().collect();
+        b.child(app, item);
+        let tree = b.build();
+        let name = Selector { name: Some(TextMatch::Exact("Scientific Mode".into())), ..Selector::default() };
+        let checked = Condition::ElementState { selector: name.clone(), state: State::Checked, present: true };
+        let got = check(&checked, &tree);
+        assert!(got.met, "{got:?}");
+        // "Gone" still means not drawn.
+        assert!(check(&Condition::ElementGone(name), &tree).met);
     }
 
     /// A condition names what an action with the same selector would act on: resolution's
