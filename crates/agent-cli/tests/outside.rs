@@ -58,3 +58,29 @@ fn galculator_keys_are_pressed_once_its_mode_is_checked_and_its_quit_is_verified
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// GNOME Calculator shows "*" as "×": typed "3*3" goes in and reads "3×3". The keys went
+/// in; the action says so and writes nothing more (before, the text was set again over
+/// what the keys had entered, 3 s later).
+#[test]
+fn text_gnome_calculator_shows_its_own_way_is_typed_once_and_said_so() {
+    if !std::path::Path::new("/usr/bin/gnome-calculator").exists() {
+        eprintln!("skipped: gnome-calculator is not installed (cargo xtask setup installs it)");
+        return;
+    }
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let mut app = desktop.command("gnome-calculator").spawn().expect("gnome-calculator starts");
+    let field = ["--role", "text", "--name", "GtkSourceView", "--app", "gnome-calculator"];
+    cli(&desktop, &[&["wait"][..], &field, &["--timeout", "30000"]].concat()).expect_code(0);
+    let r = cli(&desktop, &[&["type"][..], &field, &["--text", "3*3", "--verify", "--json"]].concat());
+    let v = r.json();
+    assert_eq!(v["attempts"].as_array().map(Vec::len), Some(1), "typed once, nothing set after: {r:#?}");
+    assert_eq!(v["ok"], false, "{r:#?}");
+    let said = v["observed"].as_str().unwrap_or_default();
+    assert!(said.contains("went in") && said.contains("3×3") && said.contains("not typed again"), "{r:#?}");
+    let seen = dump(&desktop, "gnome-calculator");
+    let text = seen.iter().find(|e| e["name"] == "GtkSourceView").and_then(|e| e["text"].as_str()).unwrap_or_default();
+    assert_eq!(text, "3×3", "what the keys entered, left as it was");
+    let _ = app.kill();
+    let _ = app.wait();
+}

@@ -843,6 +843,26 @@ fn text_that_went_in_under_an_unmet_expectation_is_never_typed_again() {
 }
 
 #[test]
+fn text_that_went_in_shown_the_app_s_own_way_is_never_typed_again() {
+    // `type --text 3*3` into gnome-calculator: the keys went in and it shows "3×3". No
+    // expectation, and the text is not the one typed: another method would write it a
+    // second time. The action fails saying what went in.
+    let v = verdict(check(
+        ctx(ActionKind::Type),
+        r#"
+        -> act keystrokes #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 200 no_change feedback=seen done="text now shows 3×3"
+        -> verify 300ms..3000ms
+        <- 3000 no_change feedback=seen done="text now shows 3×3"
+        -> done failed no_effect [keystrokes: no_change]
+        "#,
+    ));
+    assert!(v.summary.contains("went in (text now shows 3×3); not typed again"), "{}", v.summary);
+}
+
+#[test]
 fn received_input_still_falls_back_where_that_is_safe() {
     // A toggle's state said it did not change: a fallback cannot undo anything.
     let toggle = ActionContext { is_toggle: true, ..ctx(ActionKind::Click) };

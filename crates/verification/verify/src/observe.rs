@@ -397,6 +397,9 @@ pub(crate) fn observe(
                 let garbled = garbled_inside(&d, target, typed, pre, post);
                 seen.feedback |= garbled.is_some();
                 seen.note = join(seen.note.take(), garbled);
+                if seen.strays.is_empty() {
+                    seen.done_as_asked = crate::typed::went_in_otherwise(typed, before, after);
+                }
             }
         }
         Goal::Set { value } => seen.verified = value_set(value, after),

@@ -155,6 +155,22 @@ pub(crate) fn typed_landed(
     Some(format!("{} now shows {shows}", after.map_or_else(String::new, Element::describe)))
 }
 
+/// The target's own text changed, and not to the text typed (no key went elsewhere: the
+/// caller checks): the keys went in, and the app shows them its own way (gnome-calculator's
+/// "×" for "*") or took some of them. In words; writing the text again would double what
+/// went in. A secret's text is said by its length only.
+pub(crate) fn went_in_otherwise(typed: &str, before: Option<&Element>, after: Option<&Element>) -> Option<String> {
+    let (was, now) = (before.map(text_of).unwrap_or_default(), after.map(text_of).unwrap_or_default());
+    if was == now {
+        return None;
+    }
+    let target = after.map_or_else(String::new, Element::describe);
+    Some(match after.is_some_and(is_secret) {
+        true => format!("{target} now holds {} characters", now.chars().count()),
+        false => format!("{target} now shows {now:?}, not its text with {typed:?} inserted"),
+    })
+}
+
 pub(crate) fn text_or_value(e: &Element) -> String {
     e.value.clone().or_else(|| e.text.clone()).unwrap_or_default()
 }

@@ -74,9 +74,9 @@ impl Gathered {
         if s.own_motion.is_some() {
             self.own_motion.clone_from(&s.own_motion);
         }
-        if s.done_as_asked.is_some() {
-            self.done_as_asked.clone_from(&s.done_as_asked);
-        }
+        // The latest read's: typing read mid-way (the rest of the keys not in yet, or gone
+        // to another field later seen) is not what went in.
+        self.done_as_asked.clone_from(&s.done_as_asked);
     }
 
     fn signals(&self, blocking: Option<Blocking>) -> Signals {

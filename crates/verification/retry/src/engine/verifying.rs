@@ -50,11 +50,18 @@ impl Engine {
                 )
             });
         }
-        if let Some(what) = s.done_as_asked.as_ref().filter(|_| self.ctx.expectation && self.inputs_closed.is_none()) {
-            self.inputs_closed = Some(format!(
-                "{m} did what it does ({what}), but the expectation was not met; not retried, since another \
-                 method would only do the same again"
-            ));
+        if let Some(what) = s.done_as_asked.as_ref().filter(|_| self.inputs_closed.is_none()) {
+            if self.ctx.expectation {
+                self.inputs_closed = Some(format!(
+                    "{m} did what it does ({what}), but the expectation was not met; not retried, since another \
+                     method would only do the same again"
+                ));
+            } else if self.ctx.kind == ActionKind::Type {
+                self.inputs_closed = Some(format!(
+                    "{m} went in ({what}); not typed again, since another method would write what went in a \
+                     second time"
+                ));
+            }
         }
         if let Some(b) = s.blocking {
             let message = format!("{} {:?} appeared", b.role, b.name);
@@ -126,7 +133,9 @@ impl Engine {
         let waited = at - w.sent_ms;
         let observed = if early {
             format!("no feedback within {waited}ms")
-        } else if self.ctx.expectation && (w.toggle == Toggle::Changed || w.done_as_asked) {
+        } else if (self.ctx.expectation || self.ctx.kind == ActionKind::Type)
+            && (w.toggle == Toggle::Changed || w.done_as_asked)
+        {
             format!("a change within {waited}ms, not the one expected")
         } else {
             format!("no change within {waited}ms")

@@ -83,6 +83,24 @@ fn typed_text_in_the_wrong_field_is_named_and_not_verified() {
 }
 
 #[test]
+fn typed_text_the_app_shows_its_own_way_went_in_and_is_not_written_again() {
+    // gnome-calculator shows "*" as "×": the target's own text changed, not to the text
+    // typed, and no key went elsewhere.
+    let pre = reading(&FORM);
+    let post = reading(&Form { name: "3×3", ..FORM });
+    let goal = Goal::Typed { typed: "3*3".into(), before: None };
+    let seen = see(&pre, &post, "name", &goal, ToggleMode::None);
+    assert_eq!(seen.verified, None);
+    assert!(seen.feedback, "{seen:?}");
+    let done = seen.done_as_asked.expect("what went in, for the engine to stop the chain");
+    assert!(done.contains("now shows \"3×3\", not its text with \"3*3\" inserted"), "{done}");
+    // Keys that went elsewhere too are strays, not this (the chain may go on).
+    let strayed = reading(&Form { name: "3", email: "*3", focused: Some("email"), ..FORM });
+    let seen = see(&pre, &strayed, "name", &goal, ToggleMode::None);
+    assert_eq!(seen.done_as_asked, None, "{seen:?}");
+}
+
+#[test]
 fn loading_that_began_before_the_input_is_no_effect() {
     let pre = reading(&Form { loading: true, ..FORM });
     let post = reading(&FORM);
