@@ -651,16 +651,17 @@ class SyncTools:
         """
         return self._result("doctor", DoctorReport, self._call("doctor", {}), check)
 
-    def run_flow(self, *, file: Optional[str] = None, flow: Optional[str] = None, vars: Optional[Dict[str, Any]] = None, check: Optional[bool] = None) -> ToolResult:
-        """Replay a flow (a task written down as a YAML list of these tools' calls, each with an optional expect) with no model: every step verified, stopping at the first that fails; returns each step's outcome.
+    def run_flow(self, *, file: Optional[str] = None, flow: Optional[str] = None, from_step: Optional[int] = None, vars: Optional[Dict[str, Any]] = None, check: Optional[bool] = None) -> ToolResult:
+        """Replay a flow (a task written down as a YAML list of these tools' calls, each with an optional expect) with no model: every step verified, stopping at the first that fails; returns each step's outcome. A step marked on_fail: ask stops with its question in the result; call again with from_step to go on.
         
         Args:
             file: The flow file's path (YAML).
             flow: Or the flow itself, as YAML: steps: [{click: Submit}, ...].
+            from_step: Start at this step (from 1): the steps before it are not run, and it is sent only when its expectation does not hold already (an action with no expect is not sent again), to go on after a step that stopped the flow.
             vars: Values for the flow's {{variables}}.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result("run_flow", ToolResult, self._call("run_flow", {"file": file, "flow": flow, "vars": vars}), check)
+        return self._result("run_flow", ToolResult, self._call("run_flow", {"file": file, "flow": flow, "from_step": from_step, "vars": vars}), check)
 
     def run_task(self, *, answer: Optional[str] = None, app: Optional[str] = None, goal: Optional[str] = None, run_id: Optional[str] = None, check: Optional[bool] = None) -> ToolResult:
         """Pursue a goal with Deft's agent: it reads the screen, acts through the verified tools step by step and asks the person (through you) when it is unsure; returns how it ended. Needs a model configured for the server.
@@ -931,16 +932,17 @@ class AsyncTools:
         """
         return self._result("doctor", DoctorReport, await self._call("doctor", {}), check)
 
-    async def run_flow(self, *, file: Optional[str] = None, flow: Optional[str] = None, vars: Optional[Dict[str, Any]] = None, check: Optional[bool] = None) -> ToolResult:
-        """Replay a flow (a task written down as a YAML list of these tools' calls, each with an optional expect) with no model: every step verified, stopping at the first that fails; returns each step's outcome.
+    async def run_flow(self, *, file: Optional[str] = None, flow: Optional[str] = None, from_step: Optional[int] = None, vars: Optional[Dict[str, Any]] = None, check: Optional[bool] = None) -> ToolResult:
+        """Replay a flow (a task written down as a YAML list of these tools' calls, each with an optional expect) with no model: every step verified, stopping at the first that fails; returns each step's outcome. A step marked on_fail: ask stops with its question in the result; call again with from_step to go on.
         
         Args:
             file: The flow file's path (YAML).
             flow: Or the flow itself, as YAML: steps: [{click: Submit}, ...].
+            from_step: Start at this step (from 1): the steps before it are not run, and it is sent only when its expectation does not hold already (an action with no expect is not sent again), to go on after a step that stopped the flow.
             vars: Values for the flow's {{variables}}.
             check: Raise ActionFailed when the call fails (default: the Desktop's check); False returns it.
         """
-        return self._result("run_flow", ToolResult, await self._call("run_flow", {"file": file, "flow": flow, "vars": vars}), check)
+        return self._result("run_flow", ToolResult, await self._call("run_flow", {"file": file, "flow": flow, "from_step": from_step, "vars": vars}), check)
 
     async def run_task(self, *, answer: Optional[str] = None, app: Optional[str] = None, goal: Optional[str] = None, run_id: Optional[str] = None, check: Optional[bool] = None) -> ToolResult:
         """Pursue a goal with Deft's agent: it reads the screen, acts through the verified tools step by step and asks the person (through you) when it is unsure; returns how it ended. Needs a model configured for the server.

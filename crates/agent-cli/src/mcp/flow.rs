@@ -31,7 +31,8 @@ pub struct RunFlowParams {
     #[serde(default)]
     pub vars: Option<BTreeMap<String, String>>,
     /// Start at this step (from 1): the steps before it are not run, and it is sent only when
-    /// its expectation does not hold already (to go on after a step that stopped the flow).
+    /// its expectation does not hold already (an action with no expect is not sent again), to
+    /// go on after a step that stopped the flow.
     #[serde(default)]
     pub from_step: Option<usize>,
 }
