@@ -309,14 +309,16 @@ pub(crate) fn observe(
     // spinner moving, a relayout) do not say the click landed on it.
     let toggle_unmoved = toggle == ToggleMode::State && seen.toggle == Toggle::Unchanged;
     match goal {
-        // What the app says changed elsewhere (a text, a name, a value) while the toggle's
-        // own state reads the same: a toggle that acts as a button and springs back (a
-        // calculator's keys: galculator's are toggle buttons). That is its effect, held as
-        // any change of what elements say is (it may be the app's own motion, `watch.rs`);
-        // pressing again would enter the key twice. A relayout or a spinner is no such sign.
+        // What the app says changed elsewhere while a toggle button's own state reads the
+        // same, the button having shown it got the press: it springs back (galculator's
+        // keys), and that is its effect, held as any change of what elements say is
+        // (`watch.rs`); pressing again would enter the key twice.
         Goal::AnyChange if !others.is_empty() && toggle_unmoved => {
             let changes = seen.changes.clone().unwrap_or_default();
-            let said = said_only(&others, pre, false);
+            // Not a check or radio box (its state says for sure); a text changing elsewhere
+            // alone may be the app's own, or an earlier input's late effect.
+            let springs = before.is_some_and(|b| b.role.as_str() == "toggle_button") && seen.feedback;
+            let said = if springs { said_only(&others, pre, false) } else { Vec::new() };
             if said.is_empty() {
                 let note = format!("its own state did not change (other changes: {changes})");
                 seen.note = join(seen.note.take(), Some(note));

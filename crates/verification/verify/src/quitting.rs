@@ -15,24 +15,66 @@ pub(crate) fn last_windows_closed(pre: &crate::read::Reading, post: &crate::read
 }
 
 /// Whether the application leaving the bus after the input is the input's effect: with
-/// nothing more specific expected (File > Quit, ctrl+q, a window's last Close), or with an
-/// expectation that holds of what is left of it (`gone:app=...`).
-pub(crate) fn exit_is_effect(goal: &crate::observe::Goal) -> bool {
+/// nothing more specific expected (File > Quit, ctrl+q, a window's last Close), or with the
+/// expectation that this very application is gone (`gone:app=NAME`, naming it and nothing
+/// narrower). A crash leaves the bus too: it never verifies any other expectation (a
+/// dialog gone, a text gone), which an empty application would otherwise meet.
+pub(crate) fn exit_is_effect(run: &crate::run::Run<'_>) -> bool {
+    // Its name as resolved, else as the read before the input had its application.
+    let read_before = run.pending.pre.as_ref().and_then(|r| {
+        r.tree.nodes.iter().find(|n| n.element.role.as_str() == "application").map(|n| n.element.name.as_str())
+    });
+    exit_meets(&run.goal, run.target.as_ref().and_then(|t| t.app_name.as_deref()).or(read_before))
+}
+
+/// [`exit_is_effect`] for the goal `goal` of an input to the application named `app_name`.
+fn exit_meets(goal: &crate::observe::Goal, app_name: Option<&str>) -> bool {
     use crate::observe::Goal;
     match goal {
         Goal::AnyChange => true,
-        Goal::Expect(c, _) => crate::condition::check(c, &deft_a11y::Tree::default()).met,
+        Goal::Expect(c, _) => match (&**c, app_name) {
+            (deft_types::Condition::ElementGone(sel), Some(name)) => {
+                let only_app = deft_types::Selector { app: None, ..sel.clone() }.is_empty();
+                only_app && sel.app.as_ref().is_some_and(|a| crate::condition::text_matches(a, name))
+            }
+            _ => false,
+        },
         _ => false,
     }
 }
 
-/// The application `app` left after the input, in words (as expected, when it was).
+/// The application `app` left after the input, in words.
 pub(crate) fn exited(goal: &crate::observe::Goal, app: &str) -> String {
-    match goal {
-        crate::observe::Goal::Expect(..) => format!("the application {app} exited after the input, as expected"),
-        _ => {
-            format!("the application {app} exited after the input (it left the accessibility bus: it quit, or crashed)")
-        }
+    let as_expected = if matches!(goal, crate::observe::Goal::Expect(..)) { ", as expected" } else { "" };
+    format!(
+        "the application {app} exited after the input{as_expected} (it left the accessibility bus: it quit, or crashed)"
+    )
+}
+
+#[cfg(test)]
+mod exit_tests {
+    use deft_types::{Condition, Selector, TextMatch};
+
+    use super::exit_meets;
+    use crate::observe::Goal;
+
+    fn gone(sel: Selector) -> Goal {
+        Goal::Expect(Box::new(Condition::ElementGone(sel)), None)
+    }
+
+    /// Leaving meets `gone:app=` of that very app, and nothing else: a crash must not
+    /// verify a dialog gone or a text gone.
+    #[test]
+    fn only_its_own_app_gone_is_met_by_an_app_leaving() {
+        let app = |a: &str| Selector { app: Some(TextMatch::Exact(a.into())), ..Selector::default() };
+        assert!(exit_meets(&Goal::AnyChange, None));
+        assert!(exit_meets(&gone(app("galculator")), Some("galculator")));
+        assert!(!exit_meets(&gone(app("mousepad")), Some("galculator")), "another app");
+        assert!(!exit_meets(&gone(app("galculator")), None), "whose app left is not known");
+        let dialog = Selector { name: Some(TextMatch::Exact("Confirm".into())), ..app("galculator") };
+        assert!(!exit_meets(&gone(dialog), Some("galculator")), "a crash is no dialog closed");
+        let text = Goal::Expect(Box::new(Condition::TextGone(TextMatch::Exact("Saving".into()))), None);
+        assert!(!exit_meets(&text, Some("galculator")));
     }
 }
 

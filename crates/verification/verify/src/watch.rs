@@ -74,9 +74,13 @@ impl Gathered {
         if s.own_motion.is_some() {
             self.own_motion.clone_from(&s.own_motion);
         }
-        // The latest read's: typing read mid-way (the rest of the keys not in yet, or gone
-        // to another field later seen) is not what went in.
-        self.done_as_asked.clone_from(&s.done_as_asked);
+        // Kept once seen (a field may clear itself after), unless a later read shows keys
+        // gone elsewhere: then the typing was read mid-way.
+        if s.done_as_asked.is_some() {
+            self.done_as_asked.clone_from(&s.done_as_asked);
+        } else if !s.strays.is_empty() {
+            self.done_as_asked = None;
+        }
     }
 
     fn signals(&self, blocking: Option<Blocking>) -> Signals {
@@ -118,7 +122,7 @@ impl Executor {
                 Ok(r) => r,
                 // The application left the bus after the input: with nothing more specific
                 // expected, or expected gone, that is the input's effect (`quitting.rs`).
-                Err(deft_a11y::A11yError::AppGone { app, .. }) if crate::quitting::exit_is_effect(&run.goal) => {
+                Err(deft_a11y::A11yError::AppGone { app, .. }) if crate::quitting::exit_is_effect(run) => {
                     let observed = crate::quitting::exited(&run.goal, &app);
                     let e = run.evidence(Channel::Accessibility, observed.clone());
                     self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });

@@ -177,15 +177,32 @@ fn focus_moving_is_feedback_not_an_effect() {
 
 #[test]
 fn a_toggle_whose_state_did_not_change_is_verified_only_by_what_the_app_says() {
-    let pre = reading(&FORM);
-    // The status line says something else, and the target (a toggle read in both) reads
-    // the same: a toggle that springs back (a calculator's key); its effect, held as any
-    // change of what elements say is, never pressed again.
-    let post = reading(&Form { status: "Something else", ..FORM });
+    // The target a toggle button; `focused` when it took the focus at the press.
+    let as_toggle_button = |r: Reading, focused: bool| {
+        let mut tree = r.tree.clone();
+        let i = tree.find_id(&id("submit")).unwrap();
+        tree.nodes[i].element.role = deft_types::Role::new("toggle_button");
+        if focused {
+            tree.nodes[i].element.states.insert(State::Focused);
+        }
+        Reading::new(tree)
+    };
+    let pre = as_toggle_button(reading(&FORM), false);
+    // The status line says something else, the button took the press (its focus) and reads
+    // the same: it springs back (a calculator's key); its effect, held as any change of what
+    // elements say is, never pressed again.
+    let post = as_toggle_button(reading(&Form { status: "Something else", ..FORM }), true);
     let seen = see(&pre, &post, "submit", &Goal::AnyChange, ToggleMode::State);
     assert_eq!(seen.toggle, Toggle::Unchanged);
     assert!(seen.verified.as_deref().is_some_and(|v| v.contains("springs back")), "{seen:?}");
     assert!(!seen.said_only.is_empty(), "held as what elements say: {seen:?}");
+    // The button showed nothing of the press: the text elsewhere may be the app's own.
+    let unfelt = as_toggle_button(reading(&Form { status: "Something else", ..FORM }), false);
+    let seen = see(&pre, &unfelt, "submit", &Goal::AnyChange, ToggleMode::State);
+    assert_eq!(seen.verified, None, "{seen:?}");
+    // A check box (any toggle but a toggle button) keeps its state: never verified so.
+    let (pre, post) = (reading(&FORM), reading(&Form { status: "Something else", focused: Some("submit"), ..FORM }));
+    assert_eq!(see(&pre, &post, "submit", &Goal::AnyChange, ToggleMode::State).verified, None);
     // Something changed that says nothing (a state elsewhere): no sign the press landed.
     let mut tree = pre.tree.clone();
     let i = tree.find_id(&id("status")).unwrap();
