@@ -71,6 +71,19 @@ pub(crate) fn takes_no_text(e: &deft_types::Element) -> bool {
     no_text_role && e.value.is_none() && !e.has(deft_types::State::Editable)
 }
 
+/// Whether `e` is a text field that says it cannot be edited: it shows text (it has a Text
+/// interface) and no value, and does not say it is editable (a calculator's display, a log
+/// view, a read-only entry). Its whole text cannot be replaced: GTK 3 accepts a set there and
+/// changes nothing (galculator's display, "sent" and nothing set), and keys typed to replace
+/// it go to the application as its keys. A field that takes text says it is editable on
+/// every toolkit of the corpus.
+pub(crate) fn read_only_text(e: &deft_types::Element) -> bool {
+    matches!(e.role.as_str(), "text" | "entry" | "password_text")
+        && e.text.is_some()
+        && e.value.is_none()
+        && !e.has(deft_types::State::Editable)
+}
+
 fn unreadable_element(e: &deft_types::Element) -> bool {
     e.value.is_none() && (e.text.is_none() || !e.has(deft_types::State::Editable))
 }
@@ -93,6 +106,27 @@ mod tests {
         let mut slider = deft_a11y::element("volume", "slider", "Volume");
         slider.value = Some("50".into());
         assert!(!super::unreadable_element(&slider), "a value reads back");
+    }
+
+    #[test]
+    fn only_a_text_field_that_says_it_is_read_only_refuses_its_whole_text_replaced() {
+        // galculator's and KCalc's displays: a Text interface, not editable.
+        let mut display = deft_a11y::element("display", "text", "");
+        display.text = Some("0\n DEC HEX".into());
+        assert!(super::read_only_text(&display));
+        display.states.insert(State::Editable);
+        assert!(!super::read_only_text(&display), "an editable field takes it");
+        let mut spin = deft_a11y::element("n", "text", "");
+        spin.text = Some("5".into());
+        spin.value = Some("5".into());
+        assert!(!super::read_only_text(&spin), "a value is set");
+        // No Text interface (a canvas editor's text, Firefox's canvas) or another role (a
+        // terminal): nothing says it is read-only.
+        let bare = deft_a11y::element("notes", "text", "Notes");
+        assert!(!super::read_only_text(&bare));
+        let mut terminal = deft_a11y::element("t", "terminal", "");
+        terminal.text = Some("$ ".into());
+        assert!(!super::read_only_text(&terminal));
     }
 
     #[test]
@@ -382,6 +416,18 @@ impl Executor {
                 )
             };
             return self.refused(run, kind, "text in a field", why);
+        }
+        if kind == ActionKind::SetValue
+            && run.miss.is_none()
+            && let Some(e) = run.target.as_ref().and_then(|t| t.element.as_ref()).filter(|e| read_only_text(e))
+        {
+            let why = format!(
+                "nothing was sent: {} is read-only (it shows text but does not say it is editable), so its whole \
+                 text cannot be replaced; if the application takes keys there (a calculator's display), send them \
+                 with `type` or `key`",
+                e.describe()
+            );
+            return self.refused(run, kind, "its text replaced", why);
         }
         let role_toggle = run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(|e| is_toggle_role(&e.role));
         let sets = matches!(kind, ActionKind::Type | ActionKind::SetValue);
