@@ -95,13 +95,29 @@ fn fuzzy_spans(line: &Line, li: usize, query: &str, ignore_case: bool, out: &mut
         for start in 0..line.words.len() {
             let Some(span) = line.words.get(start..start + len) else { break };
             let text = span.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
-            if !same_number(&text, &query) {
+            if !same_number(&text, &query) || !words_close(&fold(&text), &q) {
                 continue;
             }
             let score = strsim::normalized_levenshtein(&fold(&text), &q) as f32;
             out.push(Match { text, bounds: span_bounds(span), score, line: li });
         }
     }
+}
+
+/// Whether `text` may be `query` misread word by word. OCR puts a look-alike for a letter,
+/// drops or adds one, reads "rn" for "m", splits or joins words; it does not write another
+/// word: "with" for "without" (three letters more in a word of four) passed the distance
+/// over the whole line, and `text:"Execution finished without errors"` was met by "Execution
+/// finished with errors." on screen. So each word is at most one slip off the query's;
+/// where OCR split or joined words, the text without its spaces is, as a whole.
+fn words_close(text: &str, query: &str) -> bool {
+    let plain = |s: &str| s.replace("rn", "m").replace("vv", "w");
+    let (text, query) = (plain(text), plain(query));
+    let (tw, qw): (Vec<&str>, Vec<&str>) = (text.split(' ').collect(), query.split(' ').collect());
+    if tw.len() == qw.len() {
+        return tw.iter().zip(&qw).all(|(t, q)| strsim::levenshtein(t, q) <= 1);
+    }
+    strsim::levenshtein(&text.replace(' ', ""), &query.replace(' ', "")) <= 1
 }
 
 /// Whether `text` may be `query` misread, as far as numbers go: an OCR slip turns a
@@ -275,6 +291,27 @@ mod tests {
         // OCR joined two words: the one-word span still matches closely.
         check(&["Save As..."], TextMatch::Exact("Save As...".into()), &[("Save As...", (0, 0, 100), 1.0)]);
         check(&["SaveAs..."], TextMatch::Exact("Save As...".into()), &[("SaveAs...", (0, 0, 90), 0.9)]);
+    }
+
+    #[test]
+    fn another_word_is_no_slip_however_long_the_line() {
+        // DB Browser for SQLite's failed query: the opposite of what was asked for.
+        let failed = ["Execution finished with errors."];
+        for query in ["Execution finished without errors", "finished without errors"] {
+            assert!(
+                find_text(&screen(&failed), &TextMatch::Exact(query.into()), &SearchOptions::default()).is_empty(),
+                "{query}"
+            );
+            assert!(
+                find_text(&screen(&failed), &TextMatch::Contains(query.into()), &SearchOptions::default()).is_empty(),
+                "{query}"
+            );
+        }
+        // Slips are still slips: a look-alike letter in each word, a dropped stop, "rn" for "m".
+        let slipped = ["Executlon finlshed without errors"];
+        let q = TextMatch::Exact("Execution finished without errors.".into());
+        assert_eq!(find_text(&screen(&slipped), &q, &SearchOptions::default()).len(), 1);
+        check(&["Subrnit order"], TextMatch::Exact("Submit order".into()), &[("Subrnit order", (0, 0, 130), 0.85)]);
     }
 
     #[test]
