@@ -36,6 +36,12 @@ fn galculator_keys_are_pressed_once_its_mode_is_checked_and_its_quit_is_verified
     let r = cli(&desktop, &["action", "--name", "9", "--app", "galculator", "--verify", "--json"]);
     r.expect_code(0);
     assert_eq!(display(), "7659", "each key entered once, by the display");
+    // Its display is read-only: replacing its text is refused before anything is sent (GTK
+    // 3 accepted the set and changed nothing, and it was reported sent).
+    let r = cli(&desktop, &["fill", "--app", "galculator", "--role", "text", "--index", "0", "--text", "42", "--json"]);
+    assert_ne!(r.code, 0, "{r:#?}");
+    assert!(r.json()["observed"].as_str().is_some_and(|o| o.contains("read-only")), "{r:#?}");
+    assert_eq!(display(), "7659", "nothing set");
 
     // A radio menu item chosen: its check is read once its menu has closed (it is hidden
     // then), and the mode it stands for is the app's, by an independent client.

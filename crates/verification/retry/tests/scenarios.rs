@@ -1029,6 +1029,19 @@ fn a_target_whose_text_cannot_be_read_gets_one_input_and_an_honest_verdict() {
         "#,
     ));
     assert!(v.summary.contains("cannot be verified"), "{}", v.summary);
+    // A terminal's screen changed, not as typed (a long line wrapped, the prompt redrawn):
+    // the keys' receipt, ok and never typed again, not a failure that invites a retry.
+    let v = verdict(check(
+        blind,
+        r#"
+        -> act keystrokes #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 140 no_change feedback=seen done="Terminal now shows $ echo aa"
+        -> done ok received [keystrokes: received]
+        "#,
+    ));
+    assert!(v.summary.contains("cannot be read back as typed"), "{}", v.summary);
     // With an expectation, the window is its to meet.
     check(
         ActionContext { expectation: true, ..blind },

@@ -71,17 +71,21 @@ pub(crate) fn takes_no_text(e: &deft_types::Element) -> bool {
     no_text_role && e.value.is_none() && !e.has(deft_types::State::Editable)
 }
 
-/// Whether `e` is a text field that says it cannot be edited: it shows text (it has a Text
-/// interface) and no value, and does not say it is editable (a calculator's display, a log
-/// view, a read-only entry). Its whole text cannot be replaced: GTK 3 accepts a set there and
-/// changes nothing (galculator's display, "sent" and nothing set), and keys typed to replace
-/// it go to the application as its keys. A field that takes text says it is editable on
-/// every toolkit of the corpus.
-pub(crate) fn read_only_text(e: &deft_types::Element) -> bool {
-    matches!(e.role.as_str(), "text" | "entry" | "password_text")
-        && e.text.is_some()
-        && e.value.is_none()
-        && !e.has(deft_types::State::Editable)
+/// Why the whole text of `e` cannot be replaced, when it cannot: it has no value to set, is
+/// no combo box (whose items are chosen), and does not say it is editable. GTK 3 accepts a
+/// set on a read-only text and changes nothing (galculator's display: "sent", nothing set);
+/// and keys cannot stand in, since selecting all is a text field's convention: a terminal
+/// takes ctrl+a as the caret to the line's start, so "select all, type" inserted the new
+/// command before the old one and ran both (lxterminal), and a canvas editor selects its
+/// whole document. Every field of the corpus that takes text says it is editable.
+pub(crate) fn whole_text_unreplaceable(e: &deft_types::Element) -> Option<&'static str> {
+    if e.value.is_some() || e.role.as_str() == "combo_box" || e.has(deft_types::State::Editable) {
+        return None;
+    }
+    Some(match e.text.is_some() && matches!(e.role.as_str(), "text" | "entry" | "password_text") {
+        true => "is read-only (it shows text but does not say it is editable)",
+        false => "does not say it is editable",
+    })
 }
 
 fn unreadable_element(e: &deft_types::Element) -> bool {
@@ -109,24 +113,25 @@ mod tests {
     }
 
     #[test]
-    fn only_a_text_field_that_says_it_is_read_only_refuses_its_whole_text_replaced() {
+    fn a_whole_text_is_replaced_only_where_the_field_says_it_is_editable() {
+        use super::whole_text_unreplaceable as unreplaceable;
         // galculator's and KCalc's displays: a Text interface, not editable.
         let mut display = deft_a11y::element("display", "text", "");
         display.text = Some("0\n DEC HEX".into());
-        assert!(super::read_only_text(&display));
+        assert!(unreplaceable(&display).is_some_and(|w| w.contains("read-only")));
         display.states.insert(State::Editable);
-        assert!(!super::read_only_text(&display), "an editable field takes it");
-        let mut spin = deft_a11y::element("n", "text", "");
-        spin.text = Some("5".into());
-        spin.value = Some("5".into());
-        assert!(!super::read_only_text(&spin), "a value is set");
-        // No Text interface (a canvas editor's text, Firefox's canvas) or another role (a
-        // terminal): nothing says it is read-only.
-        let bare = deft_a11y::element("notes", "text", "Notes");
-        assert!(!super::read_only_text(&bare));
+        assert_eq!(unreplaceable(&display), None, "an editable field takes it");
+        // A terminal (ctrl+a is the line's start there) and a canvas editor (its whole
+        // document) say nothing of being editable.
         let mut terminal = deft_a11y::element("t", "terminal", "");
-        terminal.text = Some("$ ".into());
-        assert!(!super::read_only_text(&terminal));
+        terminal.text = Some("$ echo OLD".into());
+        assert!(unreplaceable(&terminal).is_some());
+        assert!(unreplaceable(&deft_a11y::element("notes", "canvas", "Notes")).is_some());
+        // A value is set; a combo box's item is chosen.
+        let mut spin = deft_a11y::element("n", "spin_button", "");
+        spin.value = Some("5".into());
+        assert_eq!(unreplaceable(&spin), None);
+        assert_eq!(unreplaceable(&deft_a11y::element("mode", "combo_box", "Mode")), None);
     }
 
     #[test]
@@ -419,15 +424,17 @@ impl Executor {
         }
         if kind == ActionKind::SetValue
             && run.miss.is_none()
-            && let Some(e) = run.target.as_ref().and_then(|t| t.element.as_ref()).filter(|e| read_only_text(e))
+            && let Some(e) = run.target.as_ref().and_then(|t| t.element.as_ref())
+            && let Some(what) = whole_text_unreplaceable(e)
         {
             let why = format!(
-                "nothing was sent: {} is read-only (it shows text but does not say it is editable), so its whole \
-                 text cannot be replaced; if the application takes keys there (a calculator's display), send them \
-                 with `type` or `key`",
+                "nothing was sent: {} {what}, so its whole text cannot be replaced (select-all keys mean other \
+                 things outside a text field: a terminal moves its caret to the line's start); to add text, click \
+                 into it and use `type`; to send keys the application takes there (a calculator's display), use \
+                 `type` or `key`",
                 e.describe()
             );
-            return self.refused(run, kind, "its text replaced", why);
+            return self.refused(run, kind, "its whole text replaced", why);
         }
         let role_toggle = run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(|e| is_toggle_role(&e.role));
         let sets = matches!(kind, ActionKind::Type | ActionKind::SetValue);

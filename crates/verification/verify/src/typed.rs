@@ -142,7 +142,11 @@ pub(crate) fn typed_landed(
         true => now.chars().count() == was.chars().count() + typed.chars().count(),
         // Against the text from before the action (a fallback's read before shows what an
         // earlier attempt left), or this attempt's.
-        false => at_start.is_some_and(|b| inserted(b, &now, typed)) || inserted(&was, &now, typed),
+        false => {
+            at_start.is_some_and(|b| inserted(b, &now, typed))
+                || inserted(&was, &now, typed)
+                || (is_grid(after) && inserted(&unwrapped(&was), &unwrapped(&now), typed))
+        }
     };
     if !(landed && (was != now || typed.is_empty())) {
         return None;
@@ -153,6 +157,19 @@ pub(crate) fn typed_landed(
         false => format!("{now:?}"),
     };
     Some(format!("{} now shows {shows}", after.map_or_else(String::new, Element::describe)))
+}
+
+/// Whether `e` shows its text as a grid of rows (a terminal): a line longer than a row goes
+/// on at the start of the next, which its text tells with a line break where none was typed.
+fn is_grid(e: Option<&Element>) -> bool {
+    e.is_some_and(|e| e.role.as_str() == "terminal")
+}
+
+/// A grid's text with its rows joined and its blank end dropped (see [`is_grid`]).
+fn unwrapped(text: &str) -> String {
+    let rows: Vec<&str> = text.split('\n').collect();
+    let kept = rows.iter().rposition(|r| !r.trim().is_empty()).map_or(0, |last| last + 1);
+    rows[..kept].concat()
 }
 
 /// The target's own text changed, and not to the text typed (no key went elsewhere: the

@@ -56,7 +56,9 @@ impl Engine {
                     "{m} did what it does ({what}), but the expectation was not met; not retried, since another \
                      method would only do the same again"
                 ));
-            } else if self.ctx.kind == ActionKind::Type {
+            } else if self.ctx.kind == ActionKind::Type && !self.ctx.blind {
+                // Where the text is not read back as typed (a terminal's screen redraws its
+                // prompt and output), the change is the keys' receipt: concluded as such.
                 self.inputs_closed = Some(format!(
                     "{m} went in ({what}); not typed again, since another method would write what went in a \
                      second time"
@@ -165,7 +167,8 @@ impl Engine {
             let seen = if received { "the app showed it received it, but " } else { "" };
             let why = match self.ctx.kind {
                 ActionKind::Type | ActionKind::SetValue => {
-                    "the target's text cannot be read back (accessibility does not give it)"
+                    "what was typed cannot be read back as typed (accessibility gives the target no text, or a text \
+                     it does not say is editable: a terminal's screen, a canvas)"
                 }
                 _ => {
                     "the target is known only by where it shows on screen (accessibility does not give it), and no \

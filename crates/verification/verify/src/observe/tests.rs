@@ -422,6 +422,25 @@ fn typing_is_verified_as_an_insertion_of_exactly_the_typed_text() {
 }
 
 #[test]
+fn a_terminal_s_line_wrapped_at_its_width_is_still_what_was_typed() {
+    use crate::typed::typed_landed;
+    let screen = |text: &str, role: &str| {
+        let mut e = element("t", role, "Terminal");
+        e.text = Some(text.into());
+        e
+    };
+    let (was, typed) = ("$ \n\n\n", "echo aaaa >> log");
+    // lxterminal at its width: the command goes on at the next row, one blank row fewer.
+    let now = "$ echo aa\naa >> log\n\n";
+    let before = screen(was, "terminal");
+    assert!(typed_landed(typed, None, Some(&before), Some(&screen(now, "terminal"))).is_some());
+    // Twice is not once, wrapped or not; and only a grid's rows wrap into its text.
+    let twice = "$ echo aa\naa >> logecho aaaa >> log\n";
+    assert!(typed_landed(typed, None, Some(&before), Some(&screen(twice, "terminal"))).is_none());
+    assert!(typed_landed(typed, None, Some(&screen(was, "text")), Some(&screen(now, "text"))).is_none());
+}
+
+#[test]
 fn only_a_field_that_holds_the_focus_took_stray_keys() {
     // The formula bar (elsewhere, not focused) shows what the cell editor holds: it did
     // not take the keys, and setting it back cleared the cell being typed into. A field
