@@ -90,3 +90,60 @@ fn text_gnome_calculator_shows_its_own_way_is_typed_once_and_said_so() {
     let _ = app.kill();
     let _ = app.wait();
 }
+
+/// lxterminal (GTK 3, VTE), a shell in it: a command typed is typed once, a command longer
+/// than the terminal is wide too (its screen wraps it: before, "went in ... not as typed"
+/// and a failure); and `fill` is refused, since the terminal does not say it is editable
+/// (its ctrl+a is the line's start: "select all, type" put the new command before the old
+/// one and Return ran both). Judged by what the shell wrote.
+#[test]
+fn a_terminal_s_commands_are_typed_once_and_never_replaced_with_select_all_keys() {
+    if !std::path::Path::new("/usr/bin/lxterminal").exists() {
+        eprintln!("skipped: lxterminal is not installed (cargo xtask setup installs it)");
+        return;
+    }
+    let dir = super::scratch("lxterminal");
+    let log = dir.join("d.log");
+    let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
+    let mut app = desktop
+        .command("lxterminal")
+        .arg(format!("--working-directory={}", dir.display()))
+        .spawn()
+        .expect("lxterminal starts");
+    let terminal = ["--app", "lxterminal", "--role", "terminal"];
+    cli(&desktop, &[&["wait"][..], &terminal, &["--timeout", "30000"]].concat()).expect_code(0);
+    // The shell's prompt first: keys typed before it may be drawn twice by readline.
+    std::thread::sleep(Duration::from_secs(1));
+    let lines = || -> Vec<String> {
+        std::fs::read_to_string(&log).unwrap_or_default().lines().map(str::to_string).collect()
+    };
+    let enter_then_see = |want: usize| {
+        cli(&desktop, &["key", "Return", "--app", "lxterminal"]).expect_code(0);
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while lines().len() < want && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        std::thread::sleep(super::desktop::SETTLE);
+    };
+    let long = format!("echo {} >> d.log", "a".repeat(100));
+    for (n, command) in ["echo one >> d.log", long.as_str()].into_iter().enumerate() {
+        let r = cli(&desktop, &[&["type"][..], &terminal, &["--text", command, "--verify", "--json"]].concat());
+        r.expect_code(0);
+        assert_eq!(r.json()["attempts"].as_array().map(Vec::len), Some(1), "typed once: {r:#?}");
+        enter_then_see(n + 1);
+    }
+    assert_eq!(lines(), ["one".to_string(), "a".repeat(100)], "each command ran once, as typed");
+
+    cli(&desktop, &[&["type"][..], &terminal, &["--text", "echo old >> d.log", "--verify"]].concat()).expect_code(0);
+    let r = cli(&desktop, &[&["fill"][..], &terminal, &["--text", "echo new >> d.log", "--verify", "--json"]].concat());
+    assert_ne!(r.code, 0, "{r:#?}");
+    assert!(r.json()["observed"].as_str().is_some_and(|o| o.contains("does not say it is editable")), "{r:#?}");
+    enter_then_see(3);
+    assert_eq!(lines().last().map(String::as_str), Some("old"), "the line as it was: {:?}", lines());
+    assert_eq!(lines().len(), 3, "{:?}", lines());
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+    assert_eq!(files, ["d.log"], "no stray file");
+    assert!(app.try_wait().ok().flatten().is_none(), "lxterminal still runs");
+    let _ = app.kill();
+    let _ = app.wait();
+}
