@@ -33,7 +33,15 @@ pub(crate) fn idempotent_role(role: &Role) -> bool {
 /// never sent again after it (deft-retry, `ActionContext::blind`): keys selected-all and
 /// typed again doubled what the first ones drew.
 pub(crate) fn text_unreadable(target: &Resolved) -> bool {
-    target.element.as_ref().is_none_or(unreadable_element)
+    target.element.as_ref().is_none_or(|e| unreadable_element(e) && !shows_its_choice(e))
+}
+
+/// Whether `e` is a combo box that says what it shows by its name: Qt names a combo box
+/// by its current item, and has no other way to tell it (a set there that Qt took for a
+/// selection in the closed list, never committed, was reported sent: the name says
+/// otherwise). GTK gives the choice as its value.
+pub(crate) fn shows_its_choice(e: &deft_types::Element) -> bool {
+    e.role.as_str() == "combo_box" && !e.name.trim().is_empty()
 }
 
 /// Whether `e` is known to take no text: a control whose keys mean something else (a

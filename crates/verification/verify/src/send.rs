@@ -233,6 +233,18 @@ impl Executor {
                      --name) or click it first",
                 ))
             }
+            // Selecting all to type over it is a text field's convention: elsewhere the keys
+            // mean other things (a terminal's ctrl+a is the line's start, a list's typed
+            // letters choose an item), and a pasted selection lands where the pointer is.
+            (Method::FocusSelectAllKeystrokes | Method::MiddleClickPaste, _)
+                if target.and_then(|t| t.element.as_ref()).is_some_and(|e| !e.has(State::Editable)) =>
+            {
+                let e = target.and_then(|t| t.element.as_ref()).map(deft_types::Element::describe).unwrap_or_default();
+                Err(refused(format!(
+                    "{e} does not say it is editable, so selecting all of its text to write over it could do \
+                     something else"
+                )))
+            }
             (Method::FocusSelectAllKeystrokes, Action::SetValue { .. } | Action::Type { .. }) => {
                 let at = self.insertion_point(target).await;
                 let text = whole_text(action, before_text, at);

@@ -197,7 +197,11 @@ pub(crate) fn value_set(value: &str, after: Option<&Element>) -> Option<String> 
     let now = after.map(text_or_value);
     let set = match (after.is_some_and(is_secret), &now) {
         (true, Some(now)) => now.chars().count() == value.chars().count(),
-        (_, now) => now.as_deref() == Some(value),
+        // A combo box that names itself by its current item (see `run::shows_its_choice`).
+        (_, now) => {
+            now.as_deref() == Some(value)
+                || after.is_some_and(|e| crate::run::shows_its_choice(e) && e.value.is_none() && e.name.trim() == value.trim())
+        }
     };
     if !set {
         return None;
