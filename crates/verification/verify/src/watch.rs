@@ -235,14 +235,29 @@ impl Executor {
             // less than a slow clock's tick: held for a tick. A media player's position
             // ticks once a second; heard for 0.3 s, its next tick verified a click on an
             // empty toolbar (qmmp, and VLC in the report).
+            // What changed was heard quiet for `watched` before the input and on until its
+            // first change: a ticker faster than that quiet would have shown itself. One
+            // slower is caught only by a second tick, which comes a whole period after the
+            // first: so the hold runs the rule's whole period from the first sighting, never
+            // that period less what was heard before (a counter ticking every 250 ms, heard
+            // 100 ms before a click, would pass on its next tick after a 200 ms hold). Right
+            // after an input of this executor nothing was heard by itself (`watched` is 0),
+            // and the quiet since the input proves nothing: that input may have started it.
+            let first_seen = run.pending.moving.as_ref().map_or_else(Instant::now, |(at, _)| *at);
+            let quiet = match watched.is_zero() {
+                true => Duration::ZERO,
+                false => watched + first_seen.saturating_duration_since(run.clock.at(run.pending.sent_ms)),
+            };
             let confirm = if seen.said_only.is_empty() {
                 Duration::ZERO
             } else if seen.said_only.iter().all(changed_once) {
                 MOVING_CONFIRM
-            } else if watched < TICK_CONFIRM && numbers_only {
+            } else if quiet < TICK_CONFIRM && numbers_only {
                 TICK_CONFIRM
+            } else if quiet < LISTEN_BEFORE {
+                LISTEN_BEFORE
             } else {
-                LISTEN_BEFORE.saturating_sub(watched)
+                Duration::ZERO
             };
             let moving_until = match (confirm.is_zero(), &run.pending.moving) {
                 (true, _) => {
