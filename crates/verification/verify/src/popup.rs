@@ -160,11 +160,24 @@ fn holds_popup(role: &str) -> bool {
 /// windows of their own), or, for a toolkit that lists its menus inside the main window
 /// (LibreOffice), an element of that window that is no part of a menu (its document).
 /// The display server has the last word ([`Executor::popup_on_screen`]).
-pub(crate) fn beneath_popup(target: &Resolved, hit: &Hit) -> bool {
-    let menu_item = target.element.as_ref().is_some_and(|e| is_menu_item(e.role.as_str()));
+/// A submenu's title inside its parent menu (role `menu`, as a menu bar's titles are) is an
+/// entry of that popup too: gnumeric's Edit > Sheet, taken as covered by the sheet tabs
+/// beneath it.
+pub(crate) fn beneath_popup(target: &Resolved, hit: &Hit, pre: Option<&Reading>) -> bool {
+    let in_menu = || target.id().zip(pre).is_some_and(|(id, pre)| entry_of_menu(pre, id));
+    let menu_item = target.element.as_ref().is_some_and(|e| is_menu_item(e.role.as_str())) || in_menu();
     let menuish = |role: &str| is_menu_item(role) || matches!(role, "menu" | "menu_bar" | "popup_menu");
     (hit.chain.first() != target.window.as_ref() && in_popup(target))
         || (menu_item && !menuish(hit.element.role.as_str()))
+}
+
+/// Whether `id` lies in a menu (its nearest ancestor of a menu's roles is a menu, not a menu
+/// bar): a submenu's title inside its parent menu, not a menu bar's title.
+fn entry_of_menu(pre: &Reading, id: &ElementId) -> bool {
+    let holder = pre.snap.ancestors(id).map(|n| n.element().role.as_str()).find(|r| {
+        matches!(*r, "menu" | "popup_menu" | "menu_bar")
+    });
+    matches!(holder, Some("menu" | "popup_menu"))
 }
 
 /// Roles of the entries of an open menu (a menu bar's titles are `menu`).

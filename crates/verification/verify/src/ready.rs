@@ -295,7 +295,7 @@ impl Executor {
             Some((at, _)) if at != point => unstable(Instant::now()),
             Some((_, Ok(Some(hit)))) if hit.is_within(id) => Check::Ready,
             Some((_, Ok(Some(hit)))) if same_again(&element, &hit.element) => Check::Ready,
-            Some((_, Ok(Some(hit)))) if beneath_popup(target, &hit) => match self.popup_on_screen(target, pre, point) {
+            Some((_, Ok(Some(hit)))) if beneath_popup(target, &hit, pre) => match self.popup_on_screen(target, pre, point) {
                 OnScreen::Misplaced(why) => misplaced(&name, &hit, why),
                 OnScreen::Shown | OnScreen::CannotTell => Check::Ready,
             },

@@ -398,3 +398,38 @@ async fn a_dialog_that_opens_where_the_target_s_own_dialog_closed_is_its_effect(
     assert!(outcome.blocking.is_none(), "{outcome:#?}");
     assert_eq!(f.clicks().len(), 1);
 }
+
+/// A menu bar's "Edit" menu open, holding the submenu "Sheet" (role `menu`, as GTK 3 tells
+/// a submenu's title), drawn over the sheet tabs at the bottom of the window; `open`: the
+/// submenu opened.
+fn submenu_over_tabs(open: bool) -> Tree {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "gnumeric"));
+    let mut main = placed("main", "frame", "Book1", (0, 0, 400, 300), &[]);
+    main.states.insert(State::Active);
+    let main = b.child(app, main);
+    let bar = b.child(main, placed("bar", "menu_bar", "", (0, 0, 400, 30), &[]));
+    let mut edit = placed("edit", "menu", "Edit", (10, 5, 30, 20), &["click"]);
+    edit.states.insert(State::Selected);
+    let edit = b.child(bar, edit);
+    let mut sheet = placed("sheet", "menu", "Sheet", (20, 235, 100, 20), &["click"]);
+    if open {
+        sheet.states.insert(State::Selected);
+    }
+    b.child(edit, sheet);
+    b.child(main, placed("tabs", "page_tab_list", "", (0, 230, 400, 30), &[]));
+    b.build()
+}
+
+#[tokio::test]
+async fn a_submenu_s_title_in_an_open_menu_is_not_covered_by_what_lies_beneath_the_menu() {
+    // gnumeric's Edit > Sheet: the hit test answered with the sheet tabs beneath the menu
+    // ("page_tab_list covers menu Sheet", exit 5, 10 s); the display server shows the menu
+    // there, and the click opened the submenu.
+    let config = |c| crate::ExecutorConfig { timeout_ms: Some(3000), ..c };
+    let f = fixture_with(submenu_over_tabs(false), config, Some(Box::new(Popups(vec![(15, 200, 120, 80)]))));
+    f.on_click((20, 235, 100, 20), submenu_over_tabs(true));
+    let outcome = f.exec.perform(&click("Sheet")).await;
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    assert_eq!(f.clicks().len(), 1, "{outcome:#?}");
+}
