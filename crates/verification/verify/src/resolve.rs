@@ -386,6 +386,9 @@ impl Executor {
         let window = match shown.iter().find(|(_, w)| w.states.contains(&State::Active)) {
             Some((_, w)) => *w,
             None if shown.len() == 1 => shown[0].1,
+            // None says it is active (GTK 4's file chooser over its window): the one the
+            // display server gives the keyboard focus, when exactly one of them is it.
+            None if let Some(w) = self.window_with_the_focus(&shown) => w,
             None => {
                 let asked = selector::format(sel);
                 return Err(Miss::Resolve(match shown.is_empty() {
@@ -409,6 +412,23 @@ impl Executor {
         r.window = Some(window.id.clone());
         self.place(&mut r, &apps);
         Ok(r)
+    }
+
+    /// Of `shown` (an application's windows), the one the display server says holds the
+    /// keyboard focus, matched by owner and title; `None` when it cannot tell or more than
+    /// one could be it.
+    fn window_with_the_focus<'a>(
+        &self,
+        shown: &[(&deft_a11y::AppInfo, &'a deft_a11y::WindowInfo)],
+    ) -> Option<&'a deft_a11y::WindowInfo> {
+        let locator = crate::executor::lock(self.windows.as_ref()?);
+        let focused = locator.focused().ok().flatten()?;
+        let geometry = locator.windows(&deft_input::WindowQuery::default()).ok()?.into_iter().find(|g| g.id == focused)?;
+        let mut matching = shown
+            .iter()
+            .filter(|(a, w)| w.title == geometry.title && (geometry.pid.is_none() || a.pid == geometry.pid));
+        let (_, one) = matching.next()?;
+        matching.next().is_none().then_some(*one)
     }
 
     /// [`Self::find_by_ocr`] within the windows of the application (and window) `sel`

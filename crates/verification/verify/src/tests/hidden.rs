@@ -74,3 +74,49 @@ async fn a_key_goes_to_the_focus_even_when_the_focused_element_says_it_is_not_sh
     assert_eq!(chords, 1, "the key went out once: {outcome:#?}");
     assert!(outcome.ok, "{outcome:#?}");
 }
+
+/// The display server's windows: `(id, title)`, the keyboard focus on `focused`.
+struct Focus {
+    windows: Vec<(u64, &'static str)>,
+    focused: u64,
+}
+
+impl deft_input::WindowLocator for Focus {
+    fn windows(&self, _: &deft_input::WindowQuery) -> Result<Vec<deft_input::WindowGeometry>, deft_input::InputError> {
+        let at = |&(id, title): &(u64, &str)| deft_input::WindowGeometry {
+            id,
+            pid: None,
+            title: title.into(),
+            bounds: deft_types::Rect::new(0, 0, 400, 300),
+        };
+        Ok(self.windows.iter().map(at).collect())
+    }
+    fn focused(&self) -> Result<Option<u64>, deft_input::InputError> {
+        Ok(Some(self.focused))
+    }
+}
+
+#[tokio::test]
+async fn keys_for_an_app_whose_windows_say_none_is_active_go_to_the_one_with_the_focus() {
+    // ghex (GTK 4) with its file chooser open: neither window says it is active, and
+    // `key --app ghex Escape` was refused as ambiguous (exit 4). The display server tells
+    // which has the keyboard focus.
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "ghex"));
+    let main = b.child(app, placed("main", "frame", "ghex", (0, 0, 400, 300), &[]));
+    b.child(main, placed("doc", "panel", "", (0, 0, 400, 300), &[]));
+    let chooser = b.child(app, placed("chooser", "window", "Select a file to open", (50, 50, 300, 200), &[]));
+    let mut cancel = placed("cancel", "push_button", "Cancel", (60, 60, 60, 20), &["click"]);
+    cancel.states.insert(State::Focused);
+    b.child(chooser, cancel);
+    let config = |c| crate::ExecutorConfig { timeout_ms: Some(1000), ..c };
+    let focus = Focus { windows: vec![(1, "ghex"), (2, "Select a file to open")], focused: 2 };
+    let f = super::fixture_with(b.build(), config, Some(Box::new(focus)));
+    let chord = deft_types::KeyChord { modifiers: Vec::new(), key: "Escape".into() };
+    let sel = deft_a11y::selector::parse("app=ghex").expect("a selector");
+    let key = deft_types::Action::Key { chord, target: deft_types::Target::Selector(sel) };
+    let outcome = f.exec.perform(&key).await;
+    let chords = f.rec.lock().unwrap().calls.iter().filter(|c| matches!(c, deft_input::Recorded::Chord(_))).count();
+    assert_eq!(chords, 1, "the key went out once: {outcome:#?}");
+    assert_eq!(outcome.target.as_ref().and_then(|t| t.window.as_deref()), Some("Select a file to open"), "{outcome:#?}");
+}
