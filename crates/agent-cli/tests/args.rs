@@ -44,6 +44,7 @@ fn bad_arguments_exit_2_with_what_was_wrong() {
     usage(&["wait"], "`wait` needs a condition");
     usage(&["wait", "text:"], "expected a text");
     usage(&["wait", "text:\"15\"", "--app", "calc"], "takes none of --app: drop it");
+    usage(&["wait", "badcond:x"], "`badcond` is no kind of one");
     usage(&["find"], "`find` needs something to look for");
     usage(&["screenshot"], "--output <PATH>");
     usage(&["screenshot", "-o", "x.png", "--region", "0,0,0,5"], "more than 0");

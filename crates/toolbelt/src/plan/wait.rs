@@ -17,6 +17,18 @@ impl Planner<'_> {
         // A condition given as `target` (the CLI's positional argument) reads as one.
         let condition =
             w.condition.as_deref().or(t.target.as_deref().filter(|s| !t.literal && looks_like_condition(s)));
+        if w.condition.is_none()
+            && !t.literal
+            && let Some(kind) = t.target.as_deref().and_then(deft_a11y::selector::unknown_condition_kind)
+        {
+            let given = t.target.as_deref().unwrap_or_default();
+            return Err(ToolError::usage(format!(
+                "`{given}` reads like a condition, but `{kind}` is no kind of one (the kinds are {}); to wait for \
+                 this text as it is, write text:{}",
+                deft_a11y::selector::CONDITION_KINDS.join(", "),
+                deft_a11y::selector::quote(given)
+            )));
+        }
         if let Some(c) = condition {
             let from_target = w.condition.is_none();
             let others = if from_target {

@@ -55,6 +55,17 @@ pub fn looks_like_condition(s: &str) -> bool {
     }
 }
 
+/// The kind `s` names when it reads as a condition of a kind there is none of: a lowercase
+/// word, `:` and more, with no space (`badcond:x`, `txt:Saved`). Text a person sees rarely
+/// reads so; a user who meant a condition is told the kinds, not left waiting for text.
+pub fn unknown_condition_kind(s: &str) -> Option<&str> {
+    let s = s.trim();
+    let (kind, rest) = s.split_once(':')?;
+    let word = kind.len() >= 2 && kind.chars().all(|c| c.is_ascii_lowercase() || c == '-' || c == '_');
+    let one_piece = !rest.is_empty() && !s.contains(char::is_whitespace) && !rest.starts_with('/');
+    (word && one_piece && !CONDITION_KINDS.contains(&kind)).then_some(kind)
+}
+
 /// Parse a condition (see the module documentation for the grammar).
 pub fn parse_condition(input: &str) -> Result<Condition, SyntaxError> {
     let mut p = Parser::new(Grammar::Condition, input);
@@ -420,6 +431,15 @@ mod tests {
         }
         for s in ["text=Saved", "name=x", "role=dialog", "app=deft window=\"a:b\"", "title"] {
             assert!(!looks_like_condition(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn a_word_a_colon_and_more_is_a_condition_of_an_unknown_kind_unless_it_reads_as_text() {
+        assert_eq!(super::unknown_condition_kind("badcond:x"), Some("badcond"));
+        assert_eq!(super::unknown_condition_kind("txt:Saved"), Some("txt"));
+        for text in ["text:Saved", "Status:Ready", "Time: 12:30", "http://x", "a:b", "Saved", "note:", "x y:z"] {
+            assert_eq!(super::unknown_condition_kind(text), None, "{text}");
         }
     }
 
