@@ -1193,3 +1193,24 @@ fn a_press_nothing_could_watch_is_never_followed_by_a_second_input() {
         "#,
     );
 }
+
+#[test]
+fn a_chain_that_ends_in_methods_that_could_not_be_used_leads_with_what_the_input_showed() {
+    // A Qt combo box: the set went out and showed nothing; select-all keys and the paste
+    // cannot be used on it. The outcome says first that the set showed no change.
+    let v = verdict(check(
+        ctx(ActionKind::SetValue),
+        r#"
+        -> act a11y_set #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none
+        -> act focus_select_all_keystrokes #2 at 3000ms
+        <- 3000 refused none
+        -> act middle_click_paste #3 at 3000ms
+        <- 3000 refused none
+        -> done failed no_effect [a11y_set: no_change, focus_select_all_keystrokes: no_effect, middle_click_paste: no_effect]
+        "#,
+    ));
+    assert!(v.summary.starts_with("a11y_set: no change within 3000ms; then"), "{}", v.summary);
+}

@@ -90,6 +90,17 @@ impl Engine {
             let cause = format!("{cause}; {refused} could not be used on this target, so {method} had its turn");
             return self.act(method, at, Some(cause), class);
         }
+        // The last input sent and what it showed first, when every method after it could not
+        // be used: the outcome leads with what happened, not with the last refusal.
+        let last_sent = self.attempts.iter().rposition(|a| a.result == deft_types::AttemptResult::NoChange);
+        let cause = match last_sent {
+            Some(i) if i + 1 < self.attempts.len() => {
+                let a = &self.attempts[i];
+                let seen = a.observed.as_deref().unwrap_or("no change");
+                format!("{}: {seen}; then {cause}", a.method.as_str())
+            }
+            _ => cause,
+        };
         let end = End::fail(class, format!("{cause}; every method of the chain was tried"));
         let suggestion = (self.ctx.kind == ActionKind::Wait).then_some(SuggestedAction::WaitLonger);
         self.finish(at, end.suggest(suggestion))
