@@ -163,6 +163,7 @@ fn progress_message(e: &VerifyEvent) -> Option<String> {
         VerifyEvent::Resolved { target, .. } => Some(format!("found {:?}", target.name)),
         VerifyEvent::NotActionable { reason, .. } => Some(format!("waiting for the target: {reason}")),
         VerifyEvent::InputSent { what, .. } => Some(format!("sent {what}; verifying")),
+        VerifyEvent::Held { for_ms, why, .. } => Some(format!("holding up to {for_ms} ms: {why}")),
         VerifyEvent::WaitStarted { condition, .. } => {
             Some(format!("waiting until {}", deft_a11y::selector::describe_condition(condition)))
         }

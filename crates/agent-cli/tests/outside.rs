@@ -114,9 +114,8 @@ fn a_terminal_s_commands_are_typed_once_and_never_replaced_with_select_all_keys(
     cli(&desktop, &[&["wait"][..], &terminal, &["--timeout", "30000"]].concat()).expect_code(0);
     // The shell's prompt first: keys typed before it may be drawn twice by readline.
     std::thread::sleep(Duration::from_secs(1));
-    let lines = || -> Vec<String> {
-        std::fs::read_to_string(&log).unwrap_or_default().lines().map(str::to_string).collect()
-    };
+    let lines =
+        || -> Vec<String> { std::fs::read_to_string(&log).unwrap_or_default().lines().map(str::to_string).collect() };
     let enter_then_see = |want: usize| {
         cli(&desktop, &["key", "Return", "--app", "lxterminal"]).expect_code(0);
         let deadline = std::time::Instant::now() + Duration::from_secs(10);

@@ -161,6 +161,7 @@ fn message(e: &VerifyEvent) -> Option<String> {
         }
         VerifyEvent::InputSent { what, .. } => Some(format!("sent {what}; verifying")),
         VerifyEvent::Evidence { evidence, .. } => Some(format!("seen: {}", evidence.what)),
+        VerifyEvent::Held { for_ms, why, .. } => Some(format!("holding up to {for_ms} ms: {why}")),
         VerifyEvent::WaitStarted { condition, timeout_ms, .. } => Some(format!(
             "waiting until {} (at most {timeout_ms} ms)",
             deft_a11y::selector::describe_condition(condition)

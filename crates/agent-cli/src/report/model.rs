@@ -286,6 +286,11 @@ fn ops(events: &[Timed<VerifyEvent>], first: u64, starts: &mut Vec<(u64, u64)>) 
             VerifyEvent::InputSent { at_ms, what, .. } => {
                 op.events.push(OpEvent { at_ms: since(*at_ms), kind: "input".into(), text: what.clone() })
             }
+            VerifyEvent::Held { at_ms, for_ms, why, .. } => op.events.push(OpEvent {
+                at_ms: since(*at_ms),
+                kind: "held".into(),
+                text: format!("held up to {for_ms} ms: {why}"),
+            }),
             VerifyEvent::Evidence { evidence, .. } => op.events.push(OpEvent {
                 at_ms: None,
                 kind: "evidence".into(),

@@ -97,6 +97,19 @@ pub enum VerifyEvent {
     /// trace, or why it was not saved. Published by the frame sink once the file is whole
     /// (so after the events of the moment it shows); `op` and `attempt` place it.
     Frame(FrameRecord),
+    /// A change that would verify the input is held a moment before it counts, and why: it
+    /// may be the application moving by itself (a clock, a counter), which only a second
+    /// change within the hold would show.
+    Held {
+        /// Operation number.
+        op: u64,
+        /// Time since the operation started.
+        at_ms: u64,
+        /// How long it is held at most.
+        for_ms: u64,
+        /// Why, in plain words.
+        why: String,
+    },
     /// A wait ended.
     WaitFinished {
         /// Operation number.
@@ -119,7 +132,8 @@ impl VerifyEvent {
             | VerifyEvent::Evidence { op, .. }
             | VerifyEvent::ActionFinished { op, .. }
             | VerifyEvent::WaitStarted { op, .. }
-            | VerifyEvent::WaitFinished { op, .. } => *op,
+            | VerifyEvent::WaitFinished { op, .. }
+            | VerifyEvent::Held { op, .. } => *op,
             VerifyEvent::Frame(f) => f.op,
         }
     }

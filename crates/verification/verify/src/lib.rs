@@ -65,6 +65,7 @@ mod event;
 mod executor;
 mod first_key;
 mod frames;
+mod held;
 mod help;
 mod insertion;
 mod keyfocus;

@@ -174,9 +174,11 @@ pub(crate) fn beneath_popup(target: &Resolved, hit: &Hit, pre: Option<&Reading>)
 /// Whether `id` lies in a menu (its nearest ancestor of a menu's roles is a menu, not a menu
 /// bar): a submenu's title inside its parent menu, not a menu bar's title.
 fn entry_of_menu(pre: &Reading, id: &ElementId) -> bool {
-    let holder = pre.snap.ancestors(id).map(|n| n.element().role.as_str()).find(|r| {
-        matches!(*r, "menu" | "popup_menu" | "menu_bar")
-    });
+    let holder = pre
+        .snap
+        .ancestors(id)
+        .map(|n| n.element().role.as_str())
+        .find(|r| matches!(*r, "menu" | "popup_menu" | "menu_bar"));
     matches!(holder, Some("menu" | "popup_menu"))
 }
 

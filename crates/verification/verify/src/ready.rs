@@ -295,10 +295,12 @@ impl Executor {
             Some((at, _)) if at != point => unstable(Instant::now()),
             Some((_, Ok(Some(hit)))) if hit.is_within(id) => Check::Ready,
             Some((_, Ok(Some(hit)))) if same_again(&element, &hit.element) => Check::Ready,
-            Some((_, Ok(Some(hit)))) if beneath_popup(target, &hit, pre) => match self.popup_on_screen(target, pre, point) {
-                OnScreen::Misplaced(why) => misplaced(&name, &hit, why),
-                OnScreen::Shown | OnScreen::CannotTell => Check::Ready,
-            },
+            Some((_, Ok(Some(hit)))) if beneath_popup(target, &hit, pre) => {
+                match self.popup_on_screen(target, pre, point) {
+                    OnScreen::Misplaced(why) => misplaced(&name, &hit, why),
+                    OnScreen::Shown | OnScreen::CannotTell => Check::Ready,
+                }
+            }
             Some((_, Ok(Some(hit)))) if beneath_modal_surface(pre, id, &hit, point) => Check::Ready,
             Some((_, Ok(Some(hit)))) => match holds_target(pre, id, &hit, point) {
                 Held::Yes => Check::Ready,

@@ -423,7 +423,8 @@ impl Executor {
     ) -> Option<&'a deft_a11y::WindowInfo> {
         let locator = crate::executor::lock(self.windows.as_ref()?);
         let focused = locator.focused().ok().flatten()?;
-        let geometry = locator.windows(&deft_input::WindowQuery::default()).ok()?.into_iter().find(|g| g.id == focused)?;
+        let geometry =
+            locator.windows(&deft_input::WindowQuery::default()).ok()?.into_iter().find(|g| g.id == focused)?;
         let mut matching = shown
             .iter()
             .filter(|(a, w)| w.title == geometry.title && (geometry.pid.is_none() || a.pid == geometry.pid));

@@ -354,6 +354,7 @@ async fn a_click_with_an_effect_is_verified_and_every_step_is_published() {
             VerifyEvent::Evidence { .. } => "evidence".into(),
             VerifyEvent::ActionFinished { .. } => "finished".into(),
             VerifyEvent::WaitStarted { .. } | VerifyEvent::WaitFinished { .. } => "wait".into(),
+            VerifyEvent::Held { .. } => "held".into(),
             VerifyEvent::Frame(_) => "frame".into(),
         });
     }
@@ -367,6 +368,8 @@ async fn a_click_with_an_effect_is_verified_and_every_step_is_published() {
             "sent",
             "observed:sent",
             "step:verify",
+            // A text changed by an app heard a moment only: held, and said why.
+            "held",
             "evidence",
             "observed:verified",
             "step:done",

@@ -200,7 +200,9 @@ pub(crate) fn value_set(value: &str, after: Option<&Element>) -> Option<String> 
         // A combo box that names itself by its current item (see `run::shows_its_choice`).
         (_, now) => {
             now.as_deref() == Some(value)
-                || after.is_some_and(|e| crate::run::shows_its_choice(e) && e.value.is_none() && e.name.trim() == value.trim())
+                || after.is_some_and(|e| {
+                    crate::run::shows_its_choice(e) && e.value.is_none() && e.name.trim() == value.trim()
+                })
         }
     };
     if !set {
@@ -212,4 +214,40 @@ pub(crate) fn value_set(value: &str, after: Option<&Element>) -> Option<String> 
         false => format!("has value {value:?}"),
     };
     Some(format!("{} now {has}", after.map_or_else(String::new, Element::describe)))
+}
+
+#[cfg(test)]
+mod tests {
+    use deft_a11y::element;
+
+    use super::{inserted, typed_landed};
+
+    #[test]
+    fn typing_is_verified_as_an_insertion_of_exactly_the_typed_text() {
+        assert!(inserted("carol", "carolcarol", "carol"), "type inserts: carol into carol");
+        assert!(inserted("", "ada", "ada"));
+        assert!(inserted("ab", "axyb", "xy"), "at the caret, inside");
+        assert!(!inserted("carol", "carol", "carol"), "nothing typed is not typed");
+        assert!(!inserted("abc", "xy", "xy"), "a field whose text was replaced lost its text");
+        assert!(!inserted("ab", "axby", "xy"), "split apart is not what was typed");
+        assert!(inserted("é", "éü", "ü") && !inserted("é", "üé ", "ü"));
+    }
+
+    #[test]
+    fn a_terminal_s_line_wrapped_at_its_width_is_still_what_was_typed() {
+        let screen = |text: &str, role: &str| {
+            let mut e = element("t", role, "Terminal");
+            e.text = Some(text.into());
+            e
+        };
+        let (was, typed) = ("$ \n\n\n", "echo aaaa >> log");
+        // lxterminal at its width: the command goes on at the next row, one blank row fewer.
+        let now = "$ echo aa\naa >> log\n\n";
+        let before = screen(was, "terminal");
+        assert!(typed_landed(typed, None, Some(&before), Some(&screen(now, "terminal"))).is_some());
+        // Twice is not once, wrapped or not; and only a grid's rows wrap into its text.
+        let twice = "$ echo aa\naa >> logecho aaaa >> log\n";
+        assert!(typed_landed(typed, None, Some(&before), Some(&screen(twice, "terminal"))).is_none());
+        assert!(typed_landed(typed, None, Some(&screen(was, "text")), Some(&screen(now, "text"))).is_none());
+    }
 }

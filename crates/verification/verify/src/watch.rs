@@ -9,6 +9,7 @@ use deft_types::{Blocking, Channel, Condition, ElementId, Evidence};
 
 use crate::event::VerifyEvent;
 use crate::executor::Executor;
+use crate::held::Hold;
 use crate::observe::{Goal, Seen, ToggleMode, observe};
 use crate::resolve::Resolved;
 use crate::run::Run;
@@ -32,17 +33,6 @@ const EMPTIED_CONFIRM: Duration = Duration::from_millis(2000);
 /// just before a click is laid out a frame or more later (later on a loaded machine), and
 /// that move alone must not pass for the click's effect (see `RelevanceConfig::settling`).
 const SETTLE_BEFORE: Duration = Duration::from_millis(1000);
-/// How long a change that only elements which changed by themselves once before the input
-/// show is watched before it counts: long enough for a second tick of a counter or a
-/// playback position updated a few times a second (a clock's text is noise anyway).
-const MOVING_CONFIRM: Duration = Duration::from_millis(1000);
-/// How long the app must have been listened to before an input for what it changes by
-/// itself to be known well enough: less, and a change of texts alone is watched for the
-/// rest of it after the input (a counter ticking a few times a second shows itself).
-const LISTEN_BEFORE: Duration = Duration::from_millis(300);
-/// How long a change of numbers alone is held when the app was listened to for less before
-/// the input: a clock that ticks once a second ticks again within it.
-const TICK_CONFIRM: Duration = Duration::from_millis(1200);
 /// How long after a menu entry's menu closed, with nothing else changed, its effect is
 /// awaited before the click is told as received only (a dialog the entry opens comes a
 /// frame or a few hundred milliseconds after its menu closed).
@@ -248,17 +238,8 @@ impl Executor {
                 true => Duration::ZERO,
                 false => watched + first_seen.saturating_duration_since(run.clock.at(run.pending.sent_ms)),
             };
-            let confirm = if seen.said_only.is_empty() {
-                Duration::ZERO
-            } else if seen.said_only.iter().all(changed_once) {
-                MOVING_CONFIRM
-            } else if quiet < TICK_CONFIRM && numbers_only {
-                TICK_CONFIRM
-            } else if quiet < LISTEN_BEFORE {
-                LISTEN_BEFORE
-            } else {
-                Duration::ZERO
-            };
+            let hold = Hold::of(&seen.said_only, seen.said_only.iter().all(changed_once), numbers_only, quiet);
+            let confirm = hold.period();
             let moving_until = match (confirm.is_zero(), &run.pending.moving) {
                 (true, _) => {
                     run.pending.moving = None;
@@ -267,6 +248,9 @@ impl Executor {
                 (false, None) => {
                     let says = seen.said_only.iter().map(|id| (id.clone(), says(&post, id))).collect();
                     run.pending.moving = Some((Instant::now(), says));
+                    let why = hold.reason(&seen.said_only, &post, quiet);
+                    let (at_ms, for_ms) = (run.clock.ms(), confirm.as_millis() as u64);
+                    self.publish(VerifyEvent::Held { op: run.op, at_ms, for_ms, why });
                     Some(Instant::now() + confirm)
                 }
                 (false, Some((since, was))) => {

@@ -12,8 +12,8 @@ mod matcher;
 mod parse;
 
 pub use condition::{
-    CONDITION_HELP, CONDITION_KINDS, describe_condition, describe_text, format_condition, looks_like_condition, unknown_condition_kind,
-    parse_condition,
+    CONDITION_HELP, CONDITION_KINDS, describe_condition, describe_text, format_condition, looks_like_condition,
+    parse_condition, unknown_condition_kind,
 };
 pub use lex::{Grammar, SyntaxError, quote};
 pub use matcher::{

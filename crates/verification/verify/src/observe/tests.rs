@@ -4,7 +4,6 @@ use deft_a11y::{TreeBuilder, element};
 use deft_types::{Logical, Rect};
 
 use super::*;
-use crate::typed::inserted;
 
 struct Form {
     name: &'static str,
@@ -408,36 +407,6 @@ fn keys_in_an_editor_drawn_over_the_target_verify_the_typing() {
         let seen = see(&pre, &post, "c3", &goal, ToggleMode::None);
         assert_eq!(seen.verified, None, "{seen:?}");
     }
-}
-
-#[test]
-fn typing_is_verified_as_an_insertion_of_exactly_the_typed_text() {
-    assert!(inserted("carol", "carolcarol", "carol"), "type inserts: carol into carol");
-    assert!(inserted("", "ada", "ada"));
-    assert!(inserted("ab", "axyb", "xy"), "at the caret, inside");
-    assert!(!inserted("carol", "carol", "carol"), "nothing typed is not typed");
-    assert!(!inserted("abc", "xy", "xy"), "a field whose text was replaced lost its text");
-    assert!(!inserted("ab", "axby", "xy"), "split apart is not what was typed");
-    assert!(inserted("é", "éü", "ü") && !inserted("é", "üé ", "ü"));
-}
-
-#[test]
-fn a_terminal_s_line_wrapped_at_its_width_is_still_what_was_typed() {
-    use crate::typed::typed_landed;
-    let screen = |text: &str, role: &str| {
-        let mut e = element("t", role, "Terminal");
-        e.text = Some(text.into());
-        e
-    };
-    let (was, typed) = ("$ \n\n\n", "echo aaaa >> log");
-    // lxterminal at its width: the command goes on at the next row, one blank row fewer.
-    let now = "$ echo aa\naa >> log\n\n";
-    let before = screen(was, "terminal");
-    assert!(typed_landed(typed, None, Some(&before), Some(&screen(now, "terminal"))).is_some());
-    // Twice is not once, wrapped or not; and only a grid's rows wrap into its text.
-    let twice = "$ echo aa\naa >> logecho aaaa >> log\n";
-    assert!(typed_landed(typed, None, Some(&before), Some(&screen(twice, "terminal"))).is_none());
-    assert!(typed_landed(typed, None, Some(&screen(was, "text")), Some(&screen(now, "text"))).is_none());
 }
 
 #[test]

@@ -118,5 +118,9 @@ async fn keys_for_an_app_whose_windows_say_none_is_active_go_to_the_one_with_the
     let outcome = f.exec.perform(&key).await;
     let chords = f.rec.lock().unwrap().calls.iter().filter(|c| matches!(c, deft_input::Recorded::Chord(_))).count();
     assert_eq!(chords, 1, "the key went out once: {outcome:#?}");
-    assert_eq!(outcome.target.as_ref().and_then(|t| t.window.as_deref()), Some("Select a file to open"), "{outcome:#?}");
+    assert_eq!(
+        outcome.target.as_ref().and_then(|t| t.window.as_deref()),
+        Some("Select a file to open"),
+        "{outcome:#?}"
+    );
 }

@@ -45,3 +45,25 @@ async fn a_label_that_changed_once_before_and_then_holds_the_effect_verifies_it(
     assert_eq!(outcome.attempts.len(), 1, "{outcome:#?}");
     assert!(outcome.observed.contains("Clicked Go"), "{outcome:#?}");
 }
+
+#[tokio::test]
+async fn a_count_held_as_maybe_ticking_says_why_on_the_bus() {
+    // A one-shot command heard the app a moment only: the count a click moved is held a
+    // slow clock's tick, and the trace (and a face's progress) says so, not a silent 1.2 s.
+    let bus = deft_bus::Bus::<crate::VerifyEvent>::new(deft_bus::BusConfig { capacity: 256 });
+    let mut sub = bus.subscribe("test");
+    let f = fixture(ui("Frames: 1", false, None), |c| crate::ExecutorConfig { bus: Some(bus.clone()), ..c });
+    drop(f.exec.waker().await);
+    f.on_click(GO, ui("Frames: 2", false, None));
+    let outcome = f.exec.perform(&click("Go")).await;
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    let mut held = Vec::new();
+    while let Ok(deft_bus::Received::Event(env)) = sub.try_recv() {
+        if let crate::VerifyEvent::Held { for_ms, why, .. } = &env.event {
+            held.push((*for_ms, why.clone()));
+        }
+    }
+    assert_eq!(held.len(), 1, "{held:?}");
+    assert_eq!(held[0].0, 1200, "{held:?}");
+    assert!(held[0].1.starts_with("only numbers changed") && held[0].1.contains("Frames: 2"), "{held:?}");
+}
