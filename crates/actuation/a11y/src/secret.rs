@@ -9,8 +9,9 @@ use deft_types::{Element, State};
 pub const MASK_CHAR: char = '●';
 
 /// Marks `e` [`State::Secret`] when it holds a secret, and for a field only the policy
-/// names (a password field's toolkit masks its own text), replaces its text and value with
-/// one [`MASK_CHAR`] per character.
+/// names, replaces its text and value with one [`MASK_CHAR`] per character (a password
+/// field's text is read as its count of characters in the first place: the AT-SPI backend
+/// never asks for its content).
 pub fn mark(e: &mut Element, secret_fields: &[String]) {
     if e.role.as_str() == "password_text" {
         e.states.insert(State::Secret);

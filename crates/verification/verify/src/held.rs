@@ -80,3 +80,16 @@ impl Hold {
         }
     }
 }
+
+/// What `id` shows in `r`: the text a person sees on it, and on its leaves (a section's
+/// text node, which Chromium replaces when the page sets the text).
+pub(crate) fn says(r: &crate::read::Reading, id: &ElementId) -> String {
+    let Some(node) = r.snap.node(id) else { return String::new() };
+    let leaves = node.children().iter().filter_map(|c| r.snap.node(c)).filter(|n| n.children().is_empty());
+    let mut said = node.element().visible_text().to_string();
+    for leaf in leaves {
+        said.push('\n');
+        said.push_str(leaf.element().visible_text());
+    }
+    said
+}

@@ -95,6 +95,9 @@ pub(crate) struct Seen {
     /// Under an expectation not met: what the action itself promises is there (the text
     /// typed in, the value set), in words. The input landed.
     pub done_as_asked: Option<String>,
+    /// How many characters of the text typed so far show in the target, inserted at one
+    /// place, when they are fewer than all of it: keys still arriving at a slow app.
+    pub typed_so_far: Option<usize>,
 }
 
 /// Another field that typed text landed in: what it showed before the input and now.
@@ -400,6 +403,7 @@ pub(crate) fn observe(
                 seen.feedback |= garbled.is_some();
                 seen.note = join(seen.note.take(), garbled);
                 if seen.strays.is_empty() {
+                    seen.typed_so_far = crate::typed::typed_so_far(typed, before, after);
                     seen.done_as_asked = crate::typed::went_in_otherwise(typed, before, after);
                 }
             }
@@ -578,19 +582,6 @@ pub(crate) fn join(a: Option<String>, b: Option<String>) -> Option<String> {
     match (a, b) {
         (Some(a), Some(b)) => Some(format!("{a}; {b}")),
         (a, b) => a.or(b),
-    }
-}
-
-/// The goal in words, for the outcome's `expected` line. The text of a secret field
-/// (a password) is never written out, only its length.
-pub(crate) fn describe_goal(goal: &Goal, target: &str, secret: bool) -> String {
-    match goal {
-        Goal::AnyChange => format!("any UI change on or around {target}"),
-        Goal::Typed { typed, .. } if secret => format!("{target} gains {} typed characters", typed.chars().count()),
-        Goal::Typed { typed, .. } => format!("{target} shows its text with {typed:?} inserted"),
-        Goal::Set { value } if secret => format!("{target} holds the {} characters set", value.chars().count()),
-        Goal::Set { value } => format!("{target} has value {value:?}"),
-        Goal::Expect(c, _) => deft_a11y::selector::describe_condition(c),
     }
 }
 

@@ -4,7 +4,7 @@ use deft_retry::Verdict;
 use deft_types::{ActionKind, Attempt, AttemptResult, ErrorClass, Failure, FailureKind, Outcome};
 
 use crate::executor::Executor;
-use crate::observe::{describe_goal, is_secret};
+use crate::observe::{Goal, is_secret};
 use crate::resolve::{How, Miss, Resolved};
 use crate::run::Run;
 
@@ -46,7 +46,9 @@ impl Executor {
             Resolved::describe,
         );
         let expected = if run.verify {
-            let secret = run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(is_secret);
+            // A target not found may be a password field all the same: its text is said by
+            // its length too (a bad id for KeePassXC's field wrote the password out here).
+            let secret = run.target.as_ref().and_then(|t| t.element.as_ref()).is_none_or(is_secret);
             describe_goal(&run.goal, &target_name, secret)
         } else {
             format!("{} sent to {target_name} (not verified)", kind.verb())
@@ -144,5 +146,18 @@ impl Executor {
             seen: deft_types::Seen::default(),
             seen_by: None,
         }
+    }
+}
+
+/// The goal in words, for the outcome's `expected` line. The text of a secret field
+/// (a password) is never written out, only its length.
+fn describe_goal(goal: &Goal, target: &str, secret: bool) -> String {
+    match goal {
+        Goal::AnyChange => format!("any UI change on or around {target}"),
+        Goal::Typed { typed, .. } if secret => format!("{target} gains {} typed characters", typed.chars().count()),
+        Goal::Typed { typed, .. } => format!("{target} shows its text with {typed:?} inserted"),
+        Goal::Set { value } if secret => format!("{target} holds the {} characters set", value.chars().count()),
+        Goal::Set { value } => format!("{target} has value {value:?}"),
+        Goal::Expect(c, _) => deft_a11y::selector::describe_condition(c),
     }
 }

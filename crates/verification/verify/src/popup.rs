@@ -63,6 +63,38 @@ impl Executor {
 }
 
 impl Executor {
+    /// The part of an entry's `bounds` that a popup the display server shows holds, when the
+    /// toolkit reports the entry reaching out past it: Qt gives a combo box's drop-down items
+    /// the width of the window (753 px), and their centre, where a click is aimed, lies
+    /// outside the list, over the dialog beneath ("dialog covers list_item", exit 5). Only an
+    /// entry's (a list's, a menu's), only where exactly one popup holds its start and none
+    /// its centre, and only a part wide enough to aim at; `None` otherwise.
+    pub(crate) fn shown_part(&self, target: &Resolved, e: &Element) -> Option<Rect<Logical>> {
+        let entry = is_menu_item(e.role.as_str()) || matches!(e.role.as_str(), "list_item" | "option");
+        let bounds = e.bounds.filter(|b| entry && !b.is_empty())?;
+        let own = self.own_popups(target)?;
+        let b = target.scale.rect_to_physical(bounds);
+        let start = Point::new(b.x.saturating_add((b.w / 5).clamp(1, 12) as i32), b.center().y);
+        if own.iter().any(|p| p.contains(b.center())) {
+            return None;
+        }
+        let mut holding = own.iter().filter(|p| p.contains(start));
+        let popup = holding.next().filter(|_| holding.next().is_none())?;
+        let part = b.intersection(popup).filter(|r| r.w >= 8 && r.h >= 4)?;
+        Some(target.scale.rect_to_logical(part))
+    }
+
+    /// Where to click entry `e` of a popup so that the click lands in the popup the display
+    /// server shows: its centre when a popup holds it, else the centre of its part that one
+    /// holds ([`Executor::shown_part`]); `None` when neither (or without the server's list).
+    pub(crate) fn point_in_popup(&self, target: &Resolved, e: &Element) -> Option<Point<Physical>> {
+        let centre = target.scale.to_physical(e.bounds?.center());
+        if self.own_popups(target)?.iter().any(|p| p.contains(centre)) {
+            return Some(centre);
+        }
+        Some(target.scale.to_physical(self.shown_part(target, e)?.center()))
+    }
+
     /// Where the display server shows popups that may be the target's application's (those
     /// that do not name their process may be), or `None` without its list.
     fn own_popups(&self, target: &Resolved) -> Option<Vec<Rect<Physical>>> {

@@ -225,6 +225,12 @@ impl Executor {
             }
             Err(e) => return Check::Fail(Symptoms { not_found: true, ..Symptoms::new(e.to_string()) }),
         };
+        let mut element = element;
+        if method.is_pointer()
+            && let Some(part) = self.shown_part(target, &element)
+        {
+            element.bounds = Some(part);
+        }
         let name = element.describe();
         target.element = Some(element.clone());
         if let Some(title) = round.minimized {
@@ -448,7 +454,9 @@ fn holds_target(pre: Option<&Reading>, target: &ElementId, hit: &Hit, point: Poi
         let e = node.element();
         // A tab's extents are its title, not the page it holds (GTK: Geany's editor, in a
         // notebook page, was "covered by page_tab_list" for the title's place).
-        let bounds_its_content = e.role.as_str() != "page_tab";
+        // Nor are a combo box's: its drop-down list lies outside it (Qt lists the list
+        // under the combo box), and the hit test beneath that list answers with the window.
+        let bounds_its_content = !matches!(e.role.as_str(), "page_tab" | "combo_box");
         if !in_popup && bounds_its_content && e.bounds.is_some_and(|b| !b.contains(point)) {
             return Held::No;
         }

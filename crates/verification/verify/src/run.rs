@@ -171,6 +171,9 @@ pub(crate) fn is_toggle_role(role: &Role) -> bool {
 /// attempt starts from `Pending::default()`.
 #[derive(Default)]
 pub(crate) struct Pending {
+    /// The most of the typed text seen in the target so far, and when it last grew (see
+    /// `typed::typed_so_far`).
+    pub(crate) typed_so_far: Option<(usize, std::time::Instant)>,
     /// The read just before the pending input.
     pub(crate) pre: Option<Reading>,
     /// The screen just before the pending input, for a target accessibility does not know.

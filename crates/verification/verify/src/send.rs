@@ -119,7 +119,12 @@ impl Executor {
     /// A combo box's value is chosen, not typed: the item of that name among its (hidden)
     /// items is activated through accessibility, which selects it without opening the
     /// popup (typing into a closed combo box opens it and leaves it open).
-    async fn choose_item(&self, combo: &deft_types::ElementId, value: &str) -> Result<String, Report> {
+    async fn choose_item(
+        &self,
+        target: Option<&Resolved>,
+        combo: &deft_types::ElementId,
+        value: &str,
+    ) -> Result<String, Report> {
         let options = deft_a11y::SnapshotOptions { hidden_details: true, ..deft_a11y::SnapshotOptions::default() };
         let tree =
             self.a11y.snapshot(&deft_a11y::Scope::Subtree(combo.clone()), &options).await.map_err(a11y_failed)?;
@@ -136,9 +141,48 @@ impl Executor {
                 if names.is_empty() { "none that accessibility shows".to_string() } else { names.join(", ") }
             ))));
         };
+        // An item whose only action toggles its selection in the list (Qt's "Toggle") is not
+        // chosen by it: Qt selects it in the closed list and never commits it. A person opens
+        // the drop-down and clicks the item; so does this, where the display server shows it.
+        // (Deft also names an element's first action `click`.)
+        let toggles_only = item.actions.iter().any(|a| a.eq_ignore_ascii_case("toggle"))
+            && item.actions.iter().all(|a| a.eq_ignore_ascii_case("toggle") || a.eq_ignore_ascii_case("click"));
+        if toggles_only
+            && let (Some(t), Some(combo_e)) = (target, tree.nodes.first().map(|n| &n.element))
+            && let Some(done) = self.choose_by_pointer(t, combo_e, &item.id).await
+        {
+            return done.map(|at| format!("opened its list and clicked the item {:?} {at}", item.name.trim()));
+        }
         let action = item.actions.first().cloned().unwrap_or_else(|| "click".to_string());
         self.a11y.do_action(&item.id, &action).await.map_err(a11y_failed)?;
         Ok(format!("chose the item {:?} through accessibility ({action})", item.name.trim()))
+    }
+
+    /// Opens `combo`'s drop-down with its own action and clicks `item` where the display
+    /// server shows it (see [`Executor::point_in_popup`]). `None` when it could not be opened
+    /// or the item was not seen in a shown popup within a second: nothing was clicked (the
+    /// caller chooses through accessibility then); a drop-down left open closes with the
+    /// next click anywhere, as a person's does.
+    async fn choose_by_pointer(
+        &self,
+        t: &Resolved,
+        combo: &deft_types::Element,
+        item: &deft_types::ElementId,
+    ) -> Option<Sent> {
+        let open =
+            combo.actions.iter().find(|a| a.eq_ignore_ascii_case("showmenu") || a.eq_ignore_ascii_case("press"))?;
+        self.a11y.do_action(&combo.id, open).await.ok()?;
+        let until = Instant::now() + Duration::from_secs(1);
+        while Instant::now() < until {
+            if let Ok(e) = self.a11y.element(item).await
+                && e.has(State::Showing)
+                && let Some(at) = self.point_in_popup(t, &e)
+            {
+                return Some(self.click(at, MouseButton::Left, 1));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        None
     }
 
     /// Sends `method`'s input for `action` to `target`. `before_text` is the target's text
@@ -260,7 +304,7 @@ impl Executor {
                 if target.and_then(|t| t.element.as_ref()).is_some_and(|e| e.role.as_str() == "combo_box") =>
             {
                 let (id, _) = element_of(target)?;
-                self.choose_item(&id, value).await
+                self.choose_item(target, &id, value).await
             }
             (Method::A11ySet, Action::SetValue { value, .. }) => {
                 let (id, _) = element_of(target)?;

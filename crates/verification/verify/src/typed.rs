@@ -172,6 +172,36 @@ fn unwrapped(text: &str) -> String {
     rows[..kept].concat()
 }
 
+/// How many characters of `typed` show in the target so far, when a beginning of it (not
+/// all) went in at one place: what a slow app shows while the rest of the keys are still on
+/// their way (gedit took 2,000 typed characters for 9 s, and "went in, not as typed" at 4 s
+/// failed an action whose keys all landed). Never for a secret (its text is masked).
+pub(crate) fn typed_so_far(typed: &str, before: Option<&Element>, after: Option<&Element>) -> Option<usize> {
+    if after.is_some_and(is_secret) {
+        return None;
+    }
+    let (was, now) = (before.map(text_of).unwrap_or_default(), after.map(text_of).unwrap_or_default());
+    let k = now.chars().count().checked_sub(was.chars().count()).filter(|&k| k > 0)?;
+    let prefix: String = typed.chars().take(k).collect();
+    (k < typed.chars().count() && inserted(&was, &now, &prefix)).then_some(k)
+}
+
+/// How long typed text that shows only a beginning of what was typed may stop growing
+/// before it is judged as it stands.
+const KEYS_STALLED: std::time::Duration = std::time::Duration::from_millis(600);
+
+/// Whether keys are still arriving: `so_far` characters of the typed text show (see
+/// [`typed_so_far`]), more than last time or within [`KEYS_STALLED`] of the last growth,
+/// remembered in `memory`. Then the window extends as for the app's work, and the text is
+/// not judged as gone in otherwise; once it stopped growing, it is judged as it stands.
+pub(crate) fn still_arriving(so_far: Option<usize>, memory: &mut Option<(usize, std::time::Instant)>) -> bool {
+    let Some(k) = so_far else { return false };
+    if memory.is_none_or(|(was, _)| k > was) {
+        *memory = Some((k, std::time::Instant::now()));
+    }
+    memory.is_some_and(|(_, at)| at.elapsed() < KEYS_STALLED)
+}
+
 /// The target's own text changed, and not to the text typed (no key went elsewhere: the
 /// caller checks): the keys went in, and the app shows them its own way (gnome-calculator's
 /// "×" for "*") or took some of them. In words; writing the text again would double what
@@ -220,7 +250,7 @@ pub(crate) fn value_set(value: &str, after: Option<&Element>) -> Option<String> 
 mod tests {
     use deft_a11y::element;
 
-    use super::{inserted, typed_landed};
+    use super::{inserted, typed_landed, typed_so_far};
 
     #[test]
     fn typing_is_verified_as_an_insertion_of_exactly_the_typed_text() {
@@ -249,5 +279,23 @@ mod tests {
         let twice = "$ echo aa\naa >> logecho aaaa >> log\n";
         assert!(typed_landed(typed, None, Some(&before), Some(&screen(twice, "terminal"))).is_none());
         assert!(typed_landed(typed, None, Some(&screen(was, "text")), Some(&screen(now, "text"))).is_none());
+    }
+
+    #[test]
+    fn a_beginning_of_the_typed_text_is_keys_still_arriving() {
+        let field = |text: &str| {
+            let mut e = element("t", "text", "Doc");
+            e.text = Some(text.into());
+            e
+        };
+        let typed = "yyyyyyyyyy";
+        assert_eq!(typed_so_far(typed, Some(&field("a")), Some(&field("ayyy"))), Some(3));
+        assert_eq!(typed_so_far(typed, Some(&field("ab")), Some(&field("ayyyb"))), Some(3), "at the caret");
+        assert_eq!(typed_so_far(typed, Some(&field("a")), Some(&field("ayyyyyyyyyy"))), None, "all of it");
+        assert_eq!(typed_so_far("abc", Some(&field("")), Some(&field("ax"))), None, "not its beginning");
+        assert_eq!(typed_so_far(typed, Some(&field("a")), Some(&field("a"))), None, "nothing yet");
+        let mut secret = field("●●");
+        secret.role = deft_types::Role::new("password_text");
+        assert_eq!(typed_so_far(typed, Some(&field("")), Some(&secret)), None, "a secret is masked");
     }
 }

@@ -9,7 +9,7 @@ use deft_types::{Blocking, Channel, Condition, ElementId, Evidence};
 
 use crate::event::VerifyEvent;
 use crate::executor::Executor;
-use crate::held::Hold;
+use crate::held::{Hold, says};
 use crate::observe::{Goal, Seen, ToggleMode, observe};
 use crate::resolve::Resolved;
 use crate::run::Run;
@@ -169,6 +169,12 @@ impl Executor {
                 let what = pre.element(t).map_or_else(|| "target".to_string(), |e| e.describe());
                 let note = format!("the {what} was re-created (the one read before is destroyed)");
                 seen.note = crate::observe::join(seen.note.take(), Some(note));
+            }
+            // Typed text still growing toward what was typed: keys still arriving at a slow
+            // app, waited for as the app's work is (see `typed::still_arriving`).
+            if crate::typed::still_arriving(seen.typed_so_far, &mut run.pending.typed_so_far) {
+                seen.loading = true;
+                seen.done_as_asked = None;
             }
             let numbers_only = !seen.said_only.is_empty()
                 && seen
@@ -581,17 +587,4 @@ impl Executor {
 /// once it no longer does.
 fn held_since(holds: bool, was: Option<Instant>) -> Option<Instant> {
     holds.then(|| was.unwrap_or_else(Instant::now))
-}
-
-/// What `id` shows in `r`: the text a person sees on it, and on its leaves (a section's
-/// text node, which Chromium replaces when the page sets the text).
-fn says(r: &crate::read::Reading, id: &ElementId) -> String {
-    let Some(node) = r.snap.node(id) else { return String::new() };
-    let leaves = node.children().iter().filter_map(|c| r.snap.node(c)).filter(|n| n.children().is_empty());
-    let mut said = node.element().visible_text().to_string();
-    for leaf in leaves {
-        said.push('\n');
-        said.push_str(leaf.element().visible_text());
-    }
-    said
 }

@@ -208,6 +208,14 @@ pub(crate) fn split_id(id: &ElementId) -> Result<(&str, &str), A11yError> {
     if bus.is_empty() || !path.starts_with('/') {
         return Err(invalid("expected `bus_name|/object/path`"));
     }
+    // A D-Bus object path: `/`, or elements of letters, digits and `_` after each `/`.
+    // Checked here so a pasted id with a space or a second id in it is said to be wrong
+    // at once, not retried as a failing call.
+    let element_ok = |e: &str| !e.is_empty() && e.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let bus_ok = !bus.contains(char::is_whitespace) && bus.len() <= 255;
+    if !bus_ok || (path != "/" && !path[1..].split('/').all(element_ok)) {
+        return Err(invalid("not an id as `find` prints it (bus_name|/object/path, letters, digits and _ only)"));
+    }
     Ok((bus, path))
 }
 
@@ -219,7 +227,7 @@ mod tests {
     fn ids_round_trip_and_bad_ids_are_named() {
         let id = element_id(":1.7", "/org/a11y/atspi/accessible/12");
         assert_eq!(split_id(&id).unwrap(), (":1.7", "/org/a11y/atspi/accessible/12"));
-        for bad in ["", "no-bar", "|/x", ":1.2|relative"] {
+        for bad in ["", "no-bar", "|/x", ":1.2|relative", ":1.0|/a/2 :1.0|/a/3", ":1.0|/a//b", ":1.0|/a/"] {
             let err = split_id(&ElementId(bad.into())).unwrap_err();
             assert!(matches!(err, A11yError::InvalidId { .. }), "{bad}: {err}");
         }

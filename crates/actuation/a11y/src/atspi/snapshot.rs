@@ -89,9 +89,18 @@ pub(crate) async fn details(
             None => extents().await,
         }
     };
+    let password = convert::role(node.role).as_str() == "password_text";
     let text = async {
         if !(full && node.ifaces.has(Ifaces::TEXT)) {
             return Ok(None);
+        }
+        // A password field's text is read as its length only, one mask character per
+        // character: its content never leaves the backend, and Qt answers its text with ""
+        // while its count grows (KeePassXC: typed text that landed read as nothing, and the
+        // password was typed again).
+        if password {
+            let n = call::property::<i32>(conn, t, bus, path, iface::TEXT, "CharacterCount").await?;
+            return Ok(Some(crate::secret::MASK_CHAR.to_string().repeat(usize::try_from(n).unwrap_or(0))));
         }
         let end = match tk.text_needs_length() {
             true => call::property::<i32>(conn, t, bus, path, iface::TEXT, "CharacterCount").await?,

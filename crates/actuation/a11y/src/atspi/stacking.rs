@@ -4,7 +4,7 @@
 //! the window manager's stacking list, with the popups above it); accessible windows are
 //! put in its order by their process and their title or place.
 
-use deft_types::State;
+use deft_types::{Rect, State};
 use deft_x11::X11Window;
 
 use crate::backend::WindowInfo;
@@ -36,8 +36,29 @@ fn same_window(pid: Option<u32>, w: &WindowInfo, x: &X11Window) -> bool {
     let titled = !w.title.is_empty() && (x.title == w.title || w.display_title.as_deref() == Some(x.title.as_str()));
     let placed = w.bounds.is_some_and(|b| {
         let near = |a: i32, b: i32| (i64::from(a) - i64::from(b)).abs() <= 8;
-        let (xb, wb) = (x.bounds, b);
-        near(xb.x, wb.x) && near(xb.y, wb.y) && xb.w.abs_diff(wb.w) <= 16 && xb.h.abs_diff(wb.h) <= 16
+        // A client-side decorated window draws its shadow inside its X window: its place is
+        // inside those margins.
+        let xb = match x.frame_extents {
+            Some([l, r, t, bottom]) => Rect::new(
+                x.bounds.x.saturating_add(l as i32),
+                x.bounds.y.saturating_add(t as i32),
+                x.bounds.w.saturating_sub(l + r),
+                x.bounds.h.saturating_sub(t + bottom),
+            ),
+            None => x.bounds,
+        };
+        let wb = b;
+        let same = near(xb.x, wb.x) && near(xb.y, wb.y) && xb.w.abs_diff(wb.w) <= 16 && xb.h.abs_diff(wb.h) <= 16;
+        // GTK 3 tells a window's place with the window manager's frame around it: its title
+        // bar above (an untitled GTK 3 alert, 20 px taller than its X window, was never
+        // matched, and the window beneath it was hit-tested: "frame covers push_button
+        // Cancel", exit 5).
+        let (top, bottom) = (i64::from(xb.y) - i64::from(wb.y), wb.bottom() - xb.bottom());
+        let framed = near(xb.x, wb.x)
+            && (xb.right() - wb.right()).abs() <= 8
+            && (0..=48).contains(&top)
+            && (0..=8).contains(&bottom);
+        same || framed
     });
     titled || placed
 }
@@ -91,5 +112,27 @@ mod tests {
         // Another process's window of the same title is not it.
         let other = [x(9, 8, "Question", (300, 200, 200, 100))];
         assert_eq!(stacking_order(&[(Some(7), &main), (Some(7), &dialog)], Some(&other)), [0, 1]);
+    }
+
+    #[test]
+    fn a_client_side_decorated_window_is_known_inside_its_shadow() {
+        // An untitled GTK 3 alert over its window, its X window 40 px wider each way for its
+        // shadow: the alert is on top, not the window beneath it.
+        let alert = info("Question", false, (320, 220, 200, 100));
+        let main = info("c.txt - gedit", true, (0, 0, 800, 600));
+        let mut shadowed = x(3, 7, "", (300, 200, 240, 140));
+        shadowed.frame_extents = Some([20, 20, 20, 20]);
+        let stack = [shadowed, x(1, 7, "c.txt - gedit", (0, 0, 800, 600))];
+        assert_eq!(stacking_order(&[(Some(7), &main), (Some(7), &alert)], Some(&stack)), [1, 0]);
+    }
+
+    #[test]
+    fn a_window_is_known_with_the_window_manager_s_frame_around_it() {
+        // gedit's untitled "Save changes?" alert: its X window at (375, 355) 532x129, its
+        // accessible extents (374, 335) 534x150 with the title bar and border.
+        let alert = info("Question", false, (374, 335, 534, 150));
+        let main = info("*c.txt - gedit", true, (185, 2, 910, 776));
+        let stack = [x(2, 7, "", (375, 355, 532, 129)), x(1, 7, "*c.txt - gedit", (185, 22, 910, 756))];
+        assert_eq!(stacking_order(&[(Some(7), &main), (Some(7), &alert)], Some(&stack)), [1, 0]);
     }
 }

@@ -433,3 +433,72 @@ async fn a_submenu_s_title_in_an_open_menu_is_not_covered_by_what_lies_beneath_t
     assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
     assert_eq!(f.clicks().len(), 1, "{outcome:#?}");
 }
+
+/// A dialog with a combo box whose drop-down list is open, as Qt tells it: the list's items
+/// as wide as the window (753 px), the list drawn 150 px wide; `chosen`: "Blue" chosen.
+fn qt_drop_down(chosen: bool) -> Tree {
+    qt_combo(chosen, true)
+}
+
+/// [`qt_drop_down`], its list open or closed (its items not shown, as Qt says them).
+fn qt_combo(chosen: bool, open: bool) -> Tree {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "sqlitebrowser"));
+    let mut dialog = placed("dialog", "dialog", "Settings", (0, 0, 800, 400), &[]);
+    dialog.states.insert(State::Active);
+    let dialog = b.child(app, dialog);
+    let name = if chosen { "Blue" } else { "Red" };
+    let combo = b.child(dialog, placed("combo", "combo_box", name, (20, 20, 150, 25), &["ShowMenu", "Press"]));
+    let list = b.child(combo, placed("list", "list", "", (20, 45, 753, 75), &[]));
+    for (i, name) in ["Red", "Green", "Blue"].into_iter().enumerate() {
+        let y = 45 + 25 * i as i32;
+        let mut item = placed(&name.to_lowercase(), "list_item", name, (20, y, 753, 25), &["click", "toggle"]);
+        if !open {
+            item.states.remove(&State::Showing);
+        }
+        b.child(list, item);
+    }
+    // The rest of the dialog, beneath the list and beside it: what the hit test answers
+    // at the items' centre.
+    b.child(dialog, placed("pane", "panel", "", (200, 30, 600, 370), &[]));
+    b.build()
+}
+
+#[tokio::test]
+async fn an_entry_reported_wider_than_its_popup_is_clicked_inside_the_popup() {
+    // DB Browser for SQLite (Qt 5): a drop-down item's centre lies outside the list shown,
+    // over the dialog ("dialog covers list_item", exit 5, 10 s). The display server shows
+    // the list at (20, 45) 150x75: the click goes into the part of the item it holds.
+    let config = |c| crate::ExecutorConfig { timeout_ms: Some(3000), ..c };
+    let f = fixture_with(qt_drop_down(false), config, Some(Box::new(Popups(vec![(20, 45, 150, 75)]))));
+    f.on_click((20, 95, 150, 25), qt_drop_down(true));
+    let outcome = f.exec.perform(&click("Blue")).await;
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    let clicks = f.clicks();
+    assert_eq!(clicks.len(), 1, "{outcome:#?}");
+    assert!(clicks[0].x >= 20 && clicks[0].x < 170 && (95..120).contains(&clicks[0].y), "inside the list: {clicks:?}");
+}
+
+#[tokio::test]
+async fn a_qt_combo_box_s_item_is_chosen_by_opening_its_list_and_clicking_it() {
+    // Qt's items offer only Toggle, which selects one in the closed list and never commits
+    // it ("sent", the combo box unchanged). A person opens the list and clicks the item.
+    let config = |c| crate::ExecutorConfig { timeout_ms: Some(3000), ..c };
+    let f = fixture_with(qt_combo(false, false), config, Some(Box::new(Popups(vec![(20, 45, 150, 75)]))));
+    f.ui.on_action.lock().unwrap().push((ElementId("combo".into()), qt_combo(false, true)));
+    f.on_click((20, 95, 150, 25), qt_combo(true, false));
+    let set = deft_types::Action::SetValue {
+        target: deft_types::Target::Selector(deft_types::Selector {
+            role: Some(deft_types::Role::new("combo_box")),
+            ..deft_types::Selector::default()
+        }),
+        value: "Blue".into(),
+    };
+    let outcome = f.exec.perform(&set).await;
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    let clicks = f.clicks();
+    assert_eq!(clicks.len(), 1, "{outcome:#?}");
+    assert!(clicks[0].x >= 20 && clicks[0].x < 170 && (95..120).contains(&clicks[0].y), "inside the list: {clicks:?}");
+    let toggled = f.actions().iter().any(|op| format!("{op:?}").contains("Toggle"));
+    assert!(!toggled, "no Toggle: {:?}", f.actions());
+}
