@@ -112,8 +112,17 @@ fn a_terminal_s_commands_are_typed_once_and_never_replaced_with_select_all_keys(
         .expect("lxterminal starts");
     let terminal = ["--app", "lxterminal", "--role", "terminal"];
     cli(&desktop, &[&["wait"][..], &terminal, &["--timeout", "30000"]].concat()).expect_code(0);
-    // The shell's prompt first: keys typed before it may be drawn twice by readline.
-    std::thread::sleep(Duration::from_secs(1));
+    // The shell's prompt first (read by an independent client): keys typed before it may be
+    // drawn twice by readline.
+    let prompt = || {
+        let seen = dump(&desktop, "lxterminal");
+        seen.iter().any(|e| e["role"] == "terminal" && e["text"].as_str().is_some_and(|t| !t.trim().is_empty()))
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !prompt() {
+        assert!(std::time::Instant::now() < deadline, "no shell prompt in lxterminal");
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let lines =
         || -> Vec<String> { std::fs::read_to_string(&log).unwrap_or_default().lines().map(str::to_string).collect() };
     let enter_then_see = |want: usize| {

@@ -72,27 +72,20 @@ impl Executor {
     pub(crate) fn shown_part(&self, target: &Resolved, e: &Element) -> Option<Rect<Logical>> {
         let entry = is_menu_item(e.role.as_str()) || matches!(e.role.as_str(), "list_item" | "option");
         let bounds = e.bounds.filter(|b| entry && !b.is_empty())?;
-        let own = self.own_popups(target)?;
-        let b = target.scale.rect_to_physical(bounds);
-        let start = Point::new(b.x.saturating_add((b.w / 5).clamp(1, 12) as i32), b.center().y);
-        if own.iter().any(|p| p.contains(b.center())) {
-            return None;
-        }
-        let mut holding = own.iter().filter(|p| p.contains(start));
-        let popup = holding.next().filter(|_| holding.next().is_none())?;
-        let part = b.intersection(popup).filter(|r| r.w >= 8 && r.h >= 4)?;
+        let part = part_shown(&self.own_popups(target)?, target.scale.rect_to_physical(bounds))?;
         Some(target.scale.rect_to_logical(part))
     }
 
     /// Where to click entry `e` of a popup so that the click lands in the popup the display
     /// server shows: its centre when a popup holds it, else the centre of its part that one
-    /// holds ([`Executor::shown_part`]); `None` when neither (or without the server's list).
+    /// holds (see [`Executor::shown_part`]); `None` when neither (or without the server's list).
     pub(crate) fn point_in_popup(&self, target: &Resolved, e: &Element) -> Option<Point<Physical>> {
-        let centre = target.scale.to_physical(e.bounds?.center());
-        if self.own_popups(target)?.iter().any(|p| p.contains(centre)) {
-            return Some(centre);
+        let own = self.own_popups(target)?;
+        let b = target.scale.rect_to_physical(e.bounds?);
+        if own.iter().any(|p| p.contains(b.center())) {
+            return Some(b.center());
         }
-        Some(target.scale.to_physical(self.shown_part(target, e)?.center()))
+        Some(part_shown(&own, b)?.center())
     }
 
     /// Where the display server shows popups that may be the target's application's (those
@@ -212,6 +205,18 @@ fn entry_of_menu(pre: &Reading, id: &ElementId) -> bool {
         .map(|n| n.element().role.as_str())
         .find(|r| matches!(*r, "menu" | "popup_menu" | "menu_bar"));
     matches!(holder, Some("menu" | "popup_menu"))
+}
+
+/// The part of `b` (an entry's bounds) that one of the popups `own` holds, when none holds
+/// its centre, exactly one holds its start, and the part is wide enough to aim at.
+fn part_shown(own: &[Rect<Physical>], b: Rect<Physical>) -> Option<Rect<Physical>> {
+    if own.iter().any(|p| p.contains(b.center())) {
+        return None;
+    }
+    let start = Point::new(b.x.saturating_add((b.w / 5).clamp(1, 12) as i32), b.center().y);
+    let mut holding = own.iter().filter(|p| p.contains(start));
+    let popup = holding.next().filter(|_| holding.next().is_none())?;
+    b.intersection(popup).filter(|r| r.w >= 8 && r.h >= 4)
 }
 
 /// Roles of the entries of an open menu (a menu bar's titles are `menu`).
