@@ -11,7 +11,7 @@ use crate::help::{Help, Helped};
 use crate::observe::{Goal, ToggleMode};
 use crate::pixels::area;
 use crate::read::Reading;
-use crate::ready::{Check, Stability};
+use crate::ready::{Check, Stability, Waiting};
 use crate::resolve::{Miss, Resolved};
 use crate::run::{Pending, Run};
 
@@ -234,10 +234,16 @@ impl Executor {
                     match Box::pin(self.help(run, &why, &mut helped)).await {
                         Help::Fail(message) => return Err(Symptoms { not_enabled: true, ..Symptoms::new(message) }),
                         Help::Done(what) => {
+                            // What was done (a scroll, a raise) changed the state: the read
+                            // before the input is taken again, after it.
+                            pre = None;
                             let e = run.evidence(Channel::Input, what);
                             self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
                             continue;
                         }
+                        // Scrolled out of view and no way left to scroll it: no pointer
+                        // input can reach it, and waiting will not scroll it.
+                        Help::Nothing if why == Waiting::ScrolledOut && helped.scrolling_spent() => return Err(s),
                         Help::Nothing => {}
                     }
                     if reason != last_reason {

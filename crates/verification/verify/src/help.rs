@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 
 use deft_a11y::Accessibility;
 use deft_input::{WindowGeometry, WindowQuery};
-use deft_types::{Element, ElementId, Logical, Point, Rect};
+use deft_types::{Element, Logical, Point, Rect};
 
 use crate::executor::{Executor, lock};
+use crate::in_view::{InView, SCROLLERS, in_view, way_to};
 use crate::ready::Waiting;
 use crate::resolve::Resolved;
 use crate::run::Run;
@@ -28,10 +29,6 @@ const DISABLED_PATIENCE: Duration = Duration::from_millis(400);
 const WHEEL_NOTCHES: i32 = 5;
 const MAX_WHEEL_TURNS: u32 = 10;
 
-/// Roles of the containers a wheel scrolls.
-const SCROLLERS: [&str; 9] =
-    ["scroll_pane", "viewport", "document_web", "document_frame", "list", "list_box", "tree", "table", "tree_table"];
-
 /// Roles a wheel turned over would change rather than scroll: the wheel is never sent there.
 const WHEEL_SENSITIVE: [&str; 6] = ["slider", "spin_button", "combo_box", "scroll_bar", "dial", "menu"];
 
@@ -40,9 +37,19 @@ const WHEEL_SENSITIVE: [&str; 6] = ["slider", "spin_button", "combo_box", "scrol
 pub(crate) struct Helped {
     scrolled: bool,
     wheel_turns: u32,
+    /// The last turn: notches, signed (down is positive).
+    wheel_last: i32,
     raised: bool,
     restored: bool,
     disabled_since: Option<Instant>,
+}
+
+impl Helped {
+    /// Whether every way of scrolling a target into view was tried: accessibility's, and
+    /// the wheel as far as it could turn.
+    pub(crate) fn scrolling_spent(&self) -> bool {
+        self.scrolled && self.wheel_turns >= MAX_WHEEL_TURNS
+    }
 }
 
 /// What came of trying.
@@ -74,7 +81,7 @@ impl Executor {
                     None => Help::Nothing,
                 }
             }
-            Waiting::Hidden | Waiting::OffScreen if !helped.scrolled => {
+            Waiting::Hidden | Waiting::OffScreen | Waiting::ScrolledOut if !helped.scrolled => {
                 helped.scrolled = true;
                 // Accessibility first: the toolkit scrolls its own container, and no wheel
                 // lands on a slider or a spin button by mistake.
@@ -85,11 +92,14 @@ impl Executor {
             }
             // Accessibility did not bring it into view: the wheel, over its scrolling
             // container, toward where it lies.
-            Waiting::Hidden | Waiting::OffScreen if helped.wheel_turns < MAX_WHEEL_TURNS => {
+            Waiting::Hidden | Waiting::OffScreen | Waiting::ScrolledOut if helped.wheel_turns < MAX_WHEEL_TURNS => {
                 helped.wheel_turns += 1;
                 // Boxed: it reads the window, and this future nests deep in the action's.
-                match Box::pin(self.wheel_toward(run, element)).await {
-                    Some(done) => Help::Done(done),
+                match Box::pin(self.wheel_toward(run, element, helped.wheel_last)).await {
+                    Some((done, turned)) => {
+                        helped.wheel_last = turned;
+                        Help::Done(done)
+                    }
                     None => {
                         helped.wheel_turns = MAX_WHEEL_TURNS;
                         Help::Nothing
@@ -199,22 +209,32 @@ impl Executor {
     /// at a point where the wheel scrolls (the container itself or plain content beneath the
     /// pointer, never a slider or a spin button that a wheel would change). `None`: no
     /// such turn can be made.
-    async fn wheel_toward(&self, run: &Run<'_>, element: &Element) -> Option<String> {
+    async fn wheel_toward(&self, run: &Run<'_>, element: &Element, last: i32) -> Option<(String, i32)> {
         let target = run.target.as_ref()?;
         let reading = self.read(&run.scope()).await.ok()?;
         let snap = &reading.snap;
-        let at = element.bounds.or_else(|| snap.get(&element.id).and_then(|e| e.bounds)).filter(|b| !b.is_empty());
-        let container = snap
-            .ancestors(&element.id)
-            .map(|n| n.element())
-            .find(|e| SCROLLERS.contains(&e.role.as_str()) && e.bounds.is_some_and(|b| !b.is_empty()))?;
-        let view = container.bounds?;
-        let dy = match at {
-            Some(at) if at.y >= view.y + view.h as i32 => WHEEL_NOTCHES,
-            Some(at) if at.y + at.h as i32 <= view.y => -WHEEL_NOTCHES,
-            Some(_) => return None,
-            None => way_from_siblings(snap, &element.id)? * WHEEL_NOTCHES,
+        // Its place now (the turns before moved it), else where it was resolved.
+        let at = snap.get(&element.id).and_then(|e| e.bounds).or(element.bounds).filter(|b| !b.is_empty());
+        // The container that leaves it out of view (whatever its role: Qt calls its scroll
+        // area `filler`), else the innermost that says it scrolls.
+        let clipping = match at.map(|b| in_view(snap, &element.id, b)) {
+            Some(InView::Out(c)) => Some(c),
+            _ => None,
         };
+        let container = clipping.or_else(|| {
+            snap.ancestors(&element.id)
+                .map(|n| n.element())
+                .find(|e| SCROLLERS.contains(&e.role.as_str()) && e.bounds.is_some_and(|b| !b.is_empty()))
+                .cloned()
+        })?;
+        let view = container.bounds?;
+        let way = match at {
+            Some(at) if at.center().y >= view.y + view.h as i32 => 1,
+            Some(at) if at.center().y < view.y => -1,
+            Some(_) => return None,
+            None => way_to(snap, &element.id)?,
+        };
+        let dy = way * notches_after(last, way);
         for p in wheel_points(view) {
             let Ok(hit) = self.a11y.hit_test(p).await else { continue };
             let safe = hit.as_ref().is_some_and(|h| {
@@ -230,29 +250,27 @@ impl Executor {
             };
             self.input_sent(Some(element.id.clone()));
             return sent.ok().map(|()| {
-                format!(
+                let done = format!(
                     "scrolled {} with the wheel over {} (accessibility could not scroll it into view)",
                     if dy > 0 { "down" } else { "up" },
                     container.describe()
-                )
+                );
+                (done, dy)
             });
         }
         None
     }
 }
 
-/// Which way a target with no place at all lies, from its siblings: down (1) when only
-/// siblings before it have places, up (-1) when only siblings after it do. A long list's row
-/// scrolled out of view has no extents in GTK 3 (and says it is showing): zenity's 40th
-/// row of 60 waited 10 s for bounds that nothing would give it.
-pub(crate) fn way_from_siblings(snap: &deft_snapshot::Snapshot, id: &ElementId) -> Option<i32> {
-    let siblings = snap.node(snap.node(id)?.parent()?)?.children();
-    let at = siblings.iter().position(|s| s == id)?;
-    let placed = |s: &ElementId| snap.get(s).and_then(|e| e.bounds).is_some_and(|b| !b.is_empty());
-    match (siblings[..at].iter().any(placed), siblings[at + 1..].iter().any(placed)) {
-        (true, false) => Some(1),
-        (false, true) => Some(-1),
-        _ => None,
+/// How many notches the next turn of the wheel takes `way` (1 down, -1 up) after a turn of
+/// `last`: as many as the last while it goes on the same way, half as many once it turns
+/// back (the last went past the target: a short view in content that moves far per notch,
+/// as Qt's scroll area with 60 px a notch, would swing around it forever).
+pub(crate) fn notches_after(last: i32, way: i32) -> i32 {
+    match last {
+        0 => WHEEL_NOTCHES,
+        l if l.signum() == way => l.abs(),
+        l => (l.abs() / 2).max(1),
     }
 }
 

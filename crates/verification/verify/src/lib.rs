@@ -67,6 +67,7 @@ mod first_key;
 mod frames;
 mod held;
 mod help;
+mod in_view;
 mod insertion;
 mod keyfocus;
 mod observe;

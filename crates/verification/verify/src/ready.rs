@@ -8,6 +8,7 @@ use deft_retry::Symptoms;
 use deft_types::{Blocking, Element, ElementId, ErrorClass, Logical, Method, Point, Rect, State};
 
 use crate::executor::Executor;
+use crate::in_view::{InView, in_view};
 use crate::popup::{OnScreen, beneath_popup, misplaced};
 use crate::read::Reading;
 use crate::resolve::Resolved;
@@ -24,6 +25,9 @@ pub(crate) enum Waiting {
     Hidden,
     /// Shown but with no bounds on screen.
     OffScreen,
+    /// Its place lies outside what a container scrolling it shows (scrolled out of view),
+    /// though its toolkit calls it showing.
+    ScrolledOut,
     /// Its window is minimised: input would go elsewhere (or nowhere), whatever its
     /// accessible states still say.
     Minimized,
@@ -230,6 +234,15 @@ impl Executor {
             && let Some(part) = self.shown_part(target, &element)
         {
             element.bounds = Some(part);
+        }
+        if method.is_pointer()
+            && let (Some(pre), Some(bounds)) = (pre, element.bounds)
+        {
+            match in_view(&pre.snap, id, bounds) {
+                InView::Whole => {}
+                InView::Part(part) => element.bounds = Some(part),
+                InView::Out(container) => return scrolled_out(&element, &container),
+            }
         }
         let name = element.describe();
         target.element = Some(element.clone());
@@ -513,6 +526,20 @@ fn in_closed_menu(pre: &Reading, target: &ElementId) -> Option<String> {
     let menu = pre.snap.ancestors(target).map(|n| n.element()).find(|e| e.role.as_str() == "menu")?;
     let open = menu.has(State::Expanded) || menu.has(State::Selected);
     (!open && !menu.name.trim().is_empty()).then(|| menu.name.clone())
+}
+
+/// A target its scrolling `container` does not show: scrolled into view first; where that
+/// cannot be done, no pointer input is sent (it would land on what the screen shows there
+/// instead), and the chain goes on to a method that needs no place on screen.
+fn scrolled_out(element: &Element, container: &Element) -> Check {
+    let message = format!(
+        "{} is scrolled out of view (outside the part of {} shown), and neither accessibility nor the wheel \
+         brought it into view: a pointer input aimed there would land on something else, so none was sent",
+        element.describe(),
+        container.describe()
+    );
+    let s = Symptoms { method_unavailable: true, ..Symptoms::new(message) };
+    Check::NotYet(Waiting::ScrolledOut, "scrolled out of view".into(), s, None)
 }
 
 /// What [`holds_target`] found between the target and the element hit.

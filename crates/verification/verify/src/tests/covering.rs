@@ -3,7 +3,7 @@
 //! (then the point is outside the popup the target is in).
 
 use deft_a11y::{Tree, TreeBuilder, element};
-use deft_types::{Element, ElementId, State};
+use deft_types::{Element, ElementId, Method, State};
 
 use deft_input::{InputError, WindowGeometry, WindowLocator, WindowQuery};
 use deft_types::Rect;
@@ -54,10 +54,11 @@ async fn a_container_outside_the_popup_the_target_is_in_still_covers_it() {
 }
 
 #[tokio::test]
-async fn a_container_that_clips_the_target_away_from_the_point_still_covers_it() {
+async fn a_target_its_container_clips_away_is_never_clicked_where_it_is_not_shown() {
     // Qt's scroll areas: the target is scrolled out of the viewport, and the hit test at
     // its point answers with the window around the viewport. Clicking there hits nothing of
-    // the target.
+    // the target. Where neither accessibility nor the wheel scrolls it into view, the
+    // chain goes on to its accessibility action.
     let mut b = TreeBuilder::new();
     let app = b.app(element("app", "application", "demo"));
     let mut main = placed("main", "frame", "Main", (0, 0, 400, 300), &[]);
@@ -68,8 +69,11 @@ async fn a_container_that_clips_the_target_away_from_the_point_still_covers_it()
     let f = fixture(b.build(), |c| c);
     *f.ui.hit_stops_at.lock().unwrap() = Some(ElementId("main".into()));
     let outcome = f.exec.perform(&click("Go")).await;
-    assert!(!outcome.ok, "{outcome:#?}");
     assert!(f.clicks().iter().all(|p| p.y < 100), "never clicked where the pane clips it: {:?}", f.clicks());
+    let methods: Vec<_> = outcome.attempts.iter().map(|a| a.method).collect();
+    assert_eq!(methods, [Method::CoordinateClick, Method::A11yAction], "{outcome:#?}");
+    let refused = format!("{:?}", outcome.attempts[0].result);
+    assert!(refused.contains("scrolled out of view"), "{outcome:#?}");
 }
 
 /// The display server's popups: these rectangles, nothing else.

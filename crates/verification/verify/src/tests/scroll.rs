@@ -107,10 +107,61 @@ async fn a_row_with_no_place_after_the_placed_ones_is_wheeled_down_toward() {
 
 #[test]
 fn the_way_to_a_row_with_no_place_comes_from_its_placed_siblings() {
-    use crate::help::way_from_siblings;
+    use crate::in_view::way_to as way_from_siblings;
     let snap = |t: Tree| crate::read::to_snapshot(&t);
     let id = |s: &str| deft_types::ElementId(s.into());
     assert_eq!(way_from_siblings(&snap(rows(4)), &id("row8")), Some(1));
     assert_eq!(way_from_siblings(&snap(rows(0)), &id("row8")), None, "nothing placed: no way known");
     assert_eq!(way_from_siblings(&snap(rows(10)), &id("row8")), None, "placed on both sides");
+}
+
+/// A window holding `outer` (role, bounds) holding `inner` (role, bounds) holding the target
+/// "t" at `at`.
+fn nested(outer: (&str, (i32, i32, u32, u32)), inner: (&str, (i32, i32, u32, u32)), at: (i32, i32, u32, u32)) -> Tree {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "demo"));
+    let main = b.child(app, placed("main", "frame", "Main", (0, 0, 1000, 1000), &[]));
+    let outer = b.child(main, placed("outer", outer.0, "", outer.1, &[]));
+    let inner = b.child(outer, placed("inner", inner.0, "", inner.1, &[]));
+    b.child(inner, placed("t", "push_button", "T", at, &["click"]));
+    b.build()
+}
+
+#[test]
+fn what_a_container_leaves_out_of_its_bounds_is_out_of_view() {
+    use crate::in_view::{InView, in_view};
+    use deft_types::Rect;
+    let view = |t: Tree, at: (i32, i32, u32, u32)| {
+        let snap = crate::read::to_snapshot(&t);
+        match in_view(&snap, &deft_types::ElementId("t".into()), Rect::new(at.0, at.1, at.2, at.3)) {
+            InView::Out(c) => format!("out of {}", c.id.0),
+            InView::Part(p) => format!("part {} {} {} {}", p.x, p.y, p.w, p.h),
+            InView::Whole => "whole".into(),
+        }
+    };
+    let pane = ("scroll_pane", (0, 0, 400, 300));
+    let content = ("filler", (0, 0, 400, 2000));
+    assert_eq!(view(nested(pane, content, (10, 900, 80, 30)), (10, 900, 80, 30)), "out of outer");
+    assert_eq!(view(nested(pane, content, (10, 290, 80, 30)), (10, 290, 80, 30)), "part 10 290 80 10");
+    assert_eq!(view(nested(pane, content, (10, 20, 80, 30)), (10, 20, 80, 30)), "whole");
+    assert_eq!(view(nested(pane, content, (10, 298, 80, 30)), (10, 298, 80, 30)), "out of outer", "a sliver");
+    // Qt: the scroll area and its viewport are `filler`s, as every panel.
+    let qt = nested(("filler", (0, 0, 400, 300)), content, (10, 900, 80, 30));
+    assert_eq!(view(qt, (10, 900, 80, 30)), "out of outer");
+    // A web page's boxes let their content overflow, drawn where it is: only what scrolls clips.
+    let page = nested(("document_web", (0, 0, 800, 600)), ("section", (0, 0, 800, 40)), (10, 100, 80, 30));
+    assert_eq!(view(page, (10, 100, 80, 30)), "whole");
+    // A tab's extents are its title, not the page it holds.
+    let tab = nested(("page_tab", (0, 0, 80, 20)), ("filler", (0, 20, 400, 300)), (10, 100, 80, 30));
+    assert_eq!(view(tab, (10, 100, 80, 30)), "whole");
+}
+
+#[test]
+fn the_wheel_turns_back_by_half_as_much_once_it_went_past() {
+    use crate::help::notches_after;
+    assert_eq!(notches_after(0, 1), 5, "a first turn");
+    assert_eq!(notches_after(5, 1), 5, "on the same way");
+    assert_eq!(notches_after(5, -1), 2, "back, by half");
+    assert_eq!(notches_after(-2, 1), 1);
+    assert_eq!(notches_after(1, -1), 1, "never none");
 }
