@@ -151,6 +151,20 @@ fn a_terminal_s_commands_are_typed_once_and_never_replaced_with_select_all_keys(
     assert_eq!(lines().len(), 3, "{:?}", lines());
     let files: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
     assert_eq!(files, ["d.log"], "no stray file");
+    // A program reading the terminal's input gets the text and nothing else: no key to move
+    // a caret (End reached `cat` as `ESC [ F`, written into the file before the text).
+    cli(&desktop, &[&["type"][..], &terminal, &["--text", "cat > typed.txt", "--verify"]].concat()).expect_code(0);
+    cli(&desktop, &["key", "Return", "--app", "lxterminal"]).expect_code(0);
+    std::thread::sleep(super::desktop::SETTLE);
+    cli(&desktop, &[&["type"][..], &terminal, &["--text", "abc", "--verify"]].concat()).expect_code(0);
+    cli(&desktop, &["key", "Return", "--app", "lxterminal"]).expect_code(0);
+    cli(&desktop, &["key", "ctrl+d", "--app", "lxterminal"]).expect_code(0);
+    let typed = dir.join("typed.txt");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::fs::read(&typed).unwrap_or_default().len() < 4 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(std::fs::read_to_string(&typed).unwrap_or_default(), "abc\n", "what the program read");
     assert!(app.try_wait().ok().flatten().is_none(), "lxterminal still runs");
     let _ = app.kill();
     let _ = app.wait();

@@ -106,6 +106,10 @@ pub enum Operation {
     Focus,
     /// Scroll its container so that it is visible, where the toolkit supports it.
     ScrollIntoView,
+    /// Put its caret after the last character of its text (AT-SPI `Text.SetCaretOffset`
+    /// at `CharacterCount`): where "after what it holds" is in a text of many lines, which
+    /// the End key is not (the end of the caret's line).
+    CaretToEnd,
 }
 
 impl Operation {
@@ -118,6 +122,7 @@ impl Operation {
             Operation::SetValue(v) => format!("setting its value to {v}"),
             Operation::Focus => "taking the focus".into(),
             Operation::ScrollIntoView => "scrolling into view".into(),
+            Operation::CaretToEnd => "putting the caret after its text".into(),
         }
     }
 }
@@ -251,6 +256,11 @@ pub trait Accessibility: Send + Sync {
     /// Give the element the keyboard focus.
     fn focus(&self, id: &ElementId) -> impl Future<Output = Result<(), A11yError>> + Send {
         async move { self.perform(id, &Operation::Focus).await }
+    }
+
+    /// Put the element's caret after its text, where supported.
+    fn caret_to_end(&self, id: &ElementId) -> impl Future<Output = Result<(), A11yError>> + Send {
+        async move { self.perform(id, &Operation::CaretToEnd).await }
     }
 
     /// Scroll the element into view, where supported.

@@ -9,11 +9,13 @@
 //! fallback never lands elsewhere than the keys would have.
 
 use deft_a11y::Accessibility;
+use deft_input::{Chord, Key, Modifier, NamedKey};
+use deft_retry::Report;
 use deft_types::State;
 
-use crate::executor::Executor;
+use crate::executor::{Executor, lock};
 use crate::resolve::{How, Resolved};
-use crate::send::{Sent, a11y_failed, element_of};
+use crate::send::{Sent, a11y_failed, element_of, input_refused};
 
 impl Executor {
     /// The character offset `type` inserts at in `target`'s text, or `None` for after its
@@ -26,6 +28,28 @@ impl Executor {
         }
         let caret = self.a11y.caret(&e.id).await.ok().flatten()?;
         (!caret.selected).then_some(caret.at)
+    }
+
+    /// Puts the caret of `target`, which holds text and has the keyboard focus, after its
+    /// text, whatever part of it focusing selected: through accessibility, read back, else
+    /// with the End key (Ctrl+End in a text of many lines, where End is the end of the
+    /// caret's line only: zim's and Kate's typing went into the first line). Nothing in an
+    /// element that does not say it is editable (a terminal): a key sent there reaches its
+    /// program as input (End as `ESC [ F`, typed before the text), and its text is a screen,
+    /// not a place to put a caret in.
+    pub(crate) async fn caret_after_text(&self, target: &Resolved) -> Result<(), Report> {
+        let Some(e) = target.element.as_ref().filter(|e| e.has(State::Editable)) else { return Ok(()) };
+        if self.a11y.caret_to_end(&e.id).await.is_ok() {
+            let count = self.a11y.element(&e.id).await.ok().and_then(|now| now.text).map(|t| t.chars().count());
+            let caret = self.a11y.caret(&e.id).await.ok().flatten();
+            if caret.zip(count).is_some_and(|(c, n)| c.at == n && !c.selected) {
+                return Ok(());
+            }
+        }
+        let many_lines = !e.has(State::SingleLine) && e.text.as_deref().is_some_and(|t| t.contains('\n'));
+        let modifiers = if many_lines { vec![Modifier::Ctrl] } else { Vec::new() };
+        let end = Chord { modifiers, key: Key::Named(NamedKey::End) };
+        lock(&self.input).chord(&end).map_err(input_refused)
     }
 
     /// `type`'s text inserted through accessibility where the keys would have typed it,

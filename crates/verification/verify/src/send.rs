@@ -383,11 +383,12 @@ impl Executor {
         };
         let has_text =
             target.and_then(|t| t.element.as_ref()).and_then(|e| e.text.as_deref()).is_some_and(|t| !t.is_empty());
-        if has_text && !at_caret {
-            // After its text, whatever part of it focusing selected (`insertion.rs`).
-            if let Err(e) = lock(&self.input).chord(&chord(NamedKey::End)).map_err(input_refused) {
-                return (Err(e), false);
-            }
+        if has_text
+            && !at_caret
+            && let Some(t) = target
+            && let Err(e) = self.caret_after_text(t).await
+        {
+            return (Err(e), false);
         }
         let id = target.and_then(|t| t.element.as_ref()).map(|e| e.id.clone());
         let field = match (watched, id) {

@@ -20,6 +20,7 @@ use deft_types::{
 use crate::{Backends, DismissRule, Executor, ExecutorConfig, VerifyEvent};
 
 mod around;
+mod caret_end;
 mod covering;
 mod dragged;
 mod editor_inside;

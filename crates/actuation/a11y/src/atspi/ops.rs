@@ -144,6 +144,7 @@ pub(crate) async fn perform(inner: &Inner, id: &ElementId, op: &Operation) -> Re
         Operation::SetValue(_) => "setting a value (Value)".to_string(),
         Operation::ScrollIntoView => "scrolling into view (Component.ScrollTo)".to_string(),
         Operation::Focus => "taking the focus (Component.GrabFocus)".to_string(),
+        Operation::CaretToEnd => "putting the caret after its text (Text.SetCaretOffset)".to_string(),
         Operation::Action(_) => op.describe(),
     };
     let (facts, ifaces) = tokio::join!(inner.facts(&conn, bus), interfaces(&conn, t, bus, path));
@@ -156,6 +157,7 @@ pub(crate) async fn perform(inner: &Inner, id: &ElementId, op: &Operation) -> Re
         Operation::SetText(_) | Operation::InsertText { .. } => Ifaces::EDITABLE_TEXT,
         Operation::SetValue(_) => Ifaces::VALUE,
         Operation::Focus | Operation::ScrollIntoView => Ifaces::COMPONENT,
+        Operation::CaretToEnd => Ifaces::TEXT,
     };
     let ignored = matches!(op, Operation::SetText(_) | Operation::InsertText { .. }) && !facts.toolkit.sets_text();
     if ignored {
@@ -207,6 +209,12 @@ pub(crate) async fn perform(inner: &Inner, id: &ElementId, op: &Operation) -> Re
         // 6 = ATSPI_SCROLL_ANYWHERE: the least movement that makes it visible.
         Operation::ScrollIntoView => {
             call::call_as(&op_conn, t, bus, path, iface::COMPONENT, "ScrollTo", &(6u32,)).await
+        }
+        Operation::CaretToEnd => {
+            match call::property::<i32>(&conn, t, bus, path, iface::TEXT, "CharacterCount").await {
+                Ok(count) => call::call_as(&op_conn, t, bus, path, iface::TEXT, "SetCaretOffset", &(count,)).await,
+                Err(f) => Err(f),
+            }
         }
     };
     match done {
