@@ -14,6 +14,12 @@ pub struct ActionContext {
     /// The target is a toggle (check box, toggle button, switch): a second input undoes
     /// the first, so a retry needs its state reported unchanged.
     pub is_toggle: bool,
+    /// The target is a toggle that was on before the input (checked, pressed). A press it
+    /// showed it received and that left it on was refused by the app, as a group keeps the
+    /// one chosen of its options on (dconf-editor's True/False): it is not repeated, since
+    /// another method would turn it off (its accessibility action did, and the app turned
+    /// the other one on).
+    pub toggle_on: bool,
     /// Activating the target twice is harmless (a tab, a link, opening a menu). Only the
     /// caller can know; the default is `false`, which is always safe.
     pub idempotent: bool,
@@ -48,6 +54,7 @@ impl ActionContext {
         ActionContext {
             kind,
             is_toggle: false,
+            toggle_on: false,
             idempotent: false,
             verify: true,
             expectation: false,

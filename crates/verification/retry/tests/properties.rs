@@ -52,7 +52,17 @@ fn setup() -> impl Strategy<Value = (ActionPolicy, ActionContext)> {
             p.no_effect.fallback = fallback;
             p.no_effect.stop_when_received = stop_when_received;
             p.validate(kind).expect("the strategy builds valid policies");
-            let ctx = ActionContext { kind, is_toggle: toggle, idempotent, verify, expectation, blind, single_input };
+            let toggle_on = toggle && idempotent;
+            let ctx = ActionContext {
+                kind,
+                is_toggle: toggle,
+                toggle_on,
+                idempotent,
+                verify,
+                expectation,
+                blind,
+                single_input,
+            };
             (p, ctx)
         },
     )
@@ -377,7 +387,7 @@ fn check_run(p: &ActionPolicy, ctx: &ActionContext, run: &Run, fitting: bool) ->
 fn stops_when_received(p: &ActionPolicy, ctx: &ActionContext, f: &InFlight) -> bool {
     p.no_effect.stop_when_received
         && matches!(ctx.kind, ActionKind::Click | ActionKind::Action)
-        && (!ctx.is_toggle || ctx.expectation)
+        && (!ctx.is_toggle || ctx.expectation || ctx.toggle_on)
         && !f.uncertain
         && f.reads.iter().any(|s| s.feedback == Feedback::Seen)
 }

@@ -388,6 +388,39 @@ fn set_value_falls_back_to_focus_select_all_keystrokes() {
 }
 
 #[test]
+fn a_toggle_that_was_on_and_stayed_on_after_a_received_press_is_not_pressed_again() {
+    // dconf-editor's False, chosen already: the press landed (the focus came), the app kept
+    // it on. Its accessibility action turned it off, and the app turned True on.
+    let toggle = ActionContext { is_toggle: true, toggle_on: true, ..ctx(ActionKind::Click) };
+    check(
+        toggle,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=seen toggle=same
+        -> done ok received [coordinate_click: received]
+        "#,
+    );
+    // Off before: a press that left it off did not take; the next method goes.
+    let off = ActionContext { is_toggle: true, ..ctx(ActionKind::Click) };
+    check(
+        off,
+        r#"
+        -> act coordinate_click #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=seen toggle=same
+        -> act a11y_action #2 at 3000ms
+        <- 3000 sent
+        -> verify 3100ms..6000ms
+        <- 3200 verified
+        -> done ok verified [coordinate_click: no_change, a11y_action: verified]
+        "#,
+    );
+}
+
+#[test]
 fn a_check_box_without_an_action_gets_the_pointer_in_its_turn() {
     // GTK 4.8's check box offers no accessibility action: the refused method's turn goes to
     // the chain's first method once the chain is done, so two dropped presses are recovered.

@@ -13,9 +13,11 @@ use deft_types::{Element, ElementId, Logical, Rect};
 pub(crate) const SCROLLERS: [&str; 9] =
     ["scroll_pane", "viewport", "document_web", "document_frame", "list", "list_box", "tree", "table", "tree_table"];
 
-/// The smallest shown part worth aiming at, in pixels each way: less is an edge, where a
-/// click could land on the container's border or its neighbour.
-const MIN_PART: u32 = 4;
+/// The shown part worth aiming at, in pixels each way (or all of the target, where it is
+/// smaller): less is an edge, where a click lands on the container's border or nothing of
+/// the target (dconf-editor's False, 4 px of it shown at the bottom of its view: the click
+/// there did nothing, and the accessibility action after it turned the key to True).
+const MIN_PART: u32 = 16;
 
 /// How much of a target its scrolling containers show.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,7 +26,7 @@ pub(crate) enum InView {
     Whole,
     /// Only this part: aimed at, rather than scrolled.
     Part(Rect<Logical>),
-    /// None of it (or too thin a sliver): this container scrolled it out of view.
+    /// None of it (or too thin a sliver to aim at): this container scrolled it out of view.
     Out(Element),
 }
 
@@ -48,7 +50,7 @@ pub(crate) fn in_view(snap: &Snapshot, id: &ElementId, bounds: Rect<Logical>) ->
         }
         let clips = SCROLLERS.contains(&role) || (!in_web && role != "page_tab");
         let Some(view) = e.bounds.filter(|v| clips && !v.is_empty()) else { continue };
-        match shown.intersection(&view).filter(|p| p.w >= MIN_PART && p.h >= MIN_PART) {
+        match shown.intersection(&view).filter(|p| p.w >= bounds.w.min(MIN_PART) && p.h >= bounds.h.min(MIN_PART)) {
             Some(part) => shown = part,
             None => return InView::Out(e.clone()),
         }

@@ -149,6 +149,28 @@ impl Executor {
     }
 }
 
+impl Executor {
+    /// An action whose expectation already holds, and whose input could only undo it: no
+    /// input is sent, and the outcome says the state is as expected (seen in the tree).
+    pub(crate) fn already(&self, run: Run<'_>, kind: ActionKind, expected: String, observed: String) -> Outcome {
+        let evidence = deft_types::Evidence {
+            channel: deft_types::Channel::Accessibility,
+            what: observed.clone(),
+            region: run.target.as_ref().and_then(|t| t.element.as_ref()?.bounds.map(|b| t.scale.rect_to_physical(b))),
+            after_ms: 0,
+        };
+        Outcome {
+            verified: Some(true),
+            failure: None,
+            evidence: vec![evidence],
+            seen: deft_types::Seen::Verified,
+            seen_by: Some(deft_types::Channel::Accessibility),
+            ok: true,
+            ..self.refused(run, kind, &expected, observed)
+        }
+    }
+}
+
 /// The goal in words, for the outcome's `expected` line. The text of a secret field
 /// (a password) is never written out, only its length.
 fn describe_goal(goal: &Goal, target: &str, secret: bool) -> String {

@@ -159,6 +159,17 @@ mod tests {
     }
 }
 
+/// The state an expectation asks of the toggle `e` itself (`state:` with a selector that
+/// names it: its name, and its role if one is given), when it is one a click flips.
+fn own_toggle_state(c: &deft_types::Condition, e: &deft_types::Element) -> Option<(deft_types::State, bool)> {
+    let deft_types::Condition::ElementState { selector, state, present } = c else { return None };
+    let flips = matches!(state, deft_types::State::Checked | deft_types::State::Pressed);
+    let named = selector.name.as_ref().is_some_and(|n| crate::condition::text_matches(n, &e.name));
+    let same_role = selector.role.as_ref().is_none_or(|r| *r == e.role);
+    let only_these = selector.text.is_none() && selector.path.is_none() && selector.id.is_none();
+    (flips && named && same_role && only_these).then_some((*state, *present))
+}
+
 /// Roles whose activation flips a state that a second activation flips back.
 pub(crate) fn is_toggle_role(role: &Role) -> bool {
     matches!(
@@ -448,6 +459,21 @@ impl Executor {
             return self.refused(run, kind, "its whole text replaced", why);
         }
         let role_toggle = run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(|e| is_toggle_role(&e.role));
+        if kind == ActionKind::Click
+            && let Some(e) = run.target.as_ref().and_then(|t| t.element.as_ref()).filter(|_| role_toggle)
+            && let Some((state, present)) = options.expect.as_ref().and_then(|c| own_toggle_state(c, e))
+            && e.has(state) == present
+        {
+            // "Make sure it is checked" of a check box that is: a click would only undo it
+            // (xfce4-terminal's "Scroll on keystroke" turned off, then the failure said).
+            let word = if present { state.as_str().to_string() } else { format!("not {}", state.as_str()) };
+            let expected = format!("{} {word}", e.describe());
+            let observed = format!(
+                "{} is {word} already, as expected: nothing was sent, since a click would undo it",
+                e.describe()
+            );
+            return self.already(run, kind, expected, observed);
+        }
         let sets = matches!(kind, ActionKind::Type | ActionKind::SetValue);
         // A pointer input on a target accessibility does not know (text found on screen,
         // bare coordinates) is watched through the pixels only: a click whose effect does
@@ -461,9 +487,16 @@ impl Executor {
         };
         let role_idempotent =
             run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(|e| idempotent_role(&e.role));
+        let toggle_on = role_toggle
+            && run
+                .target
+                .as_ref()
+                .and_then(|t| t.element.as_ref())
+                .is_some_and(|e| e.has(deft_types::State::Checked) || e.has(deft_types::State::Pressed));
         let ctx = ActionContext {
             kind,
             is_toggle: run.toggle != ToggleMode::None,
+            toggle_on: toggle_on && run.toggle == ToggleMode::State,
             idempotent: options.idempotent || (kind == ActionKind::Click && role_idempotent),
             verify,
             expectation: options.expect.is_some(),

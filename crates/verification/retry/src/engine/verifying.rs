@@ -306,7 +306,8 @@ impl Engine {
     ///
     /// Only for activations (text entry has a value to check and set again) of targets
     /// that are not toggles (a toggle's state says for sure whether it took, so falling
-    /// back is safe), or of any target under an expectation: there "unchanged" means only
+    /// back is safe), or of a toggle that was on (pressed again, it stays on: the app keeps
+    /// it so, see `ActionContext::toggle_on`), or of any target under an expectation: there "unchanged" means only
     /// that nothing expected showed, not that the input did not take, and an unmet
     /// expectation after a received input is a failure to report, never a reason to
     /// press again. Never after an uncertain send: the backend's error says it may not
@@ -315,7 +316,7 @@ impl Engine {
         self.policy.no_effect.stop_when_received
             && w.feedback_seen
             && w.uncertain.is_none()
-            && (!self.ctx.is_toggle || self.ctx.expectation)
+            && (!self.ctx.is_toggle || self.ctx.expectation || self.ctx.toggle_on)
             && matches!(self.ctx.kind, ActionKind::Click | ActionKind::Action)
     }
 
