@@ -408,7 +408,13 @@ pub(crate) fn observe(
                 }
             }
         }
-        Goal::Set { value } => seen.verified = value_set(value, after),
+        Goal::Set { value } => {
+            seen.verified = value_set(value, after);
+            if seen.verified.is_none() {
+                seen.done_as_asked = crate::typed::set_otherwise(value, before, after);
+                seen.feedback |= seen.done_as_asked.is_some();
+            }
+        }
         Goal::Expect(c, own) => {
             let now = condition::check(c, &post.tree);
             let was = condition::check(c, &pre.tree);

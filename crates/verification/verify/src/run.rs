@@ -96,6 +96,12 @@ pub(crate) fn whole_text_unreplaceable(e: &deft_types::Element) -> Option<&'stat
     })
 }
 
+/// A control whose value is a number a person changes (a spin button, a slider): `set_value`
+/// sets that number, never its text (see `send.rs`).
+pub(crate) fn numeric_control(e: &deft_types::Element) -> bool {
+    e.value.is_some() && matches!(e.role.as_str(), "spin_button" | "slider" | "scroll_bar" | "dial")
+}
+
 fn unreadable_element(e: &deft_types::Element) -> bool {
     e.value.is_none() && (e.text.is_none() || !e.has(deft_types::State::Editable))
 }
@@ -457,6 +463,20 @@ impl Executor {
                 e.describe()
             );
             return self.refused(run, kind, "its whole text replaced", why);
+        }
+        if let Action::SetValue { value, .. } = action
+            && run.miss.is_none()
+            && let Some(e) = run.target.as_ref().and_then(|t| t.element.as_ref()).filter(|e| numeric_control(e))
+            && value.trim().parse::<f64>().is_err()
+        {
+            let why = format!(
+                "nothing was sent: {} takes a number (it shows {}), and {value:?} is not one; give a number, such as \
+                 {}",
+                e.describe(),
+                e.value.as_deref().unwrap_or_default(),
+                e.value.as_deref().unwrap_or("10")
+            );
+            return self.refused(run, kind, "a number set", why);
         }
         let role_toggle = run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(|e| is_toggle_role(&e.role));
         if kind == ActionKind::Click

@@ -218,6 +218,20 @@ pub(crate) fn went_in_otherwise(typed: &str, before: Option<&Element>, after: Op
     })
 }
 
+/// The target's own value changed, and not to the value set: the app took it its own way
+/// (a spin button's limit: 99999999 became its maximum, 5242880; a step, a rounding). In
+/// words; another method would only enter it again, as keys that a field reads its own way
+/// (GTK's spin button, given "abc" after that, was left blank). A secret's value is said by
+/// its length only.
+pub(crate) fn set_otherwise(value: &str, before: Option<&Element>, after: Option<&Element>) -> Option<String> {
+    let (was, now) = (before.map(text_or_value)?, after.map(text_or_value)?);
+    if was == now || after.is_some_and(is_secret) {
+        return None;
+    }
+    let target = after.map_or_else(String::new, Element::describe);
+    Some(format!("{target} now has value {now:?}, not {value:?}"))
+}
+
 pub(crate) fn text_or_value(e: &Element) -> String {
     e.value.clone().or_else(|| e.text.clone()).unwrap_or_default()
 }
@@ -279,6 +293,18 @@ mod tests {
         let twice = "$ echo aa\naa >> logecho aaaa >> log\n";
         assert!(typed_landed(typed, None, Some(&before), Some(&screen(twice, "terminal"))).is_none());
         assert!(typed_landed(typed, None, Some(&screen(was, "text")), Some(&screen(now, "text"))).is_none());
+    }
+
+    #[test]
+    fn a_value_the_app_took_its_own_way_is_said_once_it_changed() {
+        let spin = |v: &str| {
+            let mut e = element("spin", "spin_button", "Scrollback");
+            e.value = Some(v.into());
+            e
+        };
+        let said = super::set_otherwise("99999999", Some(&spin("777")), Some(&spin("5242880")));
+        assert!(said.is_some_and(|s| s.contains("\"5242880\", not \"99999999\"")));
+        assert_eq!(super::set_otherwise("5", Some(&spin("777")), Some(&spin("777"))), None, "unchanged: not taken");
     }
 
     #[test]

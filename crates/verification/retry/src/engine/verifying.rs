@@ -63,6 +63,11 @@ impl Engine {
                     "{m} went in ({what}); not typed again, since another method would write what went in a \
                      second time"
                 ));
+            } else if self.ctx.kind == ActionKind::SetValue && !self.ctx.blind {
+                self.inputs_closed = Some(format!(
+                    "{m} went in, and the application took it its own way ({what}); not set again, since another \
+                     method would only enter the same value, as keys the field reads its own way"
+                ));
             }
         }
         if let Some(b) = s.blocking {
