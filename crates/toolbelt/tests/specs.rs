@@ -34,7 +34,7 @@ fn calls_parse_and_plan() {
     let empty = ToolCall::parse("click", json!({"name": " "})).unwrap();
     assert_eq!(
         empty.plan(&AsFlags, None, false).unwrap_err().message,
-        "--name is empty; give a value, e.g. \"Submit order\""
+        "--name is empty; give a value, e.g. \"Submit order\"; for an element with no name, the selector 'name=\"\"'"
     );
     assert!(empty.plan(&AsParams, None, false).unwrap_err().message.starts_with("`name` is empty"));
 }

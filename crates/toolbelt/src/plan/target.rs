@@ -20,7 +20,9 @@ impl Planner<'_> {
                 _ => Ok(()),
             }
         };
-        nonempty("name", &t.name, "\"Submit order\"")?;
+        // An empty name given as a flag is taken for a slip (a shell variable unset): an element
+        // with no name is named so in a selector, where it is written out.
+        nonempty("name", &t.name, "\"Submit order\"; for an element with no name, the selector 'name=\"\"'")?;
         nonempty("role", &t.role, "push_button")?;
         nonempty("id", &t.id, "42")?;
         nonempty("app", &t.app, "\"Deft Fixture\"")?;

@@ -76,9 +76,25 @@ impl Planner<'_> {
         }
         if let Some(title) = &w.title {
             if !t.is_empty() || w.gone.is_some() || w.state.is_some() || w.value.is_some() {
+                let fields = [
+                    ("target", t.target.is_some()),
+                    ("name", t.name.is_some()),
+                    ("role", t.role.is_some()),
+                    ("id", t.id.is_some()),
+                    ("app", t.app.is_some()),
+                    ("window", t.window.is_some()),
+                    ("index", t.index.is_some()),
+                    ("at", t.at.is_some()),
+                    ("gone", w.gone.is_some()),
+                    ("state", w.state.is_some()),
+                    ("value", w.value.is_some()),
+                ];
+                let given: Vec<String> = fields.iter().filter(|(_, g)| *g).map(|(f, _)| self.f(f)).collect();
                 return Err(ToolError::usage(format!(
-                    "{} waits for a window; it cannot be combined with other conditions",
-                    self.f("title")
+                    "{} waits for a window of any application by its title, and takes nothing else: drop {} (the \
+                     title alone names the window)",
+                    self.f("title"),
+                    given.join(", ")
                 )));
             }
             if title.trim().is_empty() {

@@ -151,6 +151,12 @@ pub struct Signals {
     /// is sent (see `Engine::on_no_change`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub done_as_asked: Option<Box<str>>,
+    /// The explicit expectation held already before the input, and still does: it cannot
+    /// tell this input's effect, in words (`key ctrl+s --expect text:"Line B"` with "Line
+    /// B" shown all along). The input is not repeated on its account: see
+    /// `Engine::conclude`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_before: Option<Box<str>>,
 }
 
 /// Immediate feedback of an input: a pressed look, a focus change, a busy state, a pixel

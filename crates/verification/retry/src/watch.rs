@@ -37,6 +37,9 @@ pub(crate) struct Watch {
     pub own_motion: Option<String>,
     /// The action's own promise was read back (sticky): see `Signals::done_as_asked`.
     pub done_as_asked: bool,
+    /// The expectation held before the input and since (the latest read): see
+    /// `Signals::held_before`.
+    pub held_before: Option<String>,
 }
 
 impl Watch {
@@ -58,6 +61,7 @@ impl Watch {
             keys_astray: false,
             own_motion: None,
             done_as_asked: false,
+            held_before: None,
         }
     }
 
@@ -81,6 +85,7 @@ impl Watch {
             self.own_motion.clone_from(&s.own_motion);
         }
         self.done_as_asked |= s.done_as_asked.is_some();
+        self.held_before = s.held_before.as_deref().map(String::from);
     }
 
     /// A failed read: nothing can be said about feedback any more.

@@ -421,6 +421,29 @@ fn a_toggle_that_was_on_and_stayed_on_after_a_received_press_is_not_pressed_agai
 }
 
 #[test]
+fn an_expectation_that_held_before_the_input_sends_no_second_one() {
+    // zim: `key ctrl+s --expect text:"Replaced line B"` with the line shown all along (the
+    // file was saved): a failure before. And a click whose expectation held before: no
+    // second click for an effect that shows nowhere the expectation looks.
+    let expect = |kind| ActionContext { expectation: true, is_toggle: true, ..ctx(kind) };
+    for kind in [ActionKind::Key, ActionKind::Click] {
+        let first = if kind == ActionKind::Key { "key_chord" } else { "coordinate_click" };
+        check(
+            expect(kind),
+            &format!(
+                r#"
+        -> act {first} #1 at 0ms
+        <- 0 sent
+        -> verify 100ms..3000ms
+        <- 3000 no_change feedback=none toggle=same held="text \"B\" shown"
+        -> done ok received [{first}: sent]
+        "#
+            ),
+        );
+    }
+}
+
+#[test]
 fn a_check_box_without_an_action_gets_the_pointer_in_its_turn() {
     // GTK 4.8's check box offers no accessibility action: the refused method's turn goes to
     // the chain's first method once the chain is done, so two dropped presses are recovered.

@@ -101,7 +101,12 @@ impl Engine {
             }
             _ => cause,
         };
-        let end = End::fail(class, format!("{cause}; every method of the chain was tried"));
+        // A chain of one method (a key, an accessibility action) has no "other methods".
+        let tried = match self.policy.chain.len() {
+            1 => "it is the only method for this action",
+            _ => "every method of the chain was tried",
+        };
+        let end = End::fail(class, format!("{cause}; {tried}"));
         let suggestion = (self.ctx.kind == ActionKind::Wait).then_some(SuggestedAction::WaitLonger);
         self.finish(at, end.suggest(suggestion))
     }
