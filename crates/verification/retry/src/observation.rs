@@ -144,7 +144,7 @@ pub struct Signals {
     /// and it cannot say the input was lost either: the input's effect may be that change.
     /// So no second input is sent after it (see `Engine::conclude`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub own_motion: Option<String>,
+    pub own_motion: Option<Box<str>>,
     /// Under an expectation that does not hold: what the action itself promises is read
     /// back from its target (the text typed in at the caret, the value set), in words. The
     /// input landed; another method would only do the same again (or double it), so none
@@ -152,11 +152,10 @@ pub struct Signals {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub done_as_asked: Option<Box<str>>,
     /// The explicit expectation held already before the input, and still does: it cannot
-    /// tell this input's effect, in words (`key ctrl+s --expect text:"Line B"` with "Line
-    /// B" shown all along). The input is not repeated on its account: see
-    /// `Engine::conclude`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub held_before: Option<Box<str>>,
+    /// tell this input's effect (`key ctrl+s --expect text:"Line B"` with "Line B" shown
+    /// all along). The input is not repeated on its account: see `Engine::conclude`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub held_before: bool,
 }
 
 /// Immediate feedback of an input: a pressed look, a focus change, a busy state, a pixel

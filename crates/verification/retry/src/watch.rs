@@ -39,7 +39,7 @@ pub(crate) struct Watch {
     pub done_as_asked: bool,
     /// The expectation held before the input and since (the latest read): see
     /// `Signals::held_before`.
-    pub held_before: Option<String>,
+    pub held_before: bool,
 }
 
 impl Watch {
@@ -61,7 +61,7 @@ impl Watch {
             keys_astray: false,
             own_motion: None,
             done_as_asked: false,
-            held_before: None,
+            held_before: false,
         }
     }
 
@@ -81,11 +81,11 @@ impl Watch {
         self.press_unwatched |= s.press_unwatched;
         self.keys_unseen |= s.keys_unseen && self.method == Method::Keystrokes;
         self.keys_astray |= s.keys_astray && self.method == Method::Keystrokes;
-        if s.own_motion.is_some() {
-            self.own_motion.clone_from(&s.own_motion);
+        if let Some(what) = &s.own_motion {
+            self.own_motion = Some(what.to_string());
         }
         self.done_as_asked |= s.done_as_asked.is_some();
-        self.held_before = s.held_before.as_deref().map(String::from);
+        self.held_before = s.held_before;
     }
 
     /// A failed read: nothing can be said about feedback any more.

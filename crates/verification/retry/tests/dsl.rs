@@ -7,7 +7,7 @@
 //!
 //! Reports: `sent`, `uncertain MESSAGE`, `refused FLAG,FLAG [blocked="NAME"]`,
 //! `verified [WHAT]`, `received [WHAT]`, `no_change [feedback=seen|none|unknown] [loading] [press_unseen] [press_unwatched] [keys_unseen] [keys_astray] [toggle=same|changed]
-//! [dialog="NAME"] [own_motion="WHAT"] [done="WHAT"] [held="WHAT"]`, `unreadable [MESSAGE]`, `resolved`, `dismissed`.
+//! [dialog="NAME"] [own_motion="WHAT"] [done="WHAT"] [held_before]`, `unreadable [MESSAGE]`, `resolved`, `dismissed`.
 
 use deft_retry::{
     ActionContext, ActionPolicy, Engine, Feedback, Observation, PolicySet, Report, Signals, Step, Symptoms, Toggle,
@@ -116,11 +116,11 @@ fn signals(words: &[String]) -> Signals {
                 }
             }
             Some(("dialog", name)) => s.blocking = Some(dialog(name)),
-            Some(("own_motion", what)) => s.own_motion = Some(what.to_string()),
+            Some(("own_motion", what)) => s.own_motion = Some(what.into()),
             Some(("done", what)) => s.done_as_asked = Some(what.into()),
-            Some(("held", what)) => s.held_before = Some(what.into()),
             None if w == "loading" => s.loading = true,
             None if w == "press_unseen" => s.press_unseen = true,
+            None if w == "held_before" => s.held_before = true,
             None if w == "press_unwatched" => s.press_unwatched = true,
             None if w == "keys_unseen" => s.keys_unseen = true,
             None if w == "keys_astray" => s.keys_astray = true,

@@ -160,9 +160,9 @@ fn fitting(step: &Step, now: u64, c: &Choice) -> Observation {
                     press_unwatched: c.flags.is_multiple_of(17),
                     keys_unseen: c.flags.is_multiple_of(11),
                     keys_astray: c.flags.is_multiple_of(13),
-                    own_motion: c.flags.is_multiple_of(7).then(|| "Uptime".to_string()),
+                    own_motion: c.flags.is_multiple_of(7).then(|| "Uptime".into()),
                     done_as_asked: c.flags.is_multiple_of(19).then(|| "Name now shows AdaAda".into()),
-                    held_before: c.flags.is_multiple_of(23).then(|| "text \"Saved\" shown".into()),
+                    held_before: c.flags.is_multiple_of(23),
                 }),
             }
         }
@@ -200,9 +200,9 @@ fn chaotic(now: u64, c: &Choice) -> Observation {
             press_unwatched: c.flags.is_multiple_of(17),
             keys_unseen: c.flags.is_multiple_of(11),
             keys_astray: c.flags.is_multiple_of(13),
-            own_motion: c.flags.is_multiple_of(7).then(|| "Uptime".to_string()),
+            own_motion: c.flags.is_multiple_of(7).then(|| "Uptime".into()),
             done_as_asked: c.flags.is_multiple_of(19).then(|| "x".into()),
-            held_before: c.flags.is_multiple_of(23).then(|| "x".into()),
+            held_before: c.flags.is_multiple_of(23),
         }),
     };
     Observation::new(at, report)
@@ -371,7 +371,7 @@ fn check_run(p: &ActionPolicy, ctx: &ActionContext, run: &Run, fitting: bool) ->
                         .is_some_and(|a| matches!(a.result, AttemptResult::Sent | AttemptResult::Received));
                 // An expectation that held before the input: it cannot tell, and the input went out.
                 let held_sent = ctx.expectation
-                    && matches!(reply, Some(Report::NoChange(s)) if s.held_before.is_some())
+                    && matches!(reply, Some(Report::NoChange(s)) if s.held_before)
                     && v.attempts.last().is_some_and(|a| a.result == AttemptResult::Sent);
                 let received_ok = received_ok || key_sent || blind_sent || told_received || held_sent;
                 if v.ok {

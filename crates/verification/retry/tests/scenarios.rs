@@ -435,7 +435,7 @@ fn an_expectation_that_held_before_the_input_sends_no_second_one() {
         -> act {first} #1 at 0ms
         <- 0 sent
         -> verify 100ms..3000ms
-        <- 3000 no_change feedback=none toggle=same held="text \"B\" shown"
+        <- 3000 no_change feedback=none toggle=same held_before
         -> done ok received [{first}: sent]
         "#
             ),

@@ -39,7 +39,7 @@ fn protocol_round_trips() {
                 keys_astray: true,
                 own_motion: Some("Uptime 12 s".into()),
                 done_as_asked: Some("Name now shows \"AdaAda\"".into()),
-                held_before: Some("text \"Saved\" shown".into()),
+                held_before: true,
             }),
         ),
         Observation::new(9, Report::Verified { observed: "dialog Saved appeared".into() }),

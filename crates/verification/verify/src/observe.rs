@@ -63,9 +63,9 @@ pub(crate) struct Seen {
     pub toggle: Toggle,
     /// Something worth reporting even though it is no effect (wrong field, re-created target).
     pub note: Option<String>,
-    /// The expectation held before the input and still does, with nothing changed: in
-    /// words (see `Signals::held_before`).
-    pub held_before: Option<String>,
+    /// The expectation held before the input and still does, with nothing changed (see
+    /// `Signals::held_before`).
+    pub held_before: bool,
     /// The relevant changes, rendered, whether or not they verify the goal.
     pub changes: Option<String>,
     /// Typed text that landed in other fields (the focus moved while typing).
@@ -426,7 +426,7 @@ pub(crate) fn observe(
             } else if now.met {
                 seen.note =
                     join(seen.note.take(), Some(format!("{} already before the input, and nothing changed", now.what)));
-                seen.held_before = Some(now.what.clone());
+                seen.held_before = true;
             } else {
                 // The action did what it promises (the text typed in, the value set), read
                 // back from the target, and the expectation still does not hold: the input

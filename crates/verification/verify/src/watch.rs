@@ -53,7 +53,7 @@ struct Gathered {
     keys_astray: bool,
     own_motion: Option<String>,
     done_as_asked: Option<String>,
-    held_before: Option<String>,
+    held_before: bool,
 }
 
 impl Gathered {
@@ -67,7 +67,7 @@ impl Gathered {
         }
         // Kept once seen (a field may clear itself after), unless a later read shows keys
         // gone elsewhere: then the typing was read mid-way.
-        self.held_before.clone_from(&s.held_before);
+        self.held_before = s.held_before;
         if s.done_as_asked.is_some() {
             self.done_as_asked.clone_from(&s.done_as_asked);
         } else if !s.strays.is_empty() {
@@ -92,9 +92,9 @@ impl Gathered {
             press_unwatched: self.press_unwatched,
             keys_unseen: self.keys_unseen,
             keys_astray: self.keys_astray,
-            own_motion: self.own_motion.clone(),
+            own_motion: self.own_motion.as_deref().map(Box::from),
             done_as_asked: self.done_as_asked.as_deref().map(Box::from),
-            held_before: self.held_before.as_deref().map(Box::from),
+            held_before: self.held_before,
         }
     }
 }

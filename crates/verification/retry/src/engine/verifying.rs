@@ -186,15 +186,15 @@ impl Engine {
             let end = End { ok: true, verified: Some(false), class: None, suggested: None, blocking: None, summary };
             return self.finish(at, end);
         }
-        if let Some(what) = w.held_before.as_ref().filter(|_| self.ctx.expectation && w.uncertain.is_none()) {
+        if w.held_before && self.ctx.expectation && w.uncertain.is_none() {
             // The expectation says nothing about this input: it held before it was sent. A
             // second input could double an effect that shows nowhere it looks (a save).
             if let Some(a) = self.attempts.last_mut() {
                 a.result = AttemptResult::Sent;
             }
             let summary = format!(
-                "{m} sent; the expectation cannot tell its effect, since it held already before the input ({what}), \
-                 and nothing else changed within {waited}ms; not repeated, since a second input could double an \
+                "{m} sent; the expectation cannot tell its effect, since it held already before the input, and \
+                 nothing else changed within {waited}ms; not repeated, since a second input could double an \
                  effect that does not show"
             );
             let end = End { ok: true, verified: Some(false), class: None, suggested: None, blocking: None, summary };
