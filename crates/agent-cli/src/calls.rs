@@ -430,7 +430,8 @@ mod tests {
         check_err("wait gone:name=x --name y", "takes none of --name: drop it");
         check_err("wait 'text:'", "expected a text");
         check_err("wait --name x --state bogus", "--state: unknown state 'bogus'");
-        check_err("wait --title A --gone", "cannot be combined");
+        check_err("wait --title A --gone", "takes nothing else: drop --gone");
+        check_err("wait --app zim --title A", "takes nothing else: drop --app");
         check_err("wait --gone --state checked --name x", "cannot be used with");
     }
 }

@@ -42,24 +42,7 @@ impl Planner<'_> {
             };
             if !others {
                 // Name what was given beside it, so the caller knows what to drop.
-                let given: Vec<String> = [
-                    ("target", !from_target && t.target.is_some()),
-                    ("name", t.name.is_some()),
-                    ("role", t.role.is_some()),
-                    ("id", t.id.is_some()),
-                    ("app", t.app.is_some()),
-                    ("window", t.window.is_some()),
-                    ("index", t.index.is_some()),
-                    ("at", t.at.is_some()),
-                    ("gone", w.gone.is_some()),
-                    ("state", w.state.is_some()),
-                    ("value", w.value.is_some()),
-                    ("title", w.title.is_some()),
-                ]
-                .iter()
-                .filter(|(_, g)| *g)
-                .map(|(f, _)| self.f(f))
-                .collect();
+                let given = self.given_fields(w, !from_target, true);
                 return Err(ToolError::usage(format!(
                     "`{c}` is a whole condition, so it takes none of {}: drop {}, or leave out the condition \
                      and give the element with {}, {} or {} (a condition's own selector can name the app: \
@@ -76,20 +59,7 @@ impl Planner<'_> {
         }
         if let Some(title) = &w.title {
             if !t.is_empty() || w.gone.is_some() || w.state.is_some() || w.value.is_some() {
-                let fields = [
-                    ("target", t.target.is_some()),
-                    ("name", t.name.is_some()),
-                    ("role", t.role.is_some()),
-                    ("id", t.id.is_some()),
-                    ("app", t.app.is_some()),
-                    ("window", t.window.is_some()),
-                    ("index", t.index.is_some()),
-                    ("at", t.at.is_some()),
-                    ("gone", w.gone.is_some()),
-                    ("state", w.state.is_some()),
-                    ("value", w.value.is_some()),
-                ];
-                let given: Vec<String> = fields.iter().filter(|(_, g)| *g).map(|(f, _)| self.f(f)).collect();
+                let given = self.given_fields(w, true, false);
                 return Err(ToolError::usage(format!(
                     "{} waits for a window of any application by its title, and takes nothing else: drop {} (the \
                      title alone names the window)",
@@ -150,5 +120,32 @@ impl Planner<'_> {
             });
         }
         Ok(if gone { Condition::ElementGone(sel) } else { Condition::ElementExists(sel) })
+    }
+}
+
+impl Planner<'_> {
+    /// The fields of a wait given beside a condition or a title, as the caller spells them:
+    /// `target` among them when it is not the condition itself, `title` when it is not the
+    /// title asked for.
+    fn given_fields(&self, w: &WaitParams, with_target: bool, with_title: bool) -> Vec<String> {
+        let t = &w.target;
+        [
+            ("target", with_target && t.target.is_some()),
+            ("name", t.name.is_some()),
+            ("role", t.role.is_some()),
+            ("id", t.id.is_some()),
+            ("app", t.app.is_some()),
+            ("window", t.window.is_some()),
+            ("index", t.index.is_some()),
+            ("at", t.at.is_some()),
+            ("gone", w.gone.is_some()),
+            ("state", w.state.is_some()),
+            ("value", w.value.is_some()),
+            ("title", with_title && w.title.is_some()),
+        ]
+        .iter()
+        .filter(|(_, g)| *g)
+        .map(|(f, _)| self.f(f))
+        .collect()
     }
 }
