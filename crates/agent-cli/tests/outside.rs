@@ -20,7 +20,15 @@ fn galculator_keys_are_pressed_once_its_mode_is_checked_and_its_quit_is_verified
         return;
     }
     let desktop = Desktop::start().unwrap_or_else(|e| panic!("desktop did not start: {e}"));
-    let mut app = desktop.command("galculator").spawn().expect("galculator starts");
+    // Its own home: galculator keeps the mode it was left in (Scientific, after this test)
+    // and would start in it next time.
+    let home = super::scratch("galculator-home");
+    let mut app = desktop
+        .command("galculator")
+        .env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .spawn()
+        .expect("galculator starts");
     let ready = ["wait", "--app", "galculator", "--name", "7", "--timeout", "30000"];
     cli(&desktop, &ready).expect_code(0);
     let display = || -> String {

@@ -250,7 +250,18 @@ impl Input for EnigoInput {
             return Err(InputError::Invalid("text to type cannot contain NUL characters".into()));
         }
         self.pace_keys();
-        self.enigo.text(text).map_err(|e| backend("typed text", e))
+        // A line break is the Return key, as a person types it: enigo sends '\n' as a
+        // character of its own, which GTK's text views ignore (meld's pane ran three typed
+        // lines into one), while a terminal's tty reads Return as a line's end all the same.
+        for (n, line) in text.split('\n').enumerate() {
+            if n > 0 {
+                self.key(enigo::Key::Return, Direction::Click, "a typed line break")?;
+            }
+            if !line.is_empty() {
+                self.enigo.text(line).map_err(|e| backend("typed text", e))?;
+            }
+        }
+        Ok(())
     }
 
     fn chord(&mut self, chord: &Chord) -> Result<(), InputError> {

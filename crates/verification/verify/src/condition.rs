@@ -181,6 +181,27 @@ pub(crate) fn check(c: &Condition, tree: &Tree) -> Check {
     }
 }
 
+/// The elements that meet a condition of something appearing (a text, an element, a
+/// window, a role) in `tree`; none for the others. What met an expectation before the input
+/// and meets it after says nothing of the input: only something that meets it anew does
+/// (gucharmap's Find box held the text expected of the search it ran, and "verified" a
+/// search that found nothing).
+pub(crate) fn meeting(c: &Condition, tree: &Tree) -> Vec<deft_types::ElementId> {
+    let id = |i: usize| tree.nodes[i].element.id.clone();
+    let shown = |sel: &Selector| showing_matches(tree, sel).unwrap_or_default().into_iter().map(id).collect();
+    match c {
+        Condition::TextAppears(t) => shown(&Selector { text: Some(t.clone()), ..Selector::default() }),
+        Condition::ElementExists(sel) => shown(sel),
+        Condition::WindowTitle(t) => (0..tree.len())
+            .filter(|&i| is_window(&tree.nodes[i]) && showing(&tree.nodes[i]))
+            .filter(|&i| text_matches(t, &tree.nodes[i].element.name))
+            .map(id)
+            .collect(),
+        Condition::RoleAppears(role) => (0..tree.len()).filter(|&i| role_shown(&tree.nodes[i], role)).map(id).collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Whether `n` is shown with `role`. `dialog` is what a person calls any of them: an alert,
 /// a file or colour chooser too (Geany's ctrl+s opened a `file_chooser`, and
 /// `role:dialog` said "not the one expected"); a narrower role is matched as it is.
@@ -199,6 +220,22 @@ mod tests {
         let got = check(&c, &demo_tree());
         assert_eq!(got.met, met, "{c:?}: {got:?}");
         assert!(got.what.contains(what), "{c:?}: {:?} lacks {what:?}", got.what);
+    }
+
+    #[test]
+    fn what_meets_a_condition_of_appearing_is_told_by_its_elements() {
+        let tree = demo_tree();
+        let shown = |c: Condition| meeting(&c, &tree);
+        let any = |c: &Condition| check(c, &tree).met;
+        let text = Condition::TextAppears(TextMatch::Exact("Cancel".into()));
+        assert!(any(&text));
+        assert_eq!(shown(text), [deft_types::ElementId("demo|3".into())], "met, and by what");
+        let nothing = Condition::TextAppears(TextMatch::Exact("no such text anywhere".into()));
+        assert!(shown(nothing).is_empty());
+        let sel = Selector { name: Some(TextMatch::Exact("Cancel".into())), ..Selector::default() };
+        let state = Condition::ElementState { selector: sel, state: State::Checked, present: false };
+        assert!(any(&state));
+        assert!(shown(state).is_empty(), "a state is not something appearing");
     }
 
     #[test]

@@ -48,6 +48,7 @@
 
 mod act;
 mod around;
+mod asked;
 mod attribution;
 mod backends;
 mod clock;

@@ -421,11 +421,17 @@ pub(crate) fn observe(
         Goal::Expect(c, own) => {
             let now = condition::check(c, &post.tree);
             let was = condition::check(c, &pre.tree);
-            if now.met && (!was.met || !effects.is_empty()) {
+            let anew = || {
+                let before = condition::meeting(c, &pre.tree);
+                condition::meeting(c, &post.tree).iter().any(|id| !before.contains(id))
+            };
+            if now.met && (!was.met || (!effects.is_empty() && anew())) {
                 seen.verified = Some(now.what);
             } else if now.met {
-                seen.note =
-                    join(seen.note.take(), Some(format!("{} already before the input, and nothing changed", now.what)));
+                seen.note = join(
+                    seen.note.take(),
+                    Some(format!("{} already before the input, so it cannot tell the input's effect", now.what)),
+                );
                 seen.held_before = true;
             } else {
                 // The action did what it promises (the text typed in, the value set), read

@@ -96,12 +96,6 @@ pub(crate) fn whole_text_unreplaceable(e: &deft_types::Element) -> Option<&'stat
     })
 }
 
-/// A control whose value is a number a person changes (a spin button, a slider): `set_value`
-/// sets that number, never its text (see `send.rs`).
-pub(crate) fn numeric_control(e: &deft_types::Element) -> bool {
-    e.value.is_some() && matches!(e.role.as_str(), "spin_button" | "slider" | "scroll_bar" | "dial")
-}
-
 fn unreadable_element(e: &deft_types::Element) -> bool {
     e.value.is_none() && (e.text.is_none() || !e.has(deft_types::State::Editable))
 }
@@ -163,17 +157,6 @@ mod tests {
         editable.states.insert(State::Editable);
         assert!(!super::takes_no_text(&editable), "an editable label takes text");
     }
-}
-
-/// The state an expectation asks of the toggle `e` itself (`state:` with a selector that
-/// names it: its name, and its role if one is given), when it is one a click flips.
-fn own_toggle_state(c: &deft_types::Condition, e: &deft_types::Element) -> Option<(deft_types::State, bool)> {
-    let deft_types::Condition::ElementState { selector, state, present } = c else { return None };
-    let flips = matches!(state, deft_types::State::Checked | deft_types::State::Pressed);
-    let named = selector.name.as_ref().is_some_and(|n| crate::condition::text_matches(n, &e.name));
-    let same_role = selector.role.as_ref().is_none_or(|r| *r == e.role);
-    let only_these = selector.text.is_none() && selector.path.is_none() && selector.id.is_none();
-    (flips && named && same_role && only_these).then_some((*state, *present))
 }
 
 /// Roles whose activation flips a state that a second activation flips back.
@@ -450,6 +433,22 @@ impl Executor {
             };
             return self.refused(run, kind, "text in a field", why);
         }
+        if let Action::Type { text, .. } | Action::SetValue { value: text, .. } = action
+            && text.contains('\n')
+            && run.miss.is_none()
+            && let Some(e) =
+                run.target.as_ref().and_then(|t| t.element.as_ref()).filter(|e| e.has(deft_types::State::SingleLine))
+        {
+            // A line break is typed as the Return key, which in a field of one line submits
+            // its form or presses its window's default button.
+            let why = format!(
+                "nothing was sent: {} holds a single line, and the text has a line break (typed, it would be the \
+                 Return key, which activates the form or the window's default button there); give the text \
+                 without it, then `key Return` if that is what you want",
+                e.describe()
+            );
+            return self.refused(run, kind, "text in a field of one line", why);
+        }
         if kind == ActionKind::SetValue
             && run.miss.is_none()
             && let Some(e) = run.target.as_ref().and_then(|t| t.element.as_ref())
@@ -466,7 +465,8 @@ impl Executor {
         }
         if let Action::SetValue { value, .. } = action
             && run.miss.is_none()
-            && let Some(e) = run.target.as_ref().and_then(|t| t.element.as_ref()).filter(|e| numeric_control(e))
+            && let Some(e) =
+                run.target.as_ref().and_then(|t| t.element.as_ref()).filter(|e| crate::asked::numeric_control(e))
             && value.trim().parse::<f64>().is_err()
         {
             let why = format!(
@@ -479,9 +479,17 @@ impl Executor {
             return self.refused(run, kind, "a number set", why);
         }
         let role_toggle = run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(|e| is_toggle_role(&e.role));
+        // Not a radio: a click on one that is on leaves it on (and closes its menu, which
+        // keys sent next would otherwise go to).
+        let undone_by_a_click = role_toggle
+            && run
+                .target
+                .as_ref()
+                .and_then(|t| t.element.as_ref())
+                .is_some_and(|e| !matches!(e.role.as_str(), "radio_button" | "radio_menu_item"));
         if kind == ActionKind::Click
-            && let Some(e) = run.target.as_ref().and_then(|t| t.element.as_ref()).filter(|_| role_toggle)
-            && let Some((state, present)) = options.expect.as_ref().and_then(|c| own_toggle_state(c, e))
+            && let Some(e) = run.target.as_ref().and_then(|t| t.element.as_ref()).filter(|_| undone_by_a_click)
+            && let Some((state, present)) = options.expect.as_ref().and_then(|c| crate::asked::own_toggle_state(c, e))
             && e.has(state) == present
         {
             // "Make sure it is checked" of a check box that is: a click would only undo it

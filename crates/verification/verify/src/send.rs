@@ -313,7 +313,7 @@ impl Executor {
                 // A spin button shows its number as editable text too, but text set there is
                 // never committed (GTK keeps the old value until Enter or focus-out): its
                 // Value is what a person changes.
-                let numeric_control = element.is_some_and(crate::run::numeric_control);
+                let numeric_control = element.is_some_and(crate::asked::numeric_control);
                 match value.trim().parse::<f64>() {
                     Ok(v) if !textual || numeric_control => {
                         self.a11y.set_value(&id, v).await.map_err(a11y_failed)?;

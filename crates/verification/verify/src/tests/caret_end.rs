@@ -61,3 +61,16 @@ async fn a_terminal_gets_no_key_but_the_text() {
     let ops: Vec<_> = f.ui.fake.performed().into_iter().map(|(_, op)| op).collect();
     assert!(!ops.contains(&Operation::CaretToEnd), "{ops:?}");
 }
+
+#[tokio::test]
+async fn a_line_break_for_a_field_of_one_line_is_refused_before_anything_is_sent() {
+    // Typed, a line break is the Return key: in a field of one line it submits the form.
+    let mut tree = one("text", "Ada", true);
+    let doc = tree.find_id(&deft_types::ElementId("doc".into())).unwrap();
+    tree.nodes[doc].element.states.insert(State::SingleLine);
+    let f = fixture(tree, |c| c);
+    let outcome = f.exec.perform(&type_into_doc("one\ntwo")).await;
+    assert!(!outcome.ok && outcome.attempts.is_empty(), "{outcome:#?}");
+    assert!(outcome.observed.contains("single line"), "{outcome:#?}");
+    assert!(f.rec.lock().unwrap().calls.is_empty(), "nothing sent: {:?}", f.rec.lock().unwrap().calls);
+}
