@@ -202,6 +202,12 @@ pub(crate) fn meeting(c: &Condition, tree: &Tree) -> Vec<deft_types::ElementId> 
     }
 }
 
+/// Whether something in `post` meets the appearing condition `c` that did not in `pre`.
+pub(crate) fn met_anew(c: &Condition, pre: &Tree, post: &Tree) -> bool {
+    let before = meeting(c, pre);
+    meeting(c, post).iter().any(|id| !before.contains(id))
+}
+
 /// Whether `n` is shown with `role`. `dialog` is what a person calls any of them: an alert,
 /// a file or colour chooser too (Geany's ctrl+s opened a `file_chooser`, and
 /// `role:dialog` said "not the one expected"); a narrower role is matched as it is.

@@ -413,19 +413,14 @@ pub(crate) fn observe(
         }
         Goal::Set { value } => {
             seen.verified = value_set(value, after);
-            if seen.verified.is_none() {
-                seen.done_as_asked = crate::typed::set_otherwise(value, before, after);
-                seen.feedback |= seen.done_as_asked.is_some();
-            }
+            let otherwise = || crate::typed::set_otherwise(value, before, after);
+            seen.done_as_asked = seen.verified.is_none().then(otherwise).flatten();
+            seen.feedback |= seen.done_as_asked.is_some();
         }
         Goal::Expect(c, own) => {
             let now = condition::check(c, &post.tree);
             let was = condition::check(c, &pre.tree);
-            let anew = || {
-                let before = condition::meeting(c, &pre.tree);
-                condition::meeting(c, &post.tree).iter().any(|id| !before.contains(id))
-            };
-            if now.met && (!was.met || (!effects.is_empty() && anew())) {
+            if now.met && (!was.met || (!effects.is_empty() && condition::met_anew(c, &pre.tree, &post.tree))) {
                 seen.verified = Some(now.what);
             } else if now.met {
                 seen.note = join(
