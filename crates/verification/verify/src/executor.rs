@@ -202,6 +202,16 @@ impl Executor {
         self.pump.get().and_then(|p| p.as_ref()).map(|p| p.changed_since(since)).unwrap_or_default()
     }
 
+    /// When the app first said one of `ids` changed what it says, from `since` on (`None`
+    /// when it said nothing of them, or this executor does not listen to events).
+    pub(crate) fn first_said(
+        &self,
+        ids: &[deft_types::ElementId],
+        since: std::time::Instant,
+    ) -> Option<std::time::Instant> {
+        self.pump.get().and_then(|p| p.as_ref()).and_then(|p| p.first_said(ids, since))
+    }
+
     /// One read of the UI in `scope`.
     pub(crate) async fn read(&self, scope: &Scope) -> Result<Reading, A11yError> {
         let tree = self.a11y.snapshot(scope, &SnapshotOptions::default()).await?;

@@ -91,6 +91,14 @@ impl Pump {
         ids
     }
 
+    /// When the app first said one of `ids` changed its text, name, value or description,
+    /// from `since` on: the moment the change happened as near as the bus tells it (a read
+    /// that shows it can come much later, on a loaded machine a second later).
+    pub fn first_said(&self, ids: &[ElementId], since: Instant) -> Option<Instant> {
+        let log = self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        log.iter().filter(|c| c.says && c.at >= since && ids.contains(&c.id)).map(|c| c.at).min()
+    }
+
     /// The elements whose text, name, value or description the app said changed from
     /// `from` to `to`: those that changed more than once, at moments at least [`SEPARATE`]
     /// apart (what keeps changing: a clock, a counter), and those that changed once (a
@@ -105,7 +113,8 @@ impl Pump {
             span.0 = span.0.min(c.at);
             span.1 = span.1.max(c.at);
         }
-        let mut said = SaidBefore { watched: to.saturating_duration_since(from), ..SaidBefore::default() };
+        let mut said =
+            SaidBefore { watched: to.saturating_duration_since(from), to: Some(to), ..SaidBefore::default() };
         for (id, (first, last)) in spans {
             if last - first >= SEPARATE {
                 said.kept_changing.push(id.clone());
@@ -125,6 +134,8 @@ pub(crate) struct SaidBefore {
     /// How long the app was listened to for this (a one-shot command has listened only
     /// since it began).
     pub watched: Duration,
+    /// Up to when: the moment before the input.
+    pub to: Option<Instant>,
 }
 
 /// How far apart two changes of one element must be to be two changes, not one change

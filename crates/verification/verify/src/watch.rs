@@ -111,6 +111,7 @@ impl Executor {
         let mut gathered = Gathered::default();
         let mut last_ocr: Option<Instant> = None;
         loop {
+            let read_started = Instant::now();
             let post = match self.read(&scope).await {
                 Ok(r) => r,
                 // The application left the bus after the input: with nothing more specific
@@ -242,10 +243,17 @@ impl Executor {
             // 100 ms before a click, would pass on its next tick after a 200 ms hold). Right
             // after an input of this executor nothing was heard by itself (`watched` is 0),
             // and the quiet since the input proves nothing: that input may have started it.
-            let first_seen = run.pending.moving.as_ref().map_or_else(Instant::now, |(at, _)| *at);
-            let quiet = match watched.is_zero() {
-                true => Duration::ZERO,
-                false => watched + first_seen.saturating_duration_since(run.clock.at(run.pending.sent_ms)),
+            // Quiet up to the moment the app said the first of them changed, as the bus tells
+            // it: the read that shows the change can come a second later under load, and
+            // that second was not heard quiet (a position ticking once a second, heard 0.6 s
+            // before a click and read 1 s after it, passed for a slow clock's quiet and
+            // verified the click). Said by no event, nothing of them was heard at all.
+            // From the moment before the input (a click held for its look is stamped sent
+            // after the app may have told its effect).
+            let heard_to = before.and_then(|b| b.to).unwrap_or_else(|| run.clock.at(run.pending.sent_ms));
+            let quiet = match (watched.is_zero(), self.first_said(&seen.said_only, heard_to)) {
+                (false, Some(said)) => watched + said.saturating_duration_since(heard_to),
+                _ => Duration::ZERO,
             };
             let hold = Hold::of(&seen.said_only, seen.said_only.iter().all(changed_once), numbers_only, quiet);
             let confirm = hold.period();
@@ -282,9 +290,13 @@ impl Executor {
             // Never past the window: a change that lasted to its end is taken (reported as
             // "no change" there, it would be pressed again).
             let moving_until = moving_until.map(|t| t.min(until));
+            // Ended only by a read begun after its end: one begun before it shows the app as
+            // it was then (a read of a second under load, begun before the next tick, ended
+            // the hold without it). Except at the window's end, where what lasted is taken.
+            let motion_held = moving_until.is_some_and(|t| read_started < t && (t < until || Instant::now() < until));
             let hold = (Instant::now() < negatives_from && toggle_pending)
                 || (Instant::now() < gone_until && seen.gone_only)
-                || moving_until.is_some_and(|t| Instant::now() < t);
+                || motion_held;
             // The target's menu closed and nothing else changed: receipt, not the effect.
             // Held a moment for the effect to show (a dialog the entry opens), then told as
             // receipt, at the window's end at the latest (never "no change": the entry took
@@ -476,7 +488,7 @@ impl Executor {
             let effect_in_sight = hold && seen.verified.is_some();
             // Held as maybe the app's own motion (not a disappearance being confirmed, which
             // is the input's doing or nothing): remembered, for the report below.
-            let held_as_motion = moving_until.is_some_and(|t| Instant::now() < t);
+            let held_as_motion = motion_held;
             run.pending.unseen_deferred |= effect_in_sight && held_as_motion && (news || keys_news);
             if news && negatives && !effect_in_sight {
                 run.pending.press_unseen_told = true;
@@ -507,11 +519,14 @@ impl Executor {
             }
             let now = Instant::now();
             let wake = if hold {
-                // The nearest end of a hold still to come (a past one would spin).
-                [Some(gone_until), moving_until, menu_until]
+                // The nearest end of a hold still to come (a past one would spin); a motion
+                // hold that ended during the read wants the read begun after it: now.
+                let motion_end = moving_until.filter(|_| motion_held).map(|t| t.max(now));
+                [Some(gone_until), menu_until]
                     .into_iter()
                     .flatten()
                     .filter(|t| *t > now)
+                    .chain(motion_end)
                     .min()
                     .unwrap_or(until)
                     .min(until)

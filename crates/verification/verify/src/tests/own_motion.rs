@@ -57,13 +57,63 @@ async fn a_count_held_as_maybe_ticking_says_why_on_the_bus() {
     f.on_click(GO, ui("Frames: 2", false, None));
     let outcome = f.exec.perform(&click("Go")).await;
     assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    let held = held(&mut sub);
+    assert_eq!(held.len(), 1, "{held:?}");
+    assert_eq!(held[0].0, 1200, "{held:?}");
+    assert!(held[0].1.starts_with("only numbers changed") && held[0].1.contains("Frames: 2"), "{held:?}");
+}
+
+/// The holds the executor said on the bus: for how long, and why.
+fn held(sub: &mut deft_bus::Subscription<crate::VerifyEvent>) -> Vec<(u64, String)> {
     let mut held = Vec::new();
     while let Ok(deft_bus::Received::Event(env)) = sub.try_recv() {
         if let crate::VerifyEvent::Held { for_ms, why, .. } = &env.event {
             held.push((*for_ms, why.clone()));
         }
     }
-    assert_eq!(held.len(), 1, "{held:?}");
-    assert_eq!(held[0].0, 1200, "{held:?}");
-    assert!(held[0].1.starts_with("only numbers changed") && held[0].1.contains("Frames: 2"), "{held:?}");
+    held
+}
+
+/// A fixture whose executor says its holds on a bus, heard quiet for longer than a slow
+/// clock's tick before the click, whose count the click moves.
+async fn heard_long(bus: &deft_bus::Bus<crate::VerifyEvent>) -> super::Fixture {
+    let f = fixture(ui("Frames: 1", false, None), |c| crate::ExecutorConfig { bus: Some(bus.clone()), ..c });
+    drop(f.exec.waker().await);
+    tokio::time::sleep(std::time::Duration::from_millis(1300)).await;
+    f.on_click(GO, ui("Frames: 2", false, None));
+    f
+}
+
+#[tokio::test]
+async fn a_count_the_app_never_told_of_is_held_however_long_the_app_was_heard() {
+    // Quiet heard on the bus says nothing of an element whose changes the app does not tell
+    // there: its count is held a slow clock's tick, as if nothing had been heard.
+    let bus = deft_bus::Bus::<crate::VerifyEvent>::new(deft_bus::BusConfig { capacity: 256 });
+    let mut sub = bus.subscribe("test");
+    let f = heard_long(&bus).await;
+    let outcome = f.exec.perform(&click("Go")).await;
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    let held = held(&mut sub);
+    assert_eq!(held.iter().map(|h| h.0).collect::<Vec<_>>(), [1200], "{held:?}");
+}
+
+#[tokio::test]
+async fn a_count_the_app_told_of_right_after_a_long_quiet_is_taken_at_once() {
+    // The same app heard as long, telling the count's change when the click lands: a ticker
+    // would have shown itself in that quiet, so nothing is held.
+    let bus = deft_bus::Bus::<crate::VerifyEvent>::new(deft_bus::BusConfig { capacity: 256 });
+    let mut sub = bus.subscribe("test");
+    let f = heard_long(&bus).await;
+    let (fake, rec) = (f.ui.clone(), f.rec.clone());
+    let teller = tokio::spawn(async move {
+        while !rec.lock().unwrap().calls.iter().any(|c| matches!(c, super::Recorded::Button(..))) {
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
+        let element = ElementId("status".into());
+        fake.fake.emit(A11yEvent::PropertyChanged { element, property: "accessible-name".into() });
+    });
+    let outcome = f.exec.perform(&click("Go")).await;
+    teller.await.expect("teller");
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    assert_eq!(held(&mut sub), [], "nothing held");
 }
