@@ -10,8 +10,10 @@ use crate::config::ColorChoice;
 
 mod agent_args;
 mod coords;
+mod millis;
 pub use agent_args::{AskArg, CalibrateArgs, ConfidenceArg, PolicyArgs, RunArgs};
 pub use coords::{parse_point, parse_region};
+pub use millis::parse_millis;
 
 const ABOUT: &str = "Deft: desktop actions that check their own effect, for people and for other agents";
 
@@ -214,15 +216,17 @@ pub struct VerifyArgs {
     /// Do not verify (overrides `verify = true` in the config file or DEFT_VERIFY)
     #[arg(long, overrides_with = "verify")]
     pub no_verify: bool,
-    /// Wait this long after the input before the first check [default: 100]
-    #[arg(long, value_name = "MS")]
+    /// Wait this long after the input before the first check, in ms or with a unit (0.2s)
+    /// [default: 100]
+    #[arg(long, value_name = "MS", value_parser = parse_millis)]
     pub verify_delay: Option<u64>,
     /// Retries after the first attempt; bounds the fallback chain [default: 3]
     #[arg(long, value_name = "N")]
     pub max_retries: Option<u32>,
     /// How long the effect may take to show (the verification window), and the longest wait
-    /// for the target to appear and be actionable [default: 3000; target: 10000]
-    #[arg(long, value_name = "MS")]
+    /// for the target to appear and be actionable, in ms or with a unit (20s)
+    /// [default: 3000; target: 10000]
+    #[arg(long, value_name = "MS", value_parser = parse_millis)]
     pub timeout: Option<u64>,
     /// A condition the action must bring about (implies --verify); syntax below
     #[arg(allow_hyphen_values = true, long, value_name = "CONDITION")]
@@ -412,8 +416,8 @@ pub struct WaitArgs {
     /// Wait for a window with this title
     #[arg(allow_hyphen_values = true, long, value_name = "TITLE", help_heading = "Condition")]
     pub title: Option<String>,
-    /// Give up after this long [default: 10000]
-    #[arg(long, value_name = "MS", help_heading = "Waiting")]
+    /// Give up after this long, in ms or with a unit (20s) [default: 10000]
+    #[arg(long, value_name = "MS", help_heading = "Waiting", value_parser = parse_millis)]
     pub timeout: Option<u64>,
     /// A retry policy file merged over the built-in policies
     #[arg(long, value_name = "FILE", help_heading = "Waiting")]

@@ -168,14 +168,26 @@ impl ActionPolicy {
                     ("verify_delay_ms", o.verify_delay_ms.is_some(), "--verify-delay"),
                     ("window_ms", o.timeout_ms.is_some(), "--timeout"),
                 ];
-                let flag =
-                    v.keys.iter().find_map(|k| flags.iter().find(|(key, set, _)| key == k && *set).map(|(_, _, f)| *f));
-                let key = format!("{}.{}", table_name(kind), v.keys[0]);
-                let key = match flag {
-                    Some(f) => format!("{f} ({key})"),
-                    None => key,
+                let culprit = v
+                    .keys
+                    .iter()
+                    .find_map(|k| flags.iter().find(|(key, set, _)| key == k && *set).map(|(k, _, f)| (*k, *f)));
+                let mut reason = v.reason;
+                let key = match culprit {
+                    Some((k, f)) => {
+                        // A window shorter than the check's delay is mostly seconds meant.
+                        if f == "--timeout" && v.keys.contains(&"verify_delay_ms") {
+                            reason.push_str(&format!(
+                                " (--timeout is in milliseconds unless it has a unit: `--timeout {0}s` or \
+                                 `--timeout {0}000` is {0} seconds)",
+                                p.window_ms
+                            ));
+                        }
+                        format!("{f} ({}.{k})", table_name(kind))
+                    }
+                    None => format!("{}.{}", table_name(kind), v.keys[0]),
                 };
-                Err(PolicyError::Invalid { key, line: None, reason: v.reason })
+                Err(PolicyError::Invalid { key, line: None, reason })
             }
         }
     }

@@ -188,4 +188,9 @@ fn cli_overrides_apply_and_keep_the_budget_sane() {
     let zero = Overrides { timeout_ms: Some(0), ..Overrides::default() };
     let e = click.with_overrides(ActionKind::Click, zero).unwrap_err();
     assert_eq!(e.to_string(), "policy: `--timeout (click.window_ms)` must be more than 0");
+    // Seconds meant, milliseconds read: the flag and what to write instead.
+    let seconds = Overrides { timeout_ms: Some(20), ..Overrides::default() };
+    let e = click.with_overrides(ActionKind::Click, seconds).unwrap_err().to_string();
+    assert!(e.starts_with("policy: `--timeout (click.window_ms)` is inconsistent"), "{e}");
+    assert!(e.contains("`--timeout 20s` or `--timeout 20000` is 20 seconds"), "{e}");
 }
