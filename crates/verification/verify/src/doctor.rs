@@ -237,4 +237,5 @@ fn absent_from_the_bus(on_bus: &[AppCheck], windows: &[deft_input::WindowGeometr
 const ACCESSIBILITY_ON: &str = "start it with accessibility on: Qt `QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1`; \
     Chromium and Electron `--force-renderer-accessibility`; Firefox `GNOME_ACCESSIBILITY=1`; \
     Java `-Djavax.accessibility.assistive_technologies=org.GNOME.Accessibility.AtkWrapper` \
-    (package libatk-wrapper-java); GTK needs nothing but the accessibility bus running when it starts";
+    (package libatk-wrapper-java); GTK 2 `GTK_MODULES=gail:atk-bridge` (packages libgail-common and \
+    libatk-adaptor); GTK 3 and 4 need nothing but the accessibility bus running when they start";
