@@ -478,17 +478,14 @@ impl Executor {
             );
             return self.refused(run, kind, "a number set", why);
         }
-        let role_toggle = run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(|e| is_toggle_role(&e.role));
+        let element = run.target.as_ref().and_then(|t| t.element.clone());
+        let toggle = element.as_ref().filter(|e| is_toggle_role(&e.role));
+        let role_toggle = toggle.is_some();
         // Not a radio: a click on one that is on leaves it on (and closes its menu, which
         // keys sent next would otherwise go to).
-        let undone_by_a_click = role_toggle
-            && run
-                .target
-                .as_ref()
-                .and_then(|t| t.element.as_ref())
-                .is_some_and(|e| !matches!(e.role.as_str(), "radio_button" | "radio_menu_item"));
+        let undone_by_a_click = toggle.filter(|e| !matches!(e.role.as_str(), "radio_button" | "radio_menu_item"));
         if kind == ActionKind::Click
-            && let Some(e) = run.target.as_ref().and_then(|t| t.element.as_ref()).filter(|_| undone_by_a_click)
+            && let Some(e) = undone_by_a_click
             && let Some((state, present)) = options.expect.as_ref().and_then(|c| crate::asked::own_toggle_state(c, e))
             && e.has(state) == present
         {
@@ -513,14 +510,8 @@ impl Executor {
             (_, true) if !sets => ToggleMode::State,
             _ => ToggleMode::None,
         };
-        let role_idempotent =
-            run.target.as_ref().and_then(|t| t.element.as_ref()).is_some_and(|e| idempotent_role(&e.role));
-        let toggle_on = role_toggle
-            && run
-                .target
-                .as_ref()
-                .and_then(|t| t.element.as_ref())
-                .is_some_and(|e| e.has(deft_types::State::Checked) || e.has(deft_types::State::Pressed));
+        let role_idempotent = element.as_ref().is_some_and(|e| idempotent_role(&e.role));
+        let toggle_on = toggle.is_some_and(|e| e.has(deft_types::State::Checked) || e.has(deft_types::State::Pressed));
         let ctx = ActionContext {
             kind,
             is_toggle: run.toggle != ToggleMode::None,
