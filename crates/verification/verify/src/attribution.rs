@@ -4,7 +4,7 @@
 use deft_snapshot::{Effect, EffectKind, FieldChange, Judgement, NoiseKind, NoiseSource, Relation};
 use deft_types::{Element, ElementId};
 
-use crate::observe::only_lost;
+use crate::field_changes::only_lost;
 use crate::read::Reading;
 
 /// The elements of `effects` if each is only a change of what an element says, away from

@@ -12,6 +12,7 @@ use deft_types::{Blocking, Condition, Element, ElementId, Logical, Rect, State};
 
 use crate::attribution::{is_backdrop, menu_closing, own_motion, rebuilt_in_place, said_only};
 use crate::condition;
+use crate::field_changes::{dependents_switched, emptied, filled, only_lost};
 use crate::read::Reading;
 use crate::ready::popup_texts;
 use crate::typed::{describe_strays, garbled_inside, in_place_editor, strays, text_or_value, typed_landed, value_set};
@@ -92,6 +93,9 @@ pub(crate) struct Seen {
     /// The target is a menu entry and what changed is only its menu going away (the entry,
     /// its menu and the menus above it hidden or gone).
     pub menu_closed_only: bool,
+    /// A toggle reads unchanged while other controls were switched on or off after the
+    /// input (`field_changes::dependents_switched`): the input landed, its state lags.
+    pub toggle_lags: bool,
     /// The target is gone and an equal stands where it stood, in words
     /// ([`rebuilt_in_place`]): receipt of the input.
     pub rebuilt_in_place: Option<String>,
@@ -326,6 +330,7 @@ pub(crate) fn observe(
             let springs = before.is_some_and(|b| b.role.as_str() == "toggle_button") && seen.feedback;
             let said = if springs { said_only(&others, pre, false) } else { Vec::new() };
             if said.is_empty() {
+                seen.toggle_lags = dependents_switched(&others);
                 let note = format!("its own state did not change (other changes: {changes})");
                 seen.note = join(seen.note.take(), Some(note));
             } else {
@@ -503,59 +508,6 @@ pub(crate) fn observe(
         }
     }
     seen
-}
-
-/// Whether an element's changes say only that it vanished where it stood: off screen or
-/// hidden, its text, value, name and actions gone with it. Firefox does that to a whole page
-/// the moment a modal `<dialog>` opens over it, and exposes the dialog a read or two later:
-/// like things gone, it is confirmed before it counts as the effect. An element that was not
-/// on screen before (`shown_before` false: a closed select's options) has nothing to vanish
-/// from: losing its text or actions is the same emptying.
-fn emptied(changes: &[FieldChange], shown_before: bool) -> bool {
-    let vanished = !shown_before
-        || changes.iter().any(|c| {
-            matches!(
-                c,
-                FieldChange::Bounds { new: None, .. } | FieldChange::StateRemoved(State::Showing | State::Visible)
-            )
-        });
-    vanished && only_lost(changes)
-}
-
-/// Whether an element's changes only take something away (text, value, name, actions,
-/// bounds, states) and add nothing. An element whose text is blanked where it stands is
-/// one: Firefox blanks some of a page's texts in place, a read before it takes the rest
-/// off screen and exposes the modal `<dialog>` over it (seen under load: "Orders: 0" -> ""
-/// still on screen passed the click the dialog swallowed as its effect).
-pub(crate) fn only_lost(changes: &[FieldChange]) -> bool {
-    let blank = |v: &Option<String>| v.as_deref().is_none_or(|t| t.trim().is_empty());
-    changes.iter().all(|c| match c {
-        FieldChange::Text { new, .. } | FieldChange::Value { new, .. } => blank(new),
-        FieldChange::Name { new, .. } => new.trim().is_empty(),
-        FieldChange::Actions { new, .. } => new.is_empty(),
-        FieldChange::Bounds { new, .. } => new.is_none(),
-        FieldChange::StateRemoved(_) => true,
-        _ => false,
-    })
-}
-
-/// Whether an element's changes say only that it came back where it stood: on screen or
-/// shown, with text, value, name and actions where it had none, nothing else changed. The
-/// mirror of [`emptied`]: what a page being laid out for accessibility looks like.
-fn filled(changes: &[FieldChange]) -> bool {
-    let blank = |v: &Option<String>| v.as_deref().is_none_or(|t| t.trim().is_empty());
-    let appeared = changes.iter().any(|c| {
-        matches!(c, FieldChange::Bounds { old: None, .. } | FieldChange::StateAdded(State::Showing | State::Visible))
-    });
-    appeared
-        && changes.iter().all(|c| match c {
-            FieldChange::Text { old, .. } | FieldChange::Value { old, .. } => blank(old),
-            FieldChange::Name { old, .. } => old.trim().is_empty(),
-            FieldChange::Actions { old, .. } => old.is_empty(),
-            FieldChange::Bounds { old, .. } => old.is_none(),
-            FieldChange::StateAdded(_) => true,
-            _ => false,
-        })
 }
 
 /// Whether `e` is an item of a menu (plain, check or radio), which closes its menu when chosen.

@@ -394,16 +394,26 @@ impl Executor {
             // unchanged: its state does not follow what it draws, and the input landed. Held a
             // moment for the state to catch up (then it verifies as usual), then told as
             // receipt; never "unchanged", which would send the chain on and toggle it again.
-            let drawn_only = run.toggle == ToggleMode::State
-                && seen.toggle == Toggle::Unchanged
-                && seen.verified.is_none()
-                && run.pending.pixels_changed;
+            // Or what it switches moved (other controls enabled or disabled) while its state
+            // lags: held to the window's end for the state, then receipt, never a second input.
+            let unmoved =
+                run.toggle == ToggleMode::State && seen.toggle == Toggle::Unchanged && seen.verified.is_none();
+            let lags = unmoved && seen.toggle_lags;
+            let drawn_only = unmoved && (run.pending.pixels_changed || lags);
             let drawn_since = held_since(drawn_only, run.pending.toggle_drawn_since);
             run.pending.toggle_drawn_since = drawn_since;
-            if drawn_since.is_some_and(|at| Instant::now() >= (at + MENU_EFFECT_WAIT).min(until)) {
-                let observed = "its look changed where it is drawn, while the state it reports still reads unchanged \
-                                (its reported state does not follow what it draws)"
-                    .to_string();
+            let drawn_end = |at: Instant| if lags { until } else { (at + MENU_EFFECT_WAIT).min(until) };
+            if drawn_since.is_some_and(|at| Instant::now() >= drawn_end(at)) {
+                let observed = match lags {
+                    true => format!(
+                        "what it switches moved ({}) while the state it reports still reads unchanged: the input \
+                         landed; not repeated, since a second input would switch it back",
+                        seen.changes.as_deref().unwrap_or_default()
+                    ),
+                    false => "its look changed where it is drawn, while the state it reports still reads unchanged \
+                              (its reported state does not follow what it draws)"
+                        .to_string(),
+                };
                 return Report::Received { observed };
             }
             let element = run.target.as_ref().and_then(|t| t.element.as_ref());
@@ -485,7 +495,7 @@ impl Executor {
             // well have landed, so no witness's silence is news yet. Told at once, "the press
             // was never shown" sent the chain on and pressed again an order already
             // submitted (a press under load, the status line already saying so).
-            let effect_in_sight = hold && seen.verified.is_some();
+            let effect_in_sight = (hold && seen.verified.is_some()) || drawn_since.is_some();
             // Held as maybe the app's own motion (not a disappearance being confirmed, which
             // is the input's doing or nothing): remembered, for the report below.
             let held_as_motion = motion_held;
@@ -541,27 +551,6 @@ impl Executor {
         }
     }
 
-    /// Whether the target's pixels changed after text typed where it cannot be read back:
-    /// the keys arrived (a terminal, a canvas editor drew something). Told once as evidence.
-    pub(crate) fn pixels_received(&self, run: &mut Run<'_>) -> bool {
-        if run.pending.pixels_changed {
-            return true;
-        }
-        let Some((what, region)) = run.pending.receipt_pixels.as_ref().and_then(|w| self.pixel_change(w)) else {
-            return false;
-        };
-        run.pending.pixels_changed = true;
-        let e = Evidence {
-            channel: Channel::Pixels,
-            what: format!("{}{what} at the target", deft_types::RECEIPT),
-            region: Some(region),
-            after_ms: run.clock.ms().saturating_sub(run.pending.sent_ms),
-        };
-        run.evidence.push(e.clone());
-        self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
-        true
-    }
-
     /// Whether target `t`, read as `pre` had it, is no longer there: its application
     /// destroyed it (asked directly, it says so), or what is drawn at the centre of where it
     /// stood is something else (the accessibility tree can keep a node its page removed a
@@ -578,26 +567,6 @@ impl Executor {
             }
             Err(_) => false,
         }
-    }
-
-    /// Whether the pending input showed that the app received it, by the channels only the
-    /// executor watches (a pressed look that came and went, an accepted accessibility
-    /// action); reported once as evidence.
-    pub(crate) fn received(&self, run: &mut Run<'_>) -> bool {
-        let (channel, what) = match &run.pending.press {
-            Some(look) if look.received() => (Channel::Pixels, look.describe()),
-            _ if run.pending.acked => (
-                Channel::Accessibility,
-                "the app accepted the accessibility action (or the space bar on the focused target in its stead)"
-                    .to_string(),
-            ),
-            _ => return false,
-        };
-        if !std::mem::replace(&mut run.pending.receipt_told, true) {
-            let e = run.evidence(channel, format!("{}{what}", deft_types::RECEIPT));
-            self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
-        }
-        true
     }
 }
 

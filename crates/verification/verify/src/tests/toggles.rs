@@ -49,3 +49,58 @@ async fn a_toggle_in_a_page_whose_look_changes_but_state_does_not_goes_on_down_t
     assert!(!f.actions().is_empty() || f.clicks().len() > 1, "the chain went on: {outcome:#?}");
     assert!(!outcome.observed.contains("state it reports"), "{outcome:#?}");
 }
+
+/// A settings page: a switch "Use system defaults" at (10, 50, 80, 30), on when `on`, and a
+/// layout list it greys out while on (enabled when `list_enabled`).
+fn defaults_page(on: bool, list_enabled: bool) -> Tree {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "settings"));
+    let mut main = placed("main", "frame", "Keyboard", (0, 0, 400, 300), &[]);
+    main.states.insert(State::Active);
+    let main = b.child(app, main);
+    let mut switch = placed("defaults", "toggle_button", "Use system defaults", (10, 50, 80, 30), &["click"]);
+    if on {
+        switch.states.insert(State::Checked);
+    }
+    b.child(main, switch);
+    let mut list = placed("layouts", "table", "Layout", (10, 100, 300, 150), &[]);
+    if !list_enabled {
+        list.states.remove(&State::Enabled);
+    }
+    b.child(main, list);
+    b.build()
+}
+
+#[tokio::test]
+async fn a_switch_whose_state_lags_behind_what_it_switches_is_pressed_once() {
+    // xfce4-keyboard-settings: the click turned "Use system defaults" off (the layout list
+    // came on) while the switch read on for 0.6 s; the accessibility press sent after it
+    // turned it back on. What it switches moving says the input landed.
+    let f = fixture(defaults_page(true, false), |c| c);
+    f.on_click(super::CHECK, defaults_page(true, true));
+    let outcome = f.exec.perform(&click("Use system defaults")).await;
+    assert_eq!(f.clicks().len(), 1, "one input: {outcome:#?}");
+    assert!(f.actions().is_empty(), "no accessibility press after it: {outcome:#?}");
+    assert!(outcome.ok && outcome.verified == Some(false), "received, not claimed: {outcome:#?}");
+    assert!(outcome.observed.contains("what it switches moved"), "{outcome:#?}");
+}
+
+#[tokio::test]
+async fn a_switch_whose_state_catches_up_with_what_it_switches_is_verified_by_it() {
+    let f = fixture(defaults_page(true, false), |c| c);
+    f.on_click(super::CHECK, defaults_page(true, true));
+    let (fake, rec) = (f.ui.clone(), f.rec.clone());
+    let late = tokio::spawn(async move {
+        while !rec.lock().unwrap().calls.iter().any(|c| matches!(c, super::Recorded::Button(..))) {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        // Later than the check's first look, within its window (250 ms here).
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        fake.fake.set_tree(defaults_page(false, true));
+    });
+    let outcome = f.exec.perform(&click("Use system defaults")).await;
+    late.await.expect("late state");
+    assert_eq!(f.clicks().len(), 1, "one input: {outcome:#?}");
+    assert!(f.actions().is_empty(), "{outcome:#?}");
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+}
