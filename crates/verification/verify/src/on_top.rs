@@ -3,8 +3,9 @@
 //! terminal, xcalc, a game) is invisible to the hit test, which then answers with the
 //! target beneath it, and a click sent there lands in that window instead.
 
+use deft_a11y::WindowInfo;
 use deft_input::{WindowGeometry, WindowQuery};
-use deft_types::{Logical, Point};
+use deft_types::{Logical, Point, State};
 
 use crate::executor::{Executor, lock};
 use crate::resolve::Resolved;
@@ -46,4 +47,27 @@ pub(crate) struct Cover {
     /// A popup (override-redirect: a notification, an on-screen keyboard, another app's
     /// menu), above every managed window: raising the target's window does not help.
     pub(crate) popup: bool,
+}
+
+impl Executor {
+    /// Whether window `upper` of the application with process `pid` stands over its window
+    /// `lower`: it is the active one and `lower` is not, else the display server stacks it
+    /// higher. A modal window blocks only what lies beneath it, not a dialog opened over it
+    /// (GTK 4's "Select Font", opened from the modal Preferences of gnome-text-editor, was
+    /// refused as covered by Preferences: no input could reach it). Unknown: `false`.
+    pub(crate) fn stands_over(&self, pid: Option<u32>, upper: &WindowInfo, lower: &WindowInfo) -> bool {
+        let active = |w: &WindowInfo| w.states.contains(&State::Active);
+        if active(upper) != active(lower) {
+            return active(upper);
+        }
+        let (Some(pid), Some(locator)) = (pid, self.windows.as_ref()) else { return false };
+        let Ok(stack) = lock(locator).windows(&WindowQuery { pid: Some(pid), title: None }) else { return false };
+        // Its one place in the stack (bottom first), by title; two of one title tell nothing.
+        let place = |w: &WindowInfo| {
+            let mut found = stack.iter().enumerate().filter(|(_, g)| g.title == w.title);
+            let (at, _) = found.next()?;
+            found.next().is_none().then_some(at)
+        };
+        matches!((place(upper), place(lower)), (Some(u), Some(l)) if u > l)
+    }
 }

@@ -396,10 +396,18 @@ impl Executor {
         let app = target.app.as_ref()?;
         let apps = self.a11y.applications().await.ok()?;
         let owner = apps.iter().find(|a| &a.id == app)?;
+        // Modality nests: a dialog opened from a modal window may stand over it. A window
+        // neither modal nor a dialog (the main one) is always beneath.
+        let own = owner
+            .windows
+            .iter()
+            .find(|w| Some(&w.id) == target.window.as_ref())
+            .filter(|w| w.states.contains(&State::Modal) || w.role.is_dialog_like());
         let modal = owner.windows.iter().find(|w| {
             Some(&w.id) != target.window.as_ref()
                 && w.states.contains(&State::Modal)
                 && w.states.contains(&State::Showing)
+                && !own.is_some_and(|own| self.stands_over(owner.pid, own, w))
         })?;
         Some(self.blocking_of(modal.id.clone(), &modal.role, &modal.title).await)
     }

@@ -506,3 +506,42 @@ async fn a_qt_combo_box_s_item_is_chosen_by_opening_its_list_and_clicking_it() {
     let toggled = f.actions().iter().any(|op| format!("{op:?}").contains("Toggle"));
     assert!(!toggled, "no Toggle: {:?}", f.actions());
 }
+
+/// gnome-text-editor's modal Preferences (a frame), and the "Select Font" dialog opened from
+/// it, modal too; `font_active`: the dialog is the active window (else Preferences is).
+fn nested_modals(font_active: bool) -> Tree {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "editor"));
+    let mut prefs = placed("prefs", "frame", "Preferences", (0, 0, 400, 300), &[]);
+    prefs.states.insert(State::Modal);
+    let mut font = placed("font", "dialog", "Select Font", (50, 50, 300, 200), &[]);
+    font.states.insert(State::Modal);
+    if font_active {
+        font.states.insert(State::Active);
+    } else {
+        prefs.states.insert(State::Active);
+    }
+    let prefs = b.child(app, prefs);
+    b.child(prefs, placed("switch", "check_box", "Show Grid", (10, 10, 80, 30), &["click"]));
+    let font = b.child(app, font);
+    b.child(font, placed("select", "push_button", "Select", (260, 210, 60, 30), &["click"]));
+    b.build()
+}
+
+#[tokio::test]
+async fn a_dialog_opened_from_a_modal_window_is_not_covered_by_it() {
+    let f = fixture(nested_modals(true), |c| c);
+    f.on_click((260, 210, 60, 30), nested_modals(true));
+    let outcome = f.exec.perform(&click("Select")).await;
+    assert_ne!(outcome.failure.as_ref().map(|x| x.kind), Some(deft_types::FailureKind::Blocked), "{outcome:#?}");
+    assert_eq!(f.clicks().len(), 1, "the click was sent: {outcome:#?}");
+}
+
+#[tokio::test]
+async fn the_modal_window_beneath_an_active_dialog_is_still_covered() {
+    let f = fixture(nested_modals(true), |c| c);
+    let outcome = f.exec.perform(&click("Show Grid")).await;
+    assert!(!outcome.ok, "{outcome:#?}");
+    assert!(f.clicks().is_empty(), "nothing sent beneath the dialog: {outcome:#?}");
+    assert!(outcome.observed.contains("Select Font"), "{outcome:#?}");
+}
