@@ -51,6 +51,18 @@ pub(crate) fn exited(goal: &crate::observe::Goal, app: &str) -> String {
     )
 }
 
+/// The application `app` left after the input while something else was expected: what
+/// cannot be told, and how to expect a quit. A crash looks the same from here, so leaving
+/// never meets an expectation about what the app shows.
+pub(crate) fn left_unexpectedly(app: &str, run: &crate::run::Run<'_>) -> String {
+    let name = run.target.as_ref().and_then(|t| t.app_name.as_deref()).unwrap_or(app);
+    format!(
+        "the application {name} left the accessibility bus after the input (it quit, or crashed: the two look the \
+         same from here), so what was expected cannot be told; if it should quit, expect that: --expect \
+         'gone:app={name}'"
+    )
+}
+
 #[cfg(test)]
 mod exit_tests {
     use deft_types::{Condition, Selector, TextMatch};

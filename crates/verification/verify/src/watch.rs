@@ -122,6 +122,9 @@ impl Executor {
                     self.publish(VerifyEvent::Evidence { op: run.op, evidence: e });
                     return Report::Verified { observed };
                 }
+                Err(deft_a11y::A11yError::AppGone { app, .. }) => {
+                    return Report::Unreadable { message: crate::quitting::left_unexpectedly(&app, run) };
+                }
                 Err(e) if Instant::now() >= negatives_from => return Report::Unreadable { message: e.to_string() },
                 Err(_) => {
                     run.waker.next(negatives_from).await;
