@@ -203,12 +203,21 @@ pub(crate) fn press_at(desktop: &Desktop, (x, y): (i32, i32)) {
     xdotool(desktop, &["mousedown", "1", "sleep", "0.15", "mouseup", "1"]);
 }
 
-/// The centre of the element `find` gives for `args`.
+/// The centre of the element `find` gives for `args`, once it has a place on screen (a
+/// page under load is in the tree a moment before it is laid out: Firefox's field read
+/// without bounds), up to 10 s.
 pub(crate) fn centre_of(desktop: &Desktop, args: &[&str]) -> (i32, i32) {
-    let r = cli(desktop, &[&["find", "--json"], args].concat());
-    let b = &r.json()["matches"][0]["bounds"];
-    let n = |i: usize| b[i].as_i64().unwrap_or_else(|| panic!("{args:?}: {r:#?}")) as i32;
-    (n(0) + n(2) / 2, n(1) + n(3) / 2)
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let r = cli(desktop, &[&["find", "--json"], args].concat());
+        let b = r.json()["matches"][0]["bounds"].clone();
+        let n = |i: usize| b[i].as_i64().map(|v| v as i32);
+        if let (Some(x), Some(y), Some(w), Some(h)) = (n(0), n(1), n(2), n(3)) {
+            return (x + w / 2, y + h / 2);
+        }
+        assert!(std::time::Instant::now() < until, "{args:?} has no place on screen: {r:#?}");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
 }
 
 /// The events a task leaves in the app's log, in order, without the faults Deft met.

@@ -1,5 +1,6 @@
 //! What an action asks that can be told of its target before anything is sent: whether
-//! an expectation is the target toggle's own state, whether a value must be a number.
+//! an expectation is the target toggle's own state, whether a value must be a number,
+//! whether a tab asked for is the one shown already.
 
 /// A control whose value is a number a person changes (a spin button, a slider): `set_value`
 /// sets that number, never its text (see `send.rs`).
@@ -19,6 +20,22 @@ pub(crate) fn own_toggle_state(
     let same_role = selector.role.as_ref().is_none_or(|r| *r == e.role);
     let only_these = selector.text.is_none() && selector.path.is_none() && selector.id.is_none();
     (flips && named && same_role && only_these).then_some((*state, *present))
+}
+
+/// A tab already selected, clicked once with nothing else expected: its page is the one
+/// shown, and a click there changes nothing (gnumeric's sheet tab took three inputs over
+/// 7.4 s, then "no effect"). What was asked and what holds, for an outcome with nothing sent.
+pub(crate) fn tab_shown_already(
+    action: &deft_types::Action,
+    e: &deft_types::Element,
+    expect: Option<&deft_types::Condition>,
+) -> Option<(String, String)> {
+    let once = matches!(action, deft_types::Action::Click { button: deft_types::MouseButton::Left, count: 1, .. });
+    let shown = e.role.as_str() == "page_tab" && e.has(deft_types::State::Selected);
+    (once && shown && expect.is_none()).then(|| {
+        let what = e.describe();
+        (format!("{what} selected"), format!("{what} is selected already, its page shown: nothing was sent"))
+    })
 }
 
 #[cfg(test)]

@@ -499,6 +499,11 @@ impl Executor {
             );
             return self.already(run, kind, expected, observed);
         }
+        if let Some((expected, observed)) =
+            element.as_ref().and_then(|e| crate::asked::tab_shown_already(run.action, e, options.expect.as_ref()))
+        {
+            return self.already(run, kind, expected, observed);
+        }
         let sets = matches!(kind, ActionKind::Type | ActionKind::SetValue);
         // A pointer input on a target accessibility does not know (text found on screen,
         // bare coordinates) is watched through the pixels only: a click whose effect does

@@ -104,3 +104,21 @@ async fn a_switch_whose_state_catches_up_with_what_it_switches_is_verified_by_it
     assert!(f.actions().is_empty(), "{outcome:#?}");
     assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
 }
+
+#[tokio::test]
+async fn a_tab_whose_page_is_shown_already_gets_no_click() {
+    // gnumeric's sheet tab, selected: three inputs over 7.4 s, then "no effect".
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", "sheets"));
+    let mut main = placed("main", "frame", "Book1", (0, 0, 400, 300), &[]);
+    main.states.insert(State::Active);
+    let main = b.child(app, main);
+    let mut tab = placed("sheet1", "page_tab", "Sheet1", (10, 50, 80, 30), &["click"]);
+    tab.states.insert(State::Selected);
+    b.child(main, tab);
+    let f = fixture(b.build(), |c| c);
+    let outcome = f.exec.perform(&click("Sheet1")).await;
+    assert!(outcome.ok && outcome.verified == Some(true), "{outcome:#?}");
+    assert!(f.clicks().is_empty() && f.actions().is_empty(), "nothing sent: {outcome:#?}");
+    assert!(outcome.observed.contains("selected already"), "{outcome:#?}");
+}
