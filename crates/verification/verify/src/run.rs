@@ -451,7 +451,9 @@ impl Executor {
         }
         if kind == ActionKind::SetValue
             && run.miss.is_none()
-            && let Some(e) = run.target.as_ref().and_then(|t| t.element.as_ref())
+            // Shown: one not shown says nothing of its value yet (a slider on a tab not
+            // selected has none), and the readiness check says where it is.
+            && let Some(e) = run.target.as_ref().and_then(|t| t.element.as_ref()).filter(|e| e.has(deft_types::State::Showing))
             && let Some(what) = whole_text_unreplaceable(e)
         {
             let why = format!(
