@@ -237,8 +237,18 @@ impl Executor {
         let dy = way * notches_after(last, way);
         for p in wheel_points(view) {
             let Ok(hit) = self.a11y.hit_test(p).await else { continue };
+            // A hit test that stops above the container (GTK 3's notebook answers for the
+            // whole page it shows) says nothing of what is under the point: the read does.
+            let stopped_above =
+                |h: &deft_a11y::Hit| snap.ancestors(&container.id).any(|n| n.element().id == h.element.id);
+            let sensitive_under = || {
+                snap.nodes()
+                    .map(|n| n.element())
+                    .any(|e| WHEEL_SENSITIVE.contains(&e.role.as_str()) && e.bounds.is_some_and(|b| b.contains(p)))
+            };
             let safe = hit.as_ref().is_some_and(|h| {
-                !WHEEL_SENSITIVE.contains(&h.element.role.as_str()) && h.chain.contains(&container.id)
+                !WHEEL_SENSITIVE.contains(&h.element.role.as_str())
+                    && (h.chain.contains(&container.id) || (stopped_above(h) && !sensitive_under()))
             });
             if !safe {
                 continue;

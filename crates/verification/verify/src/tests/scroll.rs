@@ -105,6 +105,21 @@ async fn a_row_with_no_place_after_the_placed_ones_is_wheeled_down_toward() {
     assert_eq!(f.clicks().first(), Some(&Point::new(200, 178)), "then clicked where it shows");
 }
 
+#[tokio::test]
+async fn a_row_is_wheeled_toward_where_the_hit_test_stops_above_its_list() {
+    // xfce4-keyboard-settings: GTK 3's notebook answers the hit test for its whole page, so
+    // the point over the list was never known to be over it, and no wheel turned (10 s,
+    // "no bounds on screen"). The read says what lies under the point: the list.
+    let f = fixture(rows(4), |c| c);
+    f.ui.scroll_refused.store(true, std::sync::atomic::Ordering::Relaxed);
+    *f.ui.hit_stops_at.lock().unwrap() = Some(deft_types::ElementId("main".into()));
+    *f.ui.on_wheel.lock().unwrap() = Some(rows(10));
+    f.exec.perform(&super::click("item8")).await;
+    let turns = wheel_turns(&f.rec.lock().unwrap());
+    assert!(!turns.is_empty() && turns[0].1 > 0, "down, toward the row: {turns:?}");
+    assert_eq!(f.clicks().first(), Some(&Point::new(200, 178)), "then clicked where it shows");
+}
+
 #[test]
 fn the_way_to_a_row_with_no_place_comes_from_its_placed_siblings() {
     use crate::in_view::way_to as way_from_siblings;
