@@ -18,6 +18,27 @@ use crate::resolve::{How, Resolved};
 use crate::send::{Sent, a11y_failed, element_of, input_refused};
 
 impl Executor {
+    /// Replace `id`'s whole text with `value` through accessibility, then give it the
+    /// keyboard focus, as a person who filled it in has it: the Return that follows is for
+    /// this field (gnumeric's cell-address box was filled while Return went to the grid).
+    pub(crate) async fn set_whole_text(
+        &self,
+        id: &deft_types::ElementId,
+        element: Option<&deft_types::Element>,
+        value: &str,
+    ) -> Sent {
+        self.a11y.set_text(id, value).await.map_err(a11y_failed)?;
+        let unfocused = element.is_some_and(|e| e.has(State::Focusable) && !e.has(State::Focused));
+        let focused = unfocused && self.a11y.focus(id).await.is_ok();
+        // A field may select all it holds when it gets the focus (GTK's entries do): the
+        // caret after the text, so keys typed next add to it.
+        if focused {
+            let _ = self.a11y.caret_to_end(id).await;
+        }
+        let and = if focused { ", and gave it the keyboard focus" } else { "" };
+        Ok(format!("set its text ({} characters) through accessibility{and}", value.chars().count()))
+    }
+
     /// The character offset `type` inserts at in `target`'s text, or `None` for after its
     /// text. Read before the field is focused for the keys.
     pub(crate) async fn insertion_point(&self, target: Option<&Resolved>) -> Option<usize> {

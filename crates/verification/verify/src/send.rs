@@ -319,21 +319,7 @@ impl Executor {
                         self.a11y.set_value(&id, v).await.map_err(a11y_failed)?;
                         Ok(format!("set its value to {v} through accessibility"))
                     }
-                    _ => {
-                        self.a11y.set_text(&id, value).await.map_err(a11y_failed)?;
-                        // Then the keyboard focus, as a person who filled it in has it: the
-                        // Return that follows is for this field (gnumeric's cell-address box
-                        // was filled while Return went to the grid).
-                        let unfocused = element.is_some_and(|e| e.has(State::Focusable) && !e.has(State::Focused));
-                        let focused = unfocused && self.a11y.focus(&id).await.is_ok();
-                        // A field may select all it holds when it gets the focus (GTK's
-                        // entries do): the caret after the text, so keys typed next add to it.
-                        if focused {
-                            let _ = self.a11y.caret_to_end(&id).await;
-                        }
-                        let and = if focused { ", and gave it the keyboard focus" } else { "" };
-                        Ok(format!("set its text ({} characters) through accessibility{and}", value.chars().count()))
-                    }
+                    _ => self.set_whole_text(&id, element, value).await,
                 }
             }
             (Method::Wheel, Action::Scroll { dx, dy, .. }) => {
