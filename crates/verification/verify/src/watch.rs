@@ -253,11 +253,10 @@ impl Executor {
             // verified the click). Said by no event, nothing of them was heard at all.
             // From the moment before the input (a click held for its look is stamped sent
             // after the app may have told its effect).
-            let heard_to = before.and_then(|b| b.to).unwrap_or_else(|| run.clock.at(run.pending.sent_ms));
-            let quiet = match (watched.is_zero(), self.first_said(&seen.said_only, heard_to)) {
-                (false, Some(said)) => watched + said.saturating_duration_since(heard_to),
-                _ => Duration::ZERO,
-            };
+            let quiet = before
+                .and_then(|b| b.to.filter(|_| !watched.is_zero()))
+                .and_then(|to| Some(watched + self.first_said(&seen.said_only, to)?.saturating_duration_since(to)))
+                .unwrap_or(Duration::ZERO);
             let hold = Hold::of(&seen.said_only, seen.said_only.iter().all(changed_once), numbers_only, quiet);
             let confirm = hold.period();
             let moving_until = match (confirm.is_zero(), &run.pending.moving) {

@@ -50,14 +50,21 @@ async fn a_toggle_in_a_page_whose_look_changes_but_state_does_not_goes_on_down_t
     assert!(!outcome.observed.contains("state it reports"), "{outcome:#?}");
 }
 
+/// A tree of application `app` with its active window `title` at (0, 0, 400, 300), and that
+/// window, to add to.
+fn active_window(app: &str, title: &str) -> (TreeBuilder, deft_a11y::BuildId) {
+    let mut b = TreeBuilder::new();
+    let app = b.app(element("app", "application", app));
+    let mut main = placed("main", "frame", title, (0, 0, 400, 300), &[]);
+    main.states.insert(State::Active);
+    let main = b.child(app, main);
+    (b, main)
+}
+
 /// A settings page: a switch "Use system defaults" at (10, 50, 80, 30), on when `on`, and a
 /// layout list it greys out while on (enabled when `list_enabled`).
 fn defaults_page(on: bool, list_enabled: bool) -> Tree {
-    let mut b = TreeBuilder::new();
-    let app = b.app(element("app", "application", "settings"));
-    let mut main = placed("main", "frame", "Keyboard", (0, 0, 400, 300), &[]);
-    main.states.insert(State::Active);
-    let main = b.child(app, main);
+    let (mut b, main) = active_window("settings", "Keyboard");
     let mut switch = placed("defaults", "toggle_button", "Use system defaults", (10, 50, 80, 30), &["click"]);
     if on {
         switch.states.insert(State::Checked);
@@ -108,11 +115,7 @@ async fn a_switch_whose_state_catches_up_with_what_it_switches_is_verified_by_it
 #[tokio::test]
 async fn a_tab_whose_page_is_shown_already_gets_no_click() {
     // gnumeric's sheet tab, selected: three inputs over 7.4 s, then "no effect".
-    let mut b = TreeBuilder::new();
-    let app = b.app(element("app", "application", "sheets"));
-    let mut main = placed("main", "frame", "Book1", (0, 0, 400, 300), &[]);
-    main.states.insert(State::Active);
-    let main = b.child(app, main);
+    let (mut b, main) = active_window("sheets", "Book1");
     let mut tab = placed("sheet1", "page_tab", "Sheet1", (10, 50, 80, 30), &["click"]);
     tab.states.insert(State::Selected);
     b.child(main, tab);
